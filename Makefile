@@ -1,0 +1,32 @@
+# One entry point per job. Every target builds the local venv first, so a
+# fresh clone needs nothing but python3.11 on PATH.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: test typecheck pytest demo bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+typecheck: $(STAMP)
+	$(PY) -m mypy --strict dsh_tools dsh_tools_codegen
+	$(PY) -m mypy --strict tests examples
+
+pytest: $(STAMP)
+	$(PY) -m pytest
+
+test: typecheck pytest
+
+demo: $(STAMP)
+	$(VENV)/bin/dsh-tools demo
+
+bench: $(STAMP)
+	$(PY) -m benchmarks
+
+clean:
+	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache

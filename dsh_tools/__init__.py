@@ -1,0 +1,1 @@
+"""dsh-tools: a tool registry and policy pipeline for agent harnesses."""

@@ -1,0 +1,1 @@
+"""Pure TypeScript SDK generation for Code Mode (no I/O, no runtime imports)."""
