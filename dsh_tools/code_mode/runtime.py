@@ -1,0 +1,87 @@
+"""The code-execution seam: what a Code Mode backend must provide.
+
+The registry only ever talks to a :class:`CodeRuntime`. A backend receives the
+program and one namespace of async bindings per global (``tools``), runs the
+program as the body of an async function, and resolves with a
+:class:`CodeRunResult` for every program outcome: a thrown error, a timeout, an
+abort or a dead worker are *results* with ``error`` set, never exceptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Literal, Protocol
+
+from dsh_tools.json_values import JsonValue
+from dsh_tools.record import Record
+from dsh_tools.signals import AbortSignal
+
+__all__ = [
+    "Binding",
+    "CodeBindingNamespace",
+    "CodeLogEntry",
+    "CodeRunFailure",
+    "CodeRunRequest",
+    "CodeRunResult",
+    "CodeRuntime",
+    "FailureKind",
+    "LogSource",
+]
+
+Binding = Callable[[JsonValue], Awaitable[JsonValue]]
+"""One host function the program can await: JSON in, JSON out (or it raises)."""
+
+LogSource = Literal["console", "stdout", "stderr"]
+FailureKind = Literal["exception", "timeout", "abort", "worker-exit"]
+
+
+class CodeBindingNamespace(Record):
+    """``global_name.fn(args)`` inside the program calls ``functions[fn](args)``."""
+
+    _wire_skip = frozenset({"functions"})
+    global_name: str
+    functions: Mapping[str, Binding]
+
+
+class CodeRunRequest(Record):
+    """One program to run, with its bindings and an optional abort signal."""
+
+    _wire_skip = frozenset({"bindings", "signal"})
+    program: str
+    bindings: Sequence[CodeBindingNamespace]
+    signal: AbortSignal | None = None
+
+
+class CodeLogEntry(Record):
+    """One captured line: a console call (with its level) or raw stdout/stderr bytes."""
+
+    source: LogSource
+    text: str
+    level: str | None = None
+
+
+class CodeRunFailure(Record):
+    """Why a run did not complete normally."""
+
+    kind: FailureKind
+    message: str
+
+
+class CodeRunResult(Record):
+    """Everything a run produced: logs, the completion value, or the failure."""
+
+    _json_fields = frozenset({"value"})
+    logs: Sequence[CodeLogEntry]
+    value: JsonValue | None = None
+    error: CodeRunFailure | None = None
+
+
+class CodeRuntime(Protocol):
+    """A sandboxed program runner (``language == "typescript"`` for Code Mode)."""
+
+    @property
+    def language(self) -> str: ...
+    @property
+    def isolation(self) -> str: ...
+    async def run(self, request: CodeRunRequest, /) -> CodeRunResult: ...
+    async def dispose(self) -> None: ...

@@ -1,0 +1,59 @@
+"""Policy decisions: values a listener returns, never exceptions it raises.
+
+``tools/pre-execute`` answers with a :data:`PreToolDecision`, and
+``tools/post-execute`` with a :data:`PostToolDecision`. The pipeline checks
+them by exact type (``type(d) is Allow``): anything else (a dict with the wire
+keys, a subclass carrying state, ``None``) fails the call closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dsh_tools.content import ContentBlock
+from dsh_tools.execution import HookContext
+from dsh_tools.record import Record
+
+__all__ = ["Accept", "Allow", "Ask", "Block", "Deny", "PostToolDecision", "PreToolDecision"]
+
+
+class Allow(Record):
+    """Let the call proceed (to the guards, then dispatch)."""
+
+    _wire_tag = ("kind", "allow")
+
+
+class Deny(Record):
+    """Refuse the call; the model sees ``Error: <reason>``."""
+
+    _wire_tag = ("kind", "deny")
+    reason: str
+
+
+class Ask(Record):
+    """Ask the approval service; dispatch only after ``allowed-once``."""
+
+    _wire_tag = ("kind", "ask")
+    reason: str | None = None
+
+
+class Accept(Record):
+    """Keep the call's outcome, optionally replacing its content or adding context."""
+
+    _wire_tag = ("kind", "accept")
+    _json_fields = frozenset({"content"})
+    content: Sequence[ContentBlock] | None = None
+    additional_context: HookContext | None = None
+
+
+class Block(Record):
+    """Turn the call into an error whose content is corrective ``feedback``."""
+
+    _wire_tag = ("kind", "block")
+    _json_fields = frozenset({"feedback"})
+    feedback: Sequence[ContentBlock]
+    additional_context: HookContext | None = None
+
+
+PreToolDecision = Allow | Deny | Ask
+PostToolDecision = Accept | Block

@@ -1,0 +1,75 @@
+"""The ``HarnessError`` family: failures that carry a structured ``code``.
+
+Inside the pipeline these never escape as exceptions: a raised
+``HarnessError`` becomes an ``is_error`` result whose ``error`` is
+``ToolErrorInfo(name=type(e).__name__, code=e.code)``, which is what retry and
+replay plugins key on. Outside the pipeline (definition time) they are ordinary
+exceptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = [
+    "CodeRunFailedError",
+    "HarnessError",
+    "OutputSchemaError",
+    "ToolArgsError",
+    "ToolNotFoundError",
+    "ToolTimeoutError",
+]
+
+
+class HarnessError(Exception):
+    """A failure with a stable machine-readable ``code`` next to its message."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ToolNotFoundError(HarnessError):
+    """The call names a tool the calling scope cannot see."""
+
+    def __init__(self, tool_name: str) -> None:
+        super().__init__(f'unknown tool "{tool_name}"', "UNKNOWN_TOOL")
+        self.tool_name = tool_name
+
+
+def _joined(violations: tuple[str, ...], lead: str) -> str:
+    return lead + "; ".join(violations) if violations else lead.rstrip(": ")
+
+
+class ToolArgsError(HarnessError):
+    """Model-generated arguments failed the tool's schema; lists every violation."""
+
+    def __init__(self, violations: Iterable[str]) -> None:
+        self.violations: tuple[str, ...] = tuple(violations)
+        super().__init__(_joined(self.violations, "invalid arguments: "), "INVALID_ARGS")
+
+
+class CodeRunFailedError(HarnessError):
+    """A Code Mode program failed (kind, message and captured logs in the text)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "CODE_RUN_FAILED")
+
+
+class ToolTimeoutError(HarnessError):
+    """A tool overran its ``timeout_ms`` budget."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "TOOL_TIMEOUT")
+
+
+class OutputSchemaError(HarnessError):
+    """A structured-output schema uses something outside the supported subset."""
+
+    def __init__(self, violations: Iterable[str]) -> None:
+        self.violations: tuple[str, ...] = tuple(violations)
+        super().__init__(_joined(self.violations, "unsupported output schema: "), "UNSUPPORTED_SCHEMA")

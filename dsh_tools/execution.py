@@ -1,0 +1,145 @@
+"""The records one tool call is made of: input, execution, token, result.
+
+``ToolExecutionInput`` is what a caller hands in and is deliberately lenient
+(it accepts anything: ``execute`` judges it). ``ToolExecution`` is what the
+pipeline owns after admission: detached, deep-frozen arguments and an opaque
+``ToolExecutionToken`` the caller could not choose. ``ToolExecutionResult`` is
+the outcome every path ends in, validated before observers see it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final, NoReturn
+
+from dsh_tools.content import ContentBlock
+from dsh_tools.json_values import FrozenJson, JsonValue
+from dsh_tools.record import Record, wire_value
+
+if TYPE_CHECKING:
+    from dsh_tools.host.context import Agent
+    from dsh_tools.signals import AbortSignal
+
+__all__ = [
+    "HookContext",
+    "MessageSource",
+    "PluginSource",
+    "ToolErrorInfo",
+    "ToolExecution",
+    "ToolExecutionInput",
+    "ToolExecutionResult",
+    "ToolExecutionToken",
+    "UserSource",
+]
+
+_MINT: Final = object()
+
+
+class ToolExecutionToken:
+    """An opaque identity for one execution: equality (identity) only.
+
+    It has no fields and cannot be constructed or copied by users; the
+    registry mints one per admitted call and remembers what it minted, so a
+    forged ``parent`` is recognised and refused.
+    """
+
+    __slots__ = ("__weakref__",)
+
+    def __new__(cls, _key: object = None) -> ToolExecutionToken:
+        if _key is not _MINT:
+            raise TypeError("ToolExecutionToken cannot be constructed; the registry assigns it")
+        return super().__new__(cls)
+
+    def __init_subclass__(cls, **kwargs: Any) -> NoReturn:
+        raise TypeError("ToolExecutionToken cannot be subclassed")
+
+    def __copy__(self) -> ToolExecutionToken:
+        return self
+
+    def __deepcopy__(self, memo: object) -> ToolExecutionToken:
+        return self
+
+    def __reduce__(self) -> NoReturn:
+        raise TypeError("ToolExecutionToken cannot be pickled")
+
+    def __repr__(self) -> str:
+        return f"<ToolExecutionToken {id(self):#x}>"
+
+
+def mint_token() -> ToolExecutionToken:
+    """Internal: the registry's way to create a token."""
+    return ToolExecutionToken(_MINT)
+
+
+class ToolExecutionInput(Record):
+    """A caller's description of one call. Accepts anything; ``execute`` judges it."""
+
+    call_id: str
+    name: str
+    arguments: JsonValue
+    agent: Agent | None = None
+    parent: ToolExecutionToken | None = None
+    signal: AbortSignal | None = None
+
+
+class ToolExecution(Record):
+    """The pipeline-owned call: immutable identity plus the operational ``signal``."""
+
+    _wire_skip = frozenset({"token", "parent", "signal"})
+    token: ToolExecutionToken
+    call_id: str
+    name: str
+    arguments: FrozenJson
+    agent: Agent | None = None
+    parent: ToolExecutionToken | None = None
+    signal: AbortSignal | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{callId, name, arguments, agent?}`` (the agent by name; tokens stay opaque)."""
+        out: dict[str, Any] = {"callId": self.call_id, "name": self.name, "arguments": wire_value(self.arguments)}
+        if self.agent is not None:
+            out["agent"] = self.agent.name
+        return out
+
+
+class ToolErrorInfo(Record):
+    """The structured failure class of a ``HarnessError`` result."""
+
+    name: str
+    code: str
+
+
+class UserSource(Record):
+    """Context that came from the user."""
+
+    _wire_tag = ("kind", "user")
+
+
+class PluginSource(Record):
+    """Context a plugin attached (named, so a reader knows who said it)."""
+
+    _wire_tag = ("kind", "plugin")
+    plugin: str
+
+
+MessageSource = UserSource | PluginSource
+
+
+class HookContext(Record):
+    """Extra context a ``tools/post-execute`` listener ferries up to the loop."""
+
+    _json_fields = frozenset({"content"})
+    content: Sequence[ContentBlock]
+    source: MessageSource
+
+
+class ToolExecutionResult(Record):
+    """The losslessly-JSON outcome of one call, after every policy and transform."""
+
+    _json_fields = frozenset({"content", "meta"})
+    call_id: str
+    content: Sequence[ContentBlock]
+    is_error: bool
+    error: ToolErrorInfo | None = None
+    additional_context: HookContext | None = None
+    meta: JsonValue | None = None

@@ -1,0 +1,272 @@
+"""The plugin host: contexts (lifetimes), agents (scopes), services and events.
+
+A :class:`Context` is a lifetime. Everything registered through it (``on``,
+``provide``, and every service registration made through ``ctx.tools`` or
+``ctx.system_prompt``) is recorded on it and undone, in reverse order, when it
+is disposed. ``fork()`` makes a child lifetime; disposing a parent disposes its
+children first.
+
+An :class:`Agent` owns a *scoped* context: what is registered through
+``agent.ctx`` belongs to that agent alone (its tool layer, its guards, its
+listeners). The scope key is the ``Agent`` object itself.
+
+Services are app-wide, as in a plugin host: provided through any context of a
+root, visible from all of them, withdrawn with the providing context. A service
+that implements :class:`ContextBound` is handed out *bound to the asking
+context*, so ``agent.ctx.tools.register(t)`` files ``t`` in the agent's layer
+and ties it to ``agent.ctx``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, overload
+
+from dsh_tools.disposer import Disposer
+from dsh_tools.host.events import EventBus
+from dsh_tools.host.session import SessionLog
+
+if TYPE_CHECKING:
+    from dsh_tools.hooks import (
+        AssembleListener,
+        ChangeListener,
+        ExecuteListener,
+        PostExecuteListener,
+        PreExecuteListener,
+        ResultListener,
+    )
+    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.system_prompt.service import SystemPrompt
+
+__all__ = ["Agent", "Context", "ContextBound", "ScopeKey", "ServiceKey", "scope_of"]
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+_LOGGER = logging.getLogger("dsh_tools")
+
+
+class ServiceKey(Generic[T]):
+    """A typed service slot: ``ctx.get(TOOLS)`` is a ``ToolRegistry | None``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"ServiceKey({self.name!r})"
+
+
+class ContextBound(Protocol[T_co]):
+    """A service that acts as whichever context reaches it."""
+
+    def bind(self, ctx: Context) -> T_co: ...
+
+
+class _App:
+    """State shared by every context of one root: services, events, logger."""
+
+    __slots__ = ("services", "events", "logger")
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self.services: dict[ServiceKey[Any], tuple[object, Context]] = {}
+        self.events = EventBus(logger)
+        self.logger = logger
+
+
+class Context:
+    """A lifetime in the plugin host; see the module docstring."""
+
+    __slots__ = ("_app", "_parent", "scope", "_disposers", "_disposed", "_bound", "_release", "__weakref__")
+
+    def __init__(self, *, logger: logging.Logger | None = None) -> None:
+        self._app = _App(logger or _LOGGER.getChild("host"))
+        self._parent: Context | None = None
+        self.scope: Agent | None = None
+        self._disposers: dict[Disposer, None] = {}
+        self._disposed = False
+        self._bound: dict[ServiceKey[Any], tuple[object, object]] = {}
+        self._release: Disposer | None = None
+
+    # -- lifetimes -------------------------------------------------------
+    def fork(self) -> Context:
+        """A child lifetime sharing services and events; keeps this scope."""
+        return self._child(self.scope)
+
+    def _child(self, scope: Agent | None) -> Context:
+        self._ensure_live()
+        child = object.__new__(Context)
+        child._app = self._app
+        child._parent = self
+        child.scope = scope
+        child._disposers = {}
+        child._disposed = False
+        child._bound = {}
+        child._release = self.track(child._dispose_now)
+        return child
+
+    @property
+    def disposed(self) -> bool:
+        return self._disposed
+
+    @property
+    def logger(self) -> logging.Logger:
+        """Where contained listener failures are reported (WARNING)."""
+        return self._app.logger
+
+    def track(self, action: Callable[[], None]) -> Disposer:
+        """Record ``action`` on this lifetime; the returned disposer runs it once.
+
+        Calling the disposer early runs the action and forgets it; disposing
+        the context runs every remaining action in reverse registration order.
+        """
+        self._ensure_live()
+        disposer: Disposer
+
+        def run() -> None:
+            self._disposers.pop(disposer, None)
+            action()
+
+        disposer = Disposer(run)
+        self._disposers[disposer] = None
+        return disposer
+
+    async def dispose(self) -> None:
+        """Undo everything registered through this context and its forks."""
+        self._dispose_now()
+
+    def _dispose_now(self) -> None:
+        if self._disposed:
+            return
+        self._disposed = True
+        failures: list[BaseException] = []
+        for disposer in reversed(list(self._disposers)):
+            try:
+                disposer()
+            except Exception as error:  # noqa: BLE001 - finish the teardown first
+                failures.append(error)
+        self._disposers.clear()
+        self._bound.clear()
+        if self._release is not None:
+            self._release()  # forget this child on the parent's lifetime
+        if failures:
+            raise failures[0]
+
+    def _ensure_live(self) -> None:
+        if self._disposed:
+            raise RuntimeError("this context has been disposed; registering through it is not allowed")
+
+    # -- services --------------------------------------------------------
+    def provide(self, key: ServiceKey[T], service: T) -> Disposer:
+        """Offer ``service`` app-wide under ``key`` until this context is disposed."""
+        self._ensure_live()
+        services = self._app.services
+        if key in services:
+            raise ValueError(f"service {key.name!r} is already provided")
+        services[key] = (service, self)
+
+        def withdraw() -> None:
+            if services.get(key, (None, None))[0] is service:
+                del services[key]
+
+        return self.track(withdraw)
+
+    def get(self, key: ServiceKey[T]) -> T | None:
+        """The service under ``key``, acting as this context, or ``None``."""
+        entry = self._app.services.get(key)
+        if entry is None:
+            return None
+        service = entry[0]
+        bind = getattr(type(service), "bind", None)
+        if bind is None:
+            return service  # type: ignore[return-value]
+        cached = self._bound.get(key)
+        if cached is not None and cached[0] is service:
+            return cached[1]  # type: ignore[return-value]
+        view = bind(service, self)
+        self._bound[key] = (service, view)
+        return view  # type: ignore[no-any-return]
+
+    def require(self, key: ServiceKey[T]) -> T:
+        """Like :meth:`get`, but a missing service is a ``RuntimeError`` naming it."""
+        service = self.get(key)
+        if service is None:
+            raise RuntimeError(f"no {key.name!r} service is provided on this context")
+        return service
+
+    @property
+    def tools(self) -> ToolRegistry:
+        """The tool registry, acting as this context (``RuntimeError`` if none)."""
+        from dsh_tools.host.services import TOOLS
+
+        return self.require(TOOLS)
+
+    @property
+    def system_prompt(self) -> SystemPrompt:
+        """The system prompt service, acting as this context (``RuntimeError`` if none)."""
+        from dsh_tools.host.services import SYSTEM_PROMPT
+
+        return self.require(SYSTEM_PROMPT)
+
+    # -- events ----------------------------------------------------------
+    @overload
+    def on(self, name: Literal["tools/pre-execute"], listener: PreExecuteListener, *, prepend: bool = False) -> Disposer: ...
+    @overload
+    def on(self, name: Literal["tools/execute"], listener: ExecuteListener, *, prepend: bool = False) -> Disposer: ...
+    @overload
+    def on(self, name: Literal["tools/post-execute"], listener: PostExecuteListener, *, prepend: bool = False) -> Disposer: ...
+    @overload
+    def on(self, name: Literal["tools/result"], listener: ResultListener, *, prepend: bool = False) -> Disposer: ...
+    @overload
+    def on(self, name: Literal["tools/change"], listener: ChangeListener, *, prepend: bool = False) -> Disposer: ...
+    @overload
+    def on(self, name: Literal["system-prompt/assemble"], listener: AssembleListener, *, prepend: bool = False) -> Disposer: ...
+    @overload
+    def on(self, name: str, listener: Callable[..., Any], *, prepend: bool = False) -> Disposer: ...
+
+    def on(self, name: str, listener: Callable[..., Any], *, prepend: bool = False) -> Disposer:
+        """Listen to ``name``; a scoped context's listener hears only its agent's calls.
+
+        Waterfall listeners compose in registration order, the first registered
+        outermost; ``prepend=True`` makes this one the outermost.
+        """
+        self._ensure_live()
+        if not callable(listener):
+            raise TypeError(f"listener for {name!r} must be callable")
+        remove = self._app.events.add(name, listener, self.scope, prepend=prepend)
+        return self.track(remove)
+
+    @property
+    def events(self) -> EventBus:
+        """The app-wide event bus (read side for services that run waterfalls)."""
+        return self._app.events
+
+
+def scope_of(ctx: Context) -> Agent | None:
+    """The agent a context is scoped to, or ``None`` for a context-global one."""
+    return ctx.scope
+
+
+class Agent:
+    """One agent: a scoped context plus its session log. The agent is the scope key."""
+
+    __slots__ = ("name", "ctx", "session", "__weakref__")
+
+    def __init__(self, ctx: Context, *, name: str) -> None:
+        if type(name) is not str or not name:
+            raise ValueError("an agent needs a non-empty str name")
+        self.name = name
+        self.ctx = ctx._child(self)
+        self.session = SessionLog()
+
+    async def dispose(self) -> None:
+        """Dispose every registration made through ``agent.ctx``."""
+        await self.ctx.dispose()
+
+    def __repr__(self) -> str:
+        return f"Agent({self.name!r})"
+
+
+ScopeKey = Agent
+"""What scopes a registration: the ``Agent`` object itself (by identity)."""

@@ -1,0 +1,68 @@
+"""The app-wide event bus: ordered, scope-filtered listener lists.
+
+Listeners are stored once per event name with the scope they were registered
+under. ``listeners(name, scope)`` answers "who hears a call made by this agent":
+every global listener plus that agent's own, in composition order. The answer
+is cached per (name, scope) and the cache is dropped on any change, so the hot
+path of ``execute`` does no filtering.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["EventBus"]
+
+
+class _Entry:
+    __slots__ = ("listener", "scope")
+
+    def __init__(self, listener: Callable[..., Any], scope: object) -> None:
+        self.listener = listener
+        self.scope = scope
+
+
+class EventBus:
+    """Listener registry shared by all contexts of one root."""
+
+    __slots__ = ("_entries", "_cache", "logger")
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self._entries: dict[str, list[_Entry]] = {}
+        self._cache: dict[tuple[str, object], tuple[Callable[..., Any], ...]] = {}
+        self.logger = logger
+
+    def add(self, name: str, listener: Callable[..., Any], scope: object, *, prepend: bool) -> Callable[[], None]:
+        """Add a listener; returns the action that removes exactly this entry."""
+        entry = _Entry(listener, scope)
+        entries = self._entries.setdefault(name, [])
+        if prepend:
+            entries.insert(0, entry)
+        else:
+            entries.append(entry)
+        self._cache.clear()
+
+        def remove() -> None:
+            try:
+                entries.remove(entry)
+            except ValueError:
+                return
+            self._cache.clear()
+
+        return remove
+
+    def listeners(self, name: str, scope: object = None) -> tuple[Callable[..., Any], ...]:
+        """Listeners that hear an event of ``scope`` (global ones + that scope's), outermost first."""
+        key = (name, scope)
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = tuple(e.listener for e in self._entries.get(name, ()) if e.scope is None or e.scope is scope)
+            self._cache[key] = cached
+        return cached
+
+    def emit(self, name: str, *args: object) -> None:
+        """Call every global listener of a plain notification, in order; failures propagate."""
+        for listener in self.listeners(name, None):
+            listener(*args)

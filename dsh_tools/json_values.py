@@ -1,0 +1,243 @@
+"""The JSON boundary: decide "losslessly JSON", detach, deep-freeze, thaw, encode.
+
+Everything that crosses into the pipeline from a caller, a listener or a tool
+body passes through :func:`freeze_json` exactly once. It is *total*: hostile
+values (a ``__eq__`` that raises, a ``dict`` subclass carrying state, NaN, a
+cycle, a list nested a million deep) answer "not JSON" as a value instead of
+raising or recursing to death. Because it checks exact types (``type(x) is
+dict``), no user code ever runs during the walk, so nothing can mutate the value
+halfway through or smuggle state past the check.
+
+The frozen shape is pyrsistent's: ``PMap`` for objects, ``PVector`` for arrays.
+Those two are accepted back as JSON containers, so a frozen value re-freezes to
+an equal value (cheaply: see :func:`freeze_json`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, Union
+
+import orjson
+from pyrsistent import PMap, PVector, pmap, pvector
+from pyrsistent.typing import PMap as PMapT
+from pyrsistent.typing import PVector as PVectorT
+from returns.result import Failure, Result, Success
+
+__all__ = [
+    "MAX_DEPTH",
+    "FrozenJson",
+    "JsonValue",
+    "dumps",
+    "freeze_json",
+    "is_json",
+    "json_type_name",
+    "member_path_segment",
+    "thaw_json",
+]
+
+if TYPE_CHECKING:
+    JsonValue: TypeAlias = Union[
+        None,
+        bool,
+        int,
+        float,
+        str,
+        Sequence["JsonValue"],
+        Mapping[str, "JsonValue"],
+    ]
+    """Anything losslessly JSON: plain or frozen containers, finite floats."""
+
+    FrozenJson: TypeAlias = Union[
+        None,
+        bool,
+        int,
+        float,
+        str,
+        PVectorT["FrozenJson"],
+        PMapT[str, "FrozenJson"],
+    ]
+    """A deep-frozen JSON value: ``PMap``/``PVector`` containers only."""
+else:  # runtime aliases, usable in isinstance-free annotations and docs
+    JsonValue = object
+    FrozenJson = object
+
+MAX_DEPTH: Final = 512
+"""Nesting deeper than this is "not JSON": a bound that keeps every consumer
+(orjson caps at 254 when encoding, recursive renderers, the Deno peer) safe."""
+
+_PVECTOR_TYPE: Final[type] = type(pvector([]))
+_PMAP_TYPE: Final[type] = type(pmap({}))
+_SCALARS: Final = frozenset({str, int, bool, type(None)})
+_CONTAINERS: Final = frozenset({dict, list, tuple, _PMAP_TYPE, _PVECTOR_TYPE})
+
+
+def freeze_json(value: object) -> Result[FrozenJson, str]:
+    """Detach ``value`` into a deep-frozen JSON value, or say why it is not JSON.
+
+    Returns ``Success(frozen)`` or ``Failure("<path>: <reason>")``. Never raises.
+    Plain ``dict``/``list``/``tuple`` become ``PMap``/``PVector``; exact
+    ``PMap``/``PVector`` are walked too (their contents may have been built by
+    anyone), but a container whose contents are already frozen scalars is
+    returned as is, so re-freezing a frozen value allocates nothing.
+    """
+    try:
+        return _freeze(value)
+    except RecursionError:  # pragma: no cover - _freeze is iterative; belt and braces
+        return Failure("(root): nesting too deep")
+    except Exception as error:  # noqa: BLE001 - totality: a hostile value is data
+        return Failure(f"(root): not JSON ({type(error).__name__})")
+
+
+def is_json(value: object) -> bool:
+    """Whether ``value`` is losslessly JSON-serializable (total, never raises)."""
+    return isinstance(freeze_json(value), Success)
+
+
+def _scalar_problem(value: object) -> str | None:
+    kind = type(value)
+    if kind in _SCALARS:
+        return None
+    if kind is float:
+        return None if math.isfinite(value) else "non-finite number"  # type: ignore[arg-type]
+    return f"{kind.__name__} is not a JSON type"
+
+
+def _freeze(root: object) -> Result[FrozenJson, str]:
+    """Iterative walk (no recursion limit to hit); exact types only, so no user code runs.
+
+    A frame is ``[source, keys | None, items, position, built, changed]``.
+    Paths are rendered only on failure, from the open frames.
+    """
+    if type(root) not in _CONTAINERS:
+        problem = _scalar_problem(root)
+        return Failure(f"(root): {problem}") if problem else Success(root)  # type: ignore[arg-type]
+
+    on_path: set[int] = {id(root)}
+    stack: list[list[Any]] = [_open(root)]
+    built: object = None
+    while stack:
+        frame = stack[-1]
+        position = frame[3]
+        items = frame[2]
+        if position == len(items):
+            stack.pop()
+            on_path.discard(id(frame[0]))
+            built = _build(frame)
+            if stack:
+                parent = stack[-1]
+                if built is not parent[2][parent[3] - 1]:
+                    parent[5] = True
+                parent[4].append(built)
+            continue
+        frame[3] = position + 1
+        keys = frame[1]
+        if keys is not None and type(keys[position]) is not str:
+            key_type = type(keys[position]).__name__
+            return Failure(f"{_path(stack[:-1])}: object key of type {key_type}, expected string")
+        child = items[position]
+        kind = type(child)
+        if kind in _CONTAINERS:
+            if id(child) in on_path:
+                return Failure(f"{_path(stack)}: cycle")
+            if len(stack) >= MAX_DEPTH:
+                return Failure(f"{_path(stack)}: nesting deeper than {MAX_DEPTH}")
+            on_path.add(id(child))
+            stack.append(_open(child))
+            continue
+        if kind not in _SCALARS:
+            problem = _scalar_problem(child)
+            if problem is not None:
+                return Failure(f"{_path(stack)}: {problem}")
+        frame[4].append(child)
+    return Success(built)  # type: ignore[arg-type]
+
+
+def _open(source: Any) -> list[Any]:
+    kind: type = type(source)
+    if kind is dict or kind is _PMAP_TYPE:
+        # Exact dict / PMap: .keys()/.values() run no user code.
+        return [source, list(source.keys()), list(source.values()), 0, [], kind is dict]
+    return [source, None, list(source), 0, [], kind is not _PVECTOR_TYPE]
+
+
+def _build(frame: list[Any]) -> object:
+    source, keys, _, _, built, changed = frame
+    if not changed:
+        return source
+    if keys is not None:
+        return pmap(dict(zip(keys, built)))
+    return pvector(built)
+
+
+def _path(frames: list[list[Any]]) -> str:
+    """Render the path of the child each open frame most recently handed out."""
+    parts: list[str] = []
+    for frame in frames:
+        index = frame[3] - 1
+        keys = frame[1]
+        if keys is None:
+            parts.append(f"[{index}]")
+        else:
+            parts.append(member_path_segment(str(keys[index]), first=not parts))
+    return "".join(parts) or "(root)"
+
+
+def member_path_segment(key: str, *, first: bool) -> str:
+    """``key`` / ``.key`` for identifiers, ``["my key"]`` otherwise (shared by validators)."""
+    if key.isidentifier():
+        return key if first else f".{key}"
+    return f"[{orjson.dumps(key).decode()}]"
+
+
+def thaw_json(value: object) -> object:
+    """Turn a frozen JSON value back into plain ``dict``/``list`` (new objects)."""
+    if isinstance(value, PMap):
+        return {k: thaw_json(v) for k, v in value.items()}
+    if isinstance(value, PVector) or type(value) is tuple or type(value) is list:
+        return [thaw_json(v) for v in value]
+    if type(value) is dict:
+        return {k: thaw_json(v) for k, v in value.items()}
+    return value
+
+
+def _encode_default(value: object) -> object:
+    kind = type(value)
+    if kind is _PMAP_TYPE:
+        return dict(value)  # type: ignore[call-overload]
+    if kind is _PVECTOR_TYPE:
+        return list(value)  # type: ignore[call-overload]
+    raise TypeError(f"{kind.__name__} is not JSON")
+
+
+def dumps(value: object) -> bytes:
+    """Encode a JSON value (plain or frozen) with orjson; raises ``TypeError`` if not JSON.
+
+    Callers that hold unchecked data should :func:`freeze_json` first: orjson
+    writes NaN as ``null``, which is not lossless.
+    """
+    try:
+        return orjson.dumps(value, default=_encode_default, option=orjson.OPT_PASSTHROUGH_SUBCLASS)
+    except orjson.JSONEncodeError as error:
+        raise TypeError(str(error)) from None
+
+
+def json_type_name(value: object) -> str:
+    """The JSON type word used in validation messages (``got <type>``)."""
+    kind = type(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "boolean"
+    if kind is int:
+        return "integer"
+    if kind is float:
+        return "number"
+    if kind is str:
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, Sequence):
+        return "array"
+    return kind.__name__

@@ -1,0 +1,151 @@
+"""``Record``: the immutable value base every dsh-tools record builds on.
+
+A record is a pyrsistent ``PClass`` (so it has ``set()``, ``evolver()``,
+structural ``==``/``hash`` and refuses attribute assignment with
+``AttributeError``) declared the way a dataclass is::
+
+    class Deny(Record):
+        _wire_tag = ("kind", "deny")
+        reason: str
+
+``dataclass_transform`` teaches mypy the constructor (positional or keyword, in
+field order), so user code constructing records is type-checked under
+``--strict`` with pyrsistent's own stubs alone.
+
+Two per-class knobs keep the records themselves free of boilerplate:
+
+* ``_json_fields``: fields holding JSON payloads. They are detached and
+  deep-frozen at construction (``TypeError`` naming the field and the path when
+  the value is not JSON), which is what makes "mutating a record's payload is
+  impossible" true rather than a convention.
+* ``_wire_tag``: the discriminator ``to_json()`` writes first (``("card",
+  "diff")``, ``("kind", "deny")``).
+
+``to_json()`` produces the TypeScript harness's wire shape: camelCase keys,
+nested records rendered recursively, frozen payloads thawed, and optional fields
+(those with a ``None`` default) omitted while ``None``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, Final, dataclass_transform
+
+from pyrsistent import PClass, PMap, PVector, field
+from returns.result import Failure
+
+from dsh_tools.json_values import freeze_json, thaw_json
+
+__all__ = ["Record", "camel_case"]
+
+_MISSING: Final = object()
+
+
+def camel_case(name: str) -> str:
+    """``additional_context`` → ``additionalContext`` (the wire spelling)."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+if TYPE_CHECKING:
+    _RecordMeta = type
+else:
+    from pyrsistent._pclass import PClassMeta
+
+    class _RecordMeta(PClassMeta):
+        """Turn annotations into pyrsistent fields before ``PClassMeta`` runs."""
+
+        def __new__(mcs, name, bases, namespace):
+            annotations = namespace.get("__annotations__", {})
+            own: list[str] = []
+            defaults: dict[str, object] = {}
+            for field_name, annotation in annotations.items():
+                if field_name.startswith("_") or "ClassVar" in str(annotation):
+                    continue
+                default = namespace.pop(field_name, _MISSING)
+                if default is not _MISSING:
+                    defaults[field_name] = default
+                namespace[field_name] = field()
+                own.append(field_name)
+            cls = super().__new__(mcs, name, bases, namespace)
+            inherited = [n for base in bases for n in getattr(base, "_record_fields", ())]
+            cls._record_fields = tuple(dict.fromkeys([*inherited, *own]))
+            cls._record_defaults = {
+                **{k: v for base in bases for k, v in getattr(base, "_record_defaults", {}).items()},
+                **defaults,
+            }
+            cls._record_wire = tuple((n, camel_case(n)) for n in cls._record_fields if n not in cls._wire_skip)
+            return cls
+
+
+@dataclass_transform(frozen_default=True, eq_default=False)
+class Record(PClass, metaclass=_RecordMeta):
+    """Base of every immutable record; see the module docstring."""
+
+    _json_fields: ClassVar[frozenset[str]] = frozenset()
+    _wire_tag: ClassVar[tuple[str, str] | None] = None
+    _wire_skip: ClassVar[frozenset[str]] = frozenset()
+    _record_fields: ClassVar[tuple[str, ...]] = ()
+    _record_defaults: ClassVar[dict[str, object]] = {}
+    _record_wire: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    if not TYPE_CHECKING:
+
+        def __new__(cls, *args: object, **kwargs: object):
+            # PClass.__new__ re-validates pyrsistent field specs on every call;
+            # ours are plain, so a direct slot fill is ~5x faster on the hot path.
+            kwargs.pop("_factory_fields", None)
+            kwargs.pop("ignore_extra", None)
+            names = cls._record_fields
+            if len(args) > len(names):
+                raise TypeError(f"{cls.__name__}() takes at most {len(names)} positional arguments")
+            values = dict(zip(names, args))
+            for key, value in kwargs.items():
+                if key in values:
+                    raise TypeError(f"{cls.__name__}() got multiple values for {key!r}")
+                if key not in cls._pclass_fields:
+                    raise TypeError(f"{cls.__name__}() got an unexpected field {key!r}")
+                values[key] = value
+            self = object.__new__(cls)
+            setter = object.__setattr__
+            for name in names:
+                value = values.get(name, _MISSING)
+                if value is _MISSING:
+                    value = cls._record_defaults.get(name, _MISSING)
+                    if value is _MISSING:
+                        raise TypeError(f"{cls.__name__}() missing required field {name!r}")
+                elif name in cls._json_fields and value is not None:
+                    value = _frozen_field(cls, name, value)
+                setter(self, name, value)
+            setter(self, "_pclass_frozen", True)
+            return self
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire shape: camelCase keys, absent optionals omitted, payloads thawed."""
+        out: dict[str, Any] = {}
+        if self._wire_tag is not None:
+            out[self._wire_tag[0]] = self._wire_tag[1]
+        defaults = self._record_defaults
+        for name, wire in self._record_wire:
+            value = getattr(self, name)
+            if value is None and name in defaults and defaults[name] is None:
+                continue
+            out[wire] = wire_value(value)
+        return out
+
+
+def wire_value(value: object) -> Any:
+    """Render one field value for ``to_json`` (records nest, frozen data thaws)."""
+    if isinstance(value, Record):
+        return value.to_json()
+    if isinstance(value, (tuple, list, PVector)):
+        return [wire_value(item) for item in value]
+    if isinstance(value, PMap):
+        return thaw_json(value)
+    return value
+
+
+def _frozen_field(cls: type, name: str, value: object) -> object:
+    frozen = freeze_json(value)
+    if isinstance(frozen, Failure):
+        raise TypeError(f"{cls.__name__}.{name} must be JSON: {frozen.failure()}")
+    return frozen.unwrap()

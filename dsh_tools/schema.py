@@ -1,0 +1,65 @@
+"""What a tool *is* to the registry: its wire schema and its definition protocol.
+
+``ToolDefinition`` is structural: anything with ``name``, ``description``,
+``parameters`` and an ``execute`` registers. Registration turns it into a
+:class:`RegisteredTool`, a frozen snapshot (detached parameters, callbacks
+captured once), and that snapshot is what ``get``/``visible`` hand back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from dsh_tools.content import ContentBlock, ToolOutput
+from dsh_tools.json_values import FrozenJson, JsonValue
+from dsh_tools.record import Record
+
+if TYPE_CHECKING:
+    from dsh_tools.execution import ToolExecution
+    from dsh_tools.presentation import ToolCallView, ToolResult, ToolResultView
+
+__all__ = ["RegisteredTool", "ToolBody", "ToolDefinition", "ToolSchema"]
+
+ToolBody = Callable[[Any, "ToolExecution"], Awaitable[Sequence[ContentBlock] | ToolOutput]]
+
+
+class ToolSchema(Record):
+    """The model-facing half of a tool: name, description, JSON Schema parameters."""
+
+    _json_fields = frozenset({"parameters"})
+    name: str
+    description: str
+    parameters: Mapping[str, JsonValue]
+
+
+class ToolDefinition(Protocol):
+    """Anything registrable. Optional extras (read with ``getattr``):
+    ``timeout_ms: float | None``, ``present_call(args)``, ``present_result(args, result)``.
+    """
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def parameters(self) -> Mapping[str, Any]: ...
+    def execute(self, args: Any, exec: ToolExecution, /) -> Awaitable[Sequence[ContentBlock] | ToolOutput]: ...
+
+
+class RegisteredTool(Record):
+    """The registry's frozen snapshot of a definition (what ``get`` returns)."""
+
+    _wire_skip = frozenset({"execute", "present_call", "present_result", "timeout_ms"})
+    name: str
+    description: str
+    parameters: FrozenJson
+    execute: ToolBody
+    timeout_ms: float | None = None
+    present_call: Callable[[Any], ToolCallView | None] | None = None
+    present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None
+
+    @property
+    def schema(self) -> ToolSchema:
+        """The wire schema (name, description, parameters) of this tool."""
+        return ToolSchema(self.name, self.description, self.parameters)  # type: ignore[arg-type]
