@@ -63,6 +63,10 @@ class EventBus:
         return cached
 
     def emit(self, name: str, *args: object) -> None:
-        """Call every global listener of a plain notification, in order; failures propagate."""
-        for listener in self.listeners(name, None):
-            listener(*args)
+        """Call every listener of an unfiltered notification, whatever its scope.
+
+        Shared-state notifications (``tools/change``) concern every agent, so
+        scope does not filter them. The first failure propagates.
+        """
+        for entry in list(self._entries.get(name, ())):
+            entry.listener(*args)

@@ -1,0 +1,163 @@
+"""The dispatch bridge: every binding call from the program re-enters the pipeline.
+
+For one ``run_code`` execution the bridge
+
+* binds one async function per end-capability tool the calling agent can see;
+* serializes binding calls through a per-run queue, in submission order, so
+  even ``Promise.all`` runs tools one at a time;
+* runs each as a full pipeline call (``<call_id>:code:<n>``, ``parent`` = the
+  outer token, the run-scoped signal), so policy applies inside programs too;
+* logs each sub-call as ``tool/code-dispatch`` on the agent's session;
+* owns a run-scoped abort that follows the caller's signal and fires when the
+  run settles, then drains in-flight sub-calls *before* returning, so every
+  dispatch is logged inside the open turn.
+
+A denied or failed sub-call rejects inside the program with its text; a
+failed run raises ``CodeRunFailedError``, which the pipeline turns into a
+structured ``is_error`` result the model can correct from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Final
+
+from dsh_tools.code_mode.runtime import (
+    Binding,
+    CodeBindingNamespace,
+    CodeLogEntry,
+    CodeRunRequest,
+    CodeRunResult,
+    CodeRuntime,
+)
+from dsh_tools.content import ToolOutput, text_block
+from dsh_tools.errors import CodeRunFailedError, ToolArgsError
+from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
+from dsh_tools.host.services import CODE_RUNTIME
+from dsh_tools.json_values import JsonValue, dumps, thaw_json
+from dsh_tools.signals import AbortController
+
+if TYPE_CHECKING:
+    from dsh_tools.registry.registry import ToolRegistry
+
+__all__ = ["CodeDispatchError", "SUMMARY_LIMIT", "render_run_text", "run_program"]
+
+SUMMARY_LIMIT: Final = 200
+NO_OUTPUT: Final = "(run_code completed with no output)"
+
+
+class CodeDispatchError(Exception):
+    """A sub-call that ended as an error; the program sees its text as the rejection."""
+
+
+class _Run:
+    """Bookkeeping of one program run: the queue, the counter, the in-flight calls."""
+
+    def __init__(self, registry: ToolRegistry, outer: ToolExecution, controller: AbortController) -> None:
+        self.registry = registry
+        self.outer = outer
+        self.controller = controller
+        self.queue = asyncio.Lock()
+        self.dispatches = 0
+        self.in_flight: set[asyncio.Future[object]] = set()
+
+    def binding(self, name: str) -> Binding:
+        async def call(args: JsonValue) -> JsonValue:
+            task = asyncio.ensure_future(self._dispatch(name, args))
+            self.in_flight.add(task)  # type: ignore[arg-type]
+            task.add_done_callback(self.in_flight.discard)
+            return await asyncio.shield(task)
+
+        return call
+
+    async def _dispatch(self, name: str, args: JsonValue) -> str:
+        async with self.queue:
+            if self.controller.signal.aborted:
+                raise CodeDispatchError(f'tool "{name}" was not called: the program run has ended')
+            self.dispatches += 1
+            sub_id = f"{self.outer.call_id}:code:{self.dispatches}"
+            result = await self.registry.execute(
+                ToolExecutionInput(
+                    sub_id, name, args, self.outer.agent, self.outer.token, self.controller.signal
+                )
+            )
+        text = result_text(result)
+        self._log(sub_id, name, args, result, text)
+        if result.is_error:
+            raise CodeDispatchError(text)
+        return text
+
+    def _log(self, sub_id: str, name: str, args: JsonValue, result: ToolExecutionResult, text: str) -> None:
+        agent = self.outer.agent
+        if agent is None:
+            return
+        summary = text if len(text) <= SUMMARY_LIMIT else text[:SUMMARY_LIMIT] + "…"
+        agent.session.append(
+            "tool/code-dispatch",
+            {
+                "parentCallId": self.outer.call_id,
+                "subCallId": sub_id,
+                "name": name,
+                "arguments": thaw_json(args),
+                "isError": result.is_error,
+                "resultSummary": summary,
+            },
+        )
+
+    async def drain(self) -> None:
+        """Wait for every sub-call already started (the run has settled by now)."""
+        while self.in_flight:
+            await asyncio.gather(*self.in_flight, return_exceptions=True)
+
+
+def result_text(result: ToolExecutionResult) -> str:
+    """The text blocks of a result, one per line (what a binding resolves to)."""
+    texts = [block.get("text") for block in result.content if block.get("type") == "text"]
+    return "\n".join(text for text in texts if type(text) is str)
+
+
+def render_run_text(logs: Sequence[CodeLogEntry], value: JsonValue | None) -> str:
+    """Logs one per line, then the completion value (a str as is, else JSON)."""
+    lines = [entry.text for entry in logs]
+    if value is not None:
+        lines.append(value if isinstance(value, str) else dumps(value).decode())
+    return "\n".join(lines) if lines else NO_OUTPUT
+
+
+def _runtime(registry: ToolRegistry) -> CodeRuntime:
+    runtime = registry.context.get(CODE_RUNTIME)
+    if runtime is None or getattr(runtime, "language", None) != "typescript":
+        raise CodeRunFailedError("run_code needs a TypeScript code runtime (ctx.provide(CODE_RUNTIME, ...))")
+    return runtime
+
+
+async def run_program(registry: ToolRegistry, args: object, execution: ToolExecution) -> ToolOutput:
+    """``run_code``'s body: run ``args["code"]`` with bindings into the pipeline."""
+    code = args.get("code") if isinstance(args, Mapping) else None
+    if type(code) is not str:
+        raise ToolArgsError(["code: expected string" if isinstance(args, Mapping) else "(root): expected object"])
+    runtime = _runtime(registry)
+    controller = AbortController()
+    follow = execution.signal.add_listener(controller.abort) if execution.signal is not None else None
+    run = _Run(registry, execution, controller)
+    tools = registry.end_capabilities(execution.agent)
+    namespace = CodeBindingNamespace("tools", {tool.name: run.binding(tool.name) for tool in tools})
+    try:
+        outcome = await runtime.run(CodeRunRequest(code, [namespace], controller.signal))
+    finally:
+        controller.abort(CodeDispatchError("the program run has ended"))
+        if follow is not None:
+            follow()
+        await run.drain()
+    return _output(outcome, run.dispatches)
+
+
+def _output(outcome: CodeRunResult, dispatches: int) -> ToolOutput:
+    logs = [entry.to_json() for entry in outcome.logs]
+    if outcome.error is not None:
+        captured = "\n".join(entry.text for entry in outcome.logs)
+        detail = f"\nlogs:\n{captured}" if captured else ""
+        raise CodeRunFailedError(f"code run failed ({outcome.error.kind}): {outcome.error.message}{detail}")
+    text = render_run_text(outcome.logs, outcome.value)
+    return ToolOutput([text_block(text)], {"logs": logs, "dispatches": dispatches})

@@ -1,0 +1,61 @@
+"""Turn a registry into a Code Mode registry: transport, SDK section, protections.
+
+Called once by ``ToolRegistry`` for ``mode="code"``/``"both"``. Everything is
+registered through the registry's own context, so disposing that context takes
+Code Mode away with the registry.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from dsh_tools.code_mode.transport import make_run_code
+from dsh_tools.host.services import CODE_RUNTIME
+from dsh_tools.system_prompt.records import TOOL_ORDER_REST, AssembleContext, PromptSection
+from dsh_tools_codegen import render_tools_sdk
+
+from dsh_tools.registry.registry import RUN_CODE_NAME
+
+if TYPE_CHECKING:
+    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.system_prompt.service import SystemPrompt
+
+__all__ = ["SDK_SECTION", "SDK_SECTION_ORDER", "install_code_mode"]
+
+SDK_SECTION: Final = "tools:sdk"
+SDK_SECTION_ORDER: Final = 150
+
+
+def install_code_mode(registry: ToolRegistry, prompt: SystemPrompt) -> None:
+    """Install ``run_code``, the lazy ``tools:sdk`` section, protections and preflight."""
+    registry.install_transport(make_run_code(registry))
+
+    def sdk_text(context: AssembleContext) -> str:
+        return render_tools_sdk(tool.schema for tool in registry.end_capabilities(context.scope))
+
+    prompt.section(PromptSection(SDK_SECTION, SDK_SECTION_ORDER, sdk_text))
+    prompt.protect(sections=[SDK_SECTION], tools=[RUN_CODE_NAME])
+    prompt.preflight(lambda context: _preflight(registry, prompt, context))
+
+
+def _preflight(registry: ToolRegistry, prompt: SystemPrompt, context: AssembleContext) -> None:
+    runtime = registry.context.get(CODE_RUNTIME)
+    if runtime is None:
+        raise RuntimeError(
+            f"tools mode {registry.mode!r} needs a TypeScript code runtime: "
+            "provide one with ctx.provide(CODE_RUNTIME, DenoCodeRuntime())"
+        )
+    language = getattr(runtime, "language", None)
+    if language != "typescript":
+        raise RuntimeError(
+            f"tools mode {registry.mode!r} needs a TypeScript code runtime, "
+            f"but the mounted CODE_RUNTIME runs {language!r}"
+        )
+    if registry.mode == "code" and prompt.tool_order is not None:
+        wire = {RUN_CODE_NAME, TOOL_ORDER_REST}
+        stale = [name for name in prompt.tool_order if name not in wire]
+        if stale:
+            raise ValueError(
+                f"tool_order names {', '.join(stale)}, which mode 'code' no longer sends as wire tools "
+                f"(only {RUN_CODE_NAME!r}); drop them from tool_order or use mode 'both'"
+            )

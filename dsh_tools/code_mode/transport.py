@@ -1,0 +1,78 @@
+"""``run_code``: the reserved wire tool through which the model sends a program.
+
+Its schema is one required string, ``code``. Its body is the bridge
+(:func:`~dsh_tools.code_mode.bridge.run_program`); its presentation is a generic
+``execute`` card whose title is the program and whose result shows the logs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final, cast
+
+from pyrsistent import freeze
+
+from dsh_tools.code_mode.bridge import run_program
+from dsh_tools.content import ToolOutput
+from dsh_tools.execution import ToolExecution
+from dsh_tools.json_values import FrozenJson
+from dsh_tools.presentation import GenericCallView, GenericResultView, ToolResult
+from dsh_tools.schema import RegisteredTool
+
+if TYPE_CHECKING:
+    from dsh_tools.registry.registry import ToolRegistry
+
+__all__ = ["RUN_CODE_DESCRIPTION", "make_run_code", "present_run_code_call", "present_run_code_result"]
+
+RUN_CODE_DESCRIPTION: Final = (
+    "Run a TypeScript program against the tools SDK described in the system prompt. "
+    "The program is the body of an async function: use await, call tools as "
+    "`await tools.name({...})`, and console.log or return what you want to see. "
+    "Only what it prints or returns comes back."
+)
+
+RUN_CODE_PARAMETERS: Final = cast("FrozenJson", freeze(
+    {
+        "type": "object",
+        "properties": {"code": {"type": "string", "description": "The TypeScript program (an async function body)."}},
+        "required": ["code"],
+    }
+))
+
+
+def make_run_code(registry: ToolRegistry) -> RegisteredTool:
+    """The transport snapshot for ``registry`` (its body dispatches through it)."""
+
+    async def execute(args: Any, execution: ToolExecution) -> ToolOutput:
+        return await run_program(registry, args, execution)
+
+    return RegisteredTool(
+        name="run_code",
+        description=RUN_CODE_DESCRIPTION,
+        parameters=RUN_CODE_PARAMETERS,
+        execute=execute,
+        present_call=present_run_code_call,
+        present_result=present_run_code_result,
+    )
+
+
+def present_run_code_call(args: object) -> GenericCallView | None:
+    """A generic ``execute`` card titled with the program; ``None`` if ``code`` is not a str."""
+    code = args.get("code") if isinstance(args, Mapping) else None
+    if type(code) is not str:
+        return None
+    return GenericCallView(title=code, kind="execute", raw_input=code)
+
+
+def present_run_code_result(args: object, result: ToolResult) -> GenericResultView | None:
+    """The captured logs as one text block (no content when there were none)."""
+    meta = result.meta
+    logs = meta.get("logs") if isinstance(meta, Mapping) else None
+    if not isinstance(logs, (list, tuple)) and type(logs).__name__ != "PVector":
+        return None
+    texts = [entry.get("text") for entry in logs if isinstance(entry, Mapping)]  # type: ignore[union-attr]
+    if len(texts) != len(logs) or not all(type(text) is str for text in texts):  # type: ignore[arg-type]
+        return None
+    if not texts:
+        return GenericResultView()
+    return GenericResultView(content=[{"type": "text", "text": "\n".join(texts)}])  # type: ignore[arg-type]

@@ -1,0 +1,77 @@
+"""Stage 1, admission: turn a caller's input into a pipeline-owned execution.
+
+Admission snapshots the single-use input: it checks the identity fields,
+detaches and deep-freezes the arguments (they must be losslessly JSON), refuses
+a ``parent`` token this registry never minted, and assigns the new execution's
+own token. Whatever goes wrong is a settled error result, and policy and body
+never see the call.
+"""
+
+from __future__ import annotations
+
+from returns.result import Failure, Result, Success
+
+from dsh_tools.execution import ToolExecution, ToolExecutionInput
+from dsh_tools.host.context import Agent
+from dsh_tools.json_values import freeze_json
+from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.pipeline.outcomes import Settled, error_result
+from dsh_tools.signals import AbortSignal
+
+__all__ = ["admit"]
+
+
+def admit(host: PipelineHost, call: ToolExecutionInput) -> Result[ToolExecution, Settled]:
+    """``Success(execution)`` for a well-formed input, else ``Failure(Settled)``."""
+    if type(call) is not ToolExecutionInput:
+        return _reject(host, None, f"expected ToolExecutionInput, got {type(call).__name__}")
+    parent = call.parent
+    forged = parent is not None and not host.issued(parent)
+    problem = _identity_problem(call)
+    if problem is None and forged:
+        problem = "parent is not a token issued by this registry"
+    if problem is None:
+        frozen = freeze_json(call.arguments)
+        if isinstance(frozen, Failure):
+            problem = f"arguments are not JSON ({frozen.failure()})"
+        else:
+            return Success(
+                ToolExecution(
+                    host.mint_token(), call.call_id, call.name, frozen.unwrap(), call.agent, parent, call.signal
+                )
+            )
+    return _reject(host, call, problem, drop_parent=forged)
+
+
+def _identity_problem(call: ToolExecutionInput) -> str | None:
+    """The input's fields are typed, but callers are untrusted: check what is really there."""
+    call_id: object = call.call_id
+    name: object = call.name
+    agent: object = call.agent
+    signal: object = call.signal
+    if type(call_id) is not str or not call_id:
+        return "call_id must be a non-empty str"
+    if type(name) is not str:
+        return "name must be a str"
+    if agent is not None and not isinstance(agent, Agent):
+        return f"agent must be an Agent, got {type(agent).__name__}"
+    if signal is not None and type(signal) is not AbortSignal:
+        return f"signal must be an AbortSignal, got {type(signal).__name__}"
+    return None
+
+
+def _reject(
+    host: PipelineHost, call: ToolExecutionInput | None, problem: str, *, drop_parent: bool = False
+) -> Failure[Settled]:
+    """Settle an invalid call: observers see it with ``arguments=None``."""
+    call_id = call.call_id if call is not None and type(call.call_id) is str else ""
+    execution = ToolExecution(
+        host.mint_token(),
+        call_id,
+        call.name if call is not None and type(call.name) is str else "",
+        None,
+        call.agent if call is not None and isinstance(call.agent, Agent) else None,
+        None if call is None or drop_parent else call.parent,
+        call.signal if call is not None and type(call.signal) is AbortSignal else None,
+    )
+    return Failure(Settled(execution, error_result(call_id, f"invalid tool call: {problem}")))

@@ -1,0 +1,124 @@
+"""Runtime checks of what participants hand back: decisions, results, tool output.
+
+Type hints are a claim the pipeline cannot rely on (listeners are plugins, the
+tool body is plugin code, and Python lets anyone return anything). Every check
+is by exact type, so a subclass carrying extra state or a dict with the wire
+keys is refused, and answers with an error text instead of raising.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Final, cast
+
+from returns.result import Failure, Result, Success
+
+from dsh_tools.content import ToolOutput
+from dsh_tools.decisions import Accept, Allow, Ask, Block, Deny, PostToolDecision, PreToolDecision
+from dsh_tools.execution import HookContext, PluginSource, ToolErrorInfo, ToolExecutionResult, UserSource
+from dsh_tools.json_values import FrozenJson, JsonValue, freeze_json
+
+__all__ = ["check_content", "check_post_decision", "check_pre_decision", "check_result", "check_tool_output"]
+
+_PVECTOR: Final[type] = type(freeze_json([]).unwrap())
+
+
+def _kind(value: object) -> str:
+    return type(value).__name__
+
+
+def check_pre_decision(value: object) -> Result[PreToolDecision, str]:
+    """An exact ``Allow``/``Deny``/``Ask`` with well-typed fields, or why not."""
+    kind = type(value)
+    if kind is Allow:
+        return Success(value)  # type: ignore[arg-type]
+    if kind is Deny:
+        reason = value.reason  # type: ignore[attr-defined]
+        return Success(value) if type(reason) is str else Failure("Deny.reason must be a str")  # type: ignore[arg-type]
+    if kind is Ask:
+        reason = value.reason  # type: ignore[attr-defined]
+        ok = reason is None or type(reason) is str
+        return Success(value) if ok else Failure("Ask.reason must be a str or None")  # type: ignore[arg-type]
+    return Failure(f"returned {_kind(value)}, expected Allow, Deny or Ask")
+
+
+def check_post_decision(value: object) -> Result[PostToolDecision, str]:
+    """An exact ``Accept``/``Block`` with well-typed fields, or why not."""
+    kind = type(value)
+    if kind is not Accept and kind is not Block:
+        return Failure(f"returned {_kind(value)}, expected Accept or Block")
+    context = value.additional_context  # type: ignore[attr-defined]
+    if context is not None and _hook_context_problem(context) is not None:
+        return Failure(f"{kind.__name__}.additional_context: {_hook_context_problem(context)}")
+    content = value.content if kind is Accept else value.feedback  # type: ignore[attr-defined]
+    if content is None and kind is Accept:
+        return Success(value)  # type: ignore[arg-type]
+    problem = _content_problem(content)
+    if problem is not None:
+        field = "content" if kind is Accept else "feedback"
+        return Failure(f"{kind.__name__}.{field}: {problem}")
+    return Success(value)  # type: ignore[arg-type]
+
+
+def check_result(value: object, call_id: str) -> Result[ToolExecutionResult, str]:
+    """An exact, well-formed ``ToolExecutionResult`` for ``call_id``, or why not."""
+    if type(value) is not ToolExecutionResult:
+        return Failure(f"returned {_kind(value)}, expected ToolExecutionResult")
+    result: ToolExecutionResult = value
+    if result.call_id != call_id or type(result.call_id) is not str:
+        return Failure(f"returned a result for call {result.call_id!r}, expected {call_id!r}")
+    is_error: object = result.is_error
+    if type(is_error) is not bool:
+        return Failure("result.is_error must be a bool")
+    problem = _content_problem(result.content)
+    if problem is not None:
+        return Failure(f"result.content: {problem}")
+    error = result.error
+    if error is not None and (
+        type(error) is not ToolErrorInfo or type(error.name) is not str or type(error.code) is not str
+    ):
+        return Failure("result.error must be a ToolErrorInfo of two strs")
+    context = result.additional_context
+    if context is not None and _hook_context_problem(context) is not None:
+        return Failure(f"result.additional_context: {_hook_context_problem(context)}")
+    return Success(result)
+
+
+def check_tool_output(value: object) -> Result[tuple[FrozenJson, JsonValue | None], str]:
+    """A body's return (content blocks or ``ToolOutput``) as frozen ``(content, meta)``."""
+    if type(value) is ToolOutput:
+        output: ToolOutput = value
+        content, meta = output.content, output.meta
+    elif type(value) in (list, tuple) or type(value) is _PVECTOR:
+        content, meta = value, None  # type: ignore[assignment]
+    else:
+        return Failure(f"returned {_kind(value)}, expected a list of content blocks or ToolOutput")
+    return check_content(content).map(lambda frozen: (frozen, meta))  # ToolOutput froze meta already
+
+
+def check_content(value: object) -> Result[FrozenJson, str]:
+    """Frozen content: a JSON array of objects that each carry a str ``type``."""
+    frozen = freeze_json(value)
+    if isinstance(frozen, Failure):
+        return Failure(f"content is not JSON: {frozen.failure()}")
+    content = frozen.unwrap()
+    problem = _content_problem(content)
+    return Failure(problem) if problem is not None else Success(content)
+
+
+def _content_problem(content: object) -> str | None:
+    if type(content) is not _PVECTOR:
+        return f"expected a list of content blocks, got {_kind(content)}"
+    for index, block in enumerate(cast("Sequence[object]", content)):
+        if not isinstance(block, Mapping) or type(block.get("type")) is not str:
+            return f"block [{index}] must be an object with a str 'type'"
+    return None
+
+
+def _hook_context_problem(context: object) -> str | None:
+    if type(context) is not HookContext:
+        return f"expected HookContext, got {_kind(context)}"
+    source = context.source
+    if type(source) is not UserSource and not (type(source) is PluginSource and type(source.plugin) is str):
+        return "source must be UserSource() or PluginSource(plugin)"
+    return _content_problem(context.content)

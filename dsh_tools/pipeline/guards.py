@@ -1,0 +1,36 @@
+"""Stage 3, guards: monotonic, synchronous vetoes after the waterfall.
+
+A guard cannot be overridden by listener ordering: it runs after every
+``tools/pre-execute`` listener has had its say. The first ``str`` wins
+(global guards first, then the agent's); anything but ``str``/``None`` fails
+the call closed.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from returns.result import Result, Success
+
+from dsh_tools.execution import ToolExecution
+from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.pipeline.outcomes import Settled, denied, failed, safe_str
+
+__all__ = ["check_guards"]
+
+
+async def check_guards(host: PipelineHost, execution: ToolExecution) -> Result[ToolExecution, Settled]:
+    """Run the guards that apply to ``execution.agent``; the first denial settles the call."""
+    for guard in host.guards_for(execution.agent):
+        try:
+            verdict: object = guard(execution)
+        except Exception as error:  # noqa: BLE001 - a broken guard fails closed
+            return failed(execution, f"guard raised {type(error).__name__}: {safe_str(error)}")
+        if verdict is None:
+            continue
+        if type(verdict) is str:
+            return denied(execution, verdict)
+        if inspect.iscoroutine(verdict):
+            verdict.close()  # guards are synchronous; do not leak an un-awaited coroutine
+        return failed(execution, f"guard returned {type(verdict).__name__}, expected str or None")
+    return Success(execution)

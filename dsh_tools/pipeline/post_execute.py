@@ -1,0 +1,64 @@
+"""Stage 5, ``tools/post-execute``: inspect the outcome, replace it, or block it.
+
+Listeners answer with a :data:`PostToolDecision`; the default is ``Accept()``
+(keep the result). ``Accept(content=...)`` replaces the model-facing content,
+``Block(feedback)`` turns the call into an error whose content is the
+feedback, and either may attach ``additional_context`` for the loop. A
+misbehaving listener fails the call closed.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from returns.result import Failure, Result
+
+from dsh_tools.decisions import Accept, Block, PostToolDecision
+from dsh_tools.execution import ToolExecution, ToolExecutionResult
+from dsh_tools.pipeline.checks import check_post_decision
+from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.pipeline.outcomes import error_result
+from dsh_tools.pipeline.waterfall import run_waterfall
+
+__all__ = ["apply_post_decision", "post_execute", "run_post_execute"]
+
+EVENT: Final = "tools/post-execute"
+_ACCEPT: Final = Accept()
+
+
+async def _accept() -> PostToolDecision:
+    return _ACCEPT
+
+
+async def run_post_execute(
+    host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult
+) -> Result[PostToolDecision, str]:
+    """Run the ``tools/post-execute`` waterfall (default: ``Accept()``)."""
+    listeners = host.events.listeners(EVENT, execution.agent)
+    if not listeners:
+        return Result.from_value(_ACCEPT)
+    return await run_waterfall(listeners, (execution, result), _accept, check_post_decision, EVENT)
+
+
+def apply_post_decision(result: ToolExecutionResult, decision: PostToolDecision) -> ToolExecutionResult:
+    """The result a decision asks for (pure)."""
+    match decision:
+        case Accept(content=None, additional_context=None):
+            return result
+        case Accept(content=content, additional_context=context):
+            return result.set(
+                content=result.content if content is None else content,
+                additional_context=result.additional_context if context is None else context,
+            )
+        case Block(feedback=feedback, additional_context=context):
+            return ToolExecutionResult(result.call_id, feedback, True, additional_context=context)
+
+
+async def post_execute(
+    host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult
+) -> ToolExecutionResult:
+    """The stage: waterfall, then :func:`apply_post_decision`."""
+    decision = await run_post_execute(host, execution, result)
+    if isinstance(decision, Failure):
+        return error_result(execution.call_id, decision.failure())
+    return apply_post_decision(result, decision.unwrap())

@@ -1,0 +1,87 @@
+"""Stage 2, the allow/deny/ask gate: ``tools/pre-execute``, then approval.
+
+The waterfall yields one :data:`PreToolDecision` value. ``decide`` turns it into
+the railway: ``Allow`` continues, ``Deny`` settles with the reason, ``Ask``
+goes to the approval service (looked up now, not at construction) and
+continues only on ``"allowed-once"``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from returns.result import Failure, Result, Success
+
+from dsh_tools.approval import ApprovalRequest
+from dsh_tools.decisions import Allow, Ask, Deny, PreToolDecision
+from dsh_tools.execution import ToolExecution
+from dsh_tools.pipeline.checks import check_pre_decision
+from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.pipeline.outcomes import Settled, denied, failed, safe_str
+from dsh_tools.pipeline.waterfall import run_waterfall
+
+__all__ = ["ask_approval", "decide", "pre_execute", "run_pre_execute"]
+
+EVENT: Final = "tools/pre-execute"
+_ALLOW: Final = Allow()
+
+
+async def _allow() -> PreToolDecision:
+    return _ALLOW
+
+
+async def run_pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[PreToolDecision, str]:
+    """Run the ``tools/pre-execute`` waterfall (default: ``Allow()``)."""
+    listeners = host.events.listeners(EVENT, execution.agent)
+    if not listeners:
+        return Success(_ALLOW)
+    return await run_waterfall(listeners, (execution,), _allow, check_pre_decision, EVENT)
+
+
+async def decide(
+    host: PipelineHost, execution: ToolExecution, decision: PreToolDecision
+) -> Result[ToolExecution, Settled]:
+    """Put a decision on the railway: continue, settle as denied, or ask."""
+    match decision:
+        case Allow():
+            return Success(execution)
+        case Deny(reason=reason):
+            return denied(execution, reason)
+        case Ask():
+            return await ask_approval(host, execution, decision)
+
+
+async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -> Result[ToolExecution, Settled]:
+    """Service an ``Ask``; anything but ``"allowed-once"`` denies, each with its own text."""
+    name = execution.name
+    service = host.approval()
+    if service is None:
+        return denied(execution, ask.reason or f'tool "{name}" needs approval, and no approval service is mounted')
+    if execution.agent is None:
+        return denied(execution, f'tool "{name}" needs approval, but the call has no agent')
+    request = ApprovalRequest(execution.agent, name, execution.call_id, ask.reason, execution.signal)
+    try:
+        outcome: object = await service.request(request)
+    except Exception as error:  # noqa: BLE001 - a broken approver fails closed
+        return failed(execution, f"approval service raised {type(error).__name__}: {safe_str(error)}")
+    if outcome == "allowed-once" and type(outcome) is str:
+        return Success(execution)
+    denial = _DENIALS.get(outcome) if type(outcome) is str else None
+    if denial is None:
+        return failed(execution, f"approval service returned {safe_str(outcome)!r}, not a known outcome")
+    return denied(execution, denial.format(name=name))
+
+
+_DENIALS: Final[dict[object, str]] = {
+    "rejected": 'the user rejected tool "{name}"',
+    "cancelled": 'approval for tool "{name}" was cancelled',
+    "unavailable": 'tool "{name}" needs approval, but no one is available to answer',
+}
+
+
+async def pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[ToolExecution, Settled]:
+    """The gate as one stage: waterfall, then :func:`decide`."""
+    decision = await run_pre_execute(host, execution)
+    if isinstance(decision, Failure):
+        return failed(execution, decision.failure())
+    return await decide(host, execution, decision.unwrap())

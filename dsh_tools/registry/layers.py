@@ -1,0 +1,144 @@
+"""The registry's state: a global layer, per-agent layers, restrictions, guards.
+
+Resolution rules live here and nowhere else. For a scope (an agent):
+
+* its own tools always count (explicit grants bypass restrictions), and a
+  scoped tool takes the place of its same-named global twin (shadowing);
+* a global tool counts when every restriction of that scope lets it through
+  (``allow`` lists intersect, ``deny`` lists add up).
+
+``visible`` and ``resolve`` read one cached view per scope, rebuilt only after a
+change, so dispatch never walks the layers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from dsh_tools.schema import RegisteredTool, ToolSchema
+
+if TYPE_CHECKING:
+    from dsh_tools.host.context import Agent
+    from dsh_tools.pipeline.host import Guard
+
+__all__ = ["Restriction", "ScopeView", "ToolLayers"]
+
+
+class Restriction:
+    """One ``restrict()`` call, snapshotted: ``allow`` (or ``None``) and ``deny``."""
+
+    __slots__ = ("allow", "deny")
+
+    def __init__(self, allow: frozenset[str] | None, deny: frozenset[str]) -> None:
+        self.allow = allow
+        self.deny = deny
+
+    def admits(self, name: str) -> bool:
+        return (self.allow is None or name in self.allow) and name not in self.deny
+
+
+class ScopeView:
+    """What one scope sees: its end capabilities in order, by name, and their schemas."""
+
+    __slots__ = ("tools", "by_name", "schemas")
+
+    def __init__(self, tools: tuple[RegisteredTool, ...]) -> None:
+        self.tools = tools
+        self.by_name = {tool.name: tool for tool in tools}
+        self.schemas = tuple(ToolSchema(t.name, t.description, t.parameters) for t in tools)  # type: ignore[arg-type]
+
+
+class ToolLayers:
+    """Mutable layered state; every mutation drops the per-scope views."""
+
+    def __init__(self) -> None:
+        self.global_tools: dict[str, RegisteredTool] = {}
+        self.scoped: dict[Agent, dict[str, RegisteredTool]] = {}
+        self.restrictions: dict[Agent, list[Restriction]] = {}
+        self.global_guards: list[Guard] = []
+        self.scoped_guards: dict[Agent, list[Guard]] = {}
+        self._views: dict[Agent | None, ScopeView] = {}
+
+    # -- mutation ---------------------------------------------------------
+    def layer(self, scope: Agent | None) -> dict[str, RegisteredTool]:
+        return self.global_tools if scope is None else self.scoped.setdefault(scope, {})
+
+    def add_tool(self, scope: Agent | None, tool: RegisteredTool) -> Callable[[], bool]:
+        """File ``tool``; returns the action removing exactly it (``True`` if it was there)."""
+        layer = self.layer(scope)
+        layer[tool.name] = tool
+        self._views.clear()
+
+        def remove() -> bool:
+            if layer.get(tool.name) is not tool:
+                return False
+            del layer[tool.name]
+            if scope is not None and not layer:
+                self.scoped.pop(scope, None)
+            self._views.clear()
+            return True
+
+        return remove
+
+    def add_restriction(self, scope: Agent, restriction: Restriction) -> Callable[[], bool]:
+        entries = self.restrictions.setdefault(scope, [])
+        entries.append(restriction)
+        self._views.clear()
+
+        def lift() -> bool:
+            if restriction not in entries:
+                return False
+            entries.remove(restriction)
+            if not entries:
+                self.restrictions.pop(scope, None)
+            self._views.clear()
+            return True
+
+        return lift
+
+    def add_guard(self, scope: Agent | None, guard: Guard) -> Callable[[], None]:
+        guards = self.global_guards if scope is None else self.scoped_guards.setdefault(scope, [])
+        guards.append(guard)
+
+        def remove() -> None:
+            # By identity: the same function registered twice is two entries, removed one each.
+            for index, candidate in enumerate(guards):
+                if candidate is guard:
+                    del guards[index]
+                    break
+            if scope is not None and not guards:
+                self.scoped_guards.pop(scope, None)
+
+        return remove
+
+    # -- reading ----------------------------------------------------------
+    def view(self, scope: Agent | None) -> ScopeView:
+        cached = self._views.get(scope)
+        if cached is None:
+            cached = self._views[scope] = ScopeView(self._compose(scope))
+        return cached
+
+    def _compose(self, scope: Agent | None) -> tuple[RegisteredTool, ...]:
+        own = self.scoped.get(scope, {}) if scope is not None else {}
+        limits = self.restrictions.get(scope, []) if scope is not None else []
+        out: list[RegisteredTool] = []
+        for name, tool in self.global_tools.items():
+            if name in own:
+                out.append(own[name])
+            elif all(limit.admits(name) for limit in limits):
+                out.append(tool)
+        out.extend(tool for name, tool in own.items() if name not in self.global_tools)
+        return tuple(out)
+
+    def known_names(self, scope: Agent | None) -> list[str]:
+        """The pre-restriction universe: every global name, then the scope's own."""
+        names = list(self.global_tools)
+        if scope is not None:
+            names.extend(n for n in self.scoped.get(scope, {}) if n not in self.global_tools)
+        return names
+
+    def guards_for(self, scope: Agent | None) -> Sequence[Guard]:
+        if scope is None or scope not in self.scoped_guards:
+            return self.global_guards
+        return [*self.global_guards, *self.scoped_guards[scope]]

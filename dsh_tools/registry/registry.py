@@ -1,0 +1,221 @@
+"""``ToolRegistry``: the ``ctx.tools`` service.
+
+One registry serves a whole app; what differs per caller is *which context it
+acts as*. ``ctx.tools`` hands out a view bound to ``ctx`` (see
+``Context.get``): registrations, restrictions and guards made through it land
+in that context's scope and die with that context. All views share one
+:class:`_Core` (the layers, the minted tokens, the mode).
+
+The registry is also the :class:`~dsh_tools.pipeline.PipelineHost` of the
+standard pipeline, and ``execute`` is :func:`~dsh_tools.pipeline.execute_call`.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final, Literal, get_args
+
+from dsh_tools.disposer import Disposer
+from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
+from dsh_tools.host.context import Agent, Context
+from dsh_tools.host.events import EventBus
+from dsh_tools.host.services import APPROVAL, SYSTEM_PROMPT, TOOLS
+from dsh_tools.pipeline.compose import execute_call
+from dsh_tools.pipeline.host import Guard
+from dsh_tools.registry.layers import Restriction, ToolLayers
+from dsh_tools.registry.snapshot import snapshot
+from dsh_tools.schema import RegisteredTool, ToolDefinition, ToolSchema
+
+if TYPE_CHECKING:
+    from dsh_tools.approval import ApprovalService
+
+__all__ = ["RUN_CODE_NAME", "ToolMode", "ToolRegistry"]
+
+ToolMode = Literal["native", "code", "both"]
+RUN_CODE_NAME: Final = "run_code"
+"""The reserved Code Mode transport: outside the filterable layers in code/both modes."""
+
+CHANGE: Final = "tools/change"
+
+
+class _Core:
+    """State shared by every view of one registry."""
+
+    __slots__ = ("owner", "mode", "layers", "tokens", "transport")
+
+    def __init__(self, owner: Context, mode: ToolMode) -> None:
+        self.owner = owner
+        self.mode: ToolMode = mode
+        self.layers = ToolLayers()
+        self.tokens: weakref.WeakSet[ToolExecutionToken] = weakref.WeakSet()
+        self.transport: RegisteredTool | None = None
+
+
+class ToolRegistry:
+    """Register tools, restrict and guard them, resolve them per agent, execute calls."""
+
+    __slots__ = ("_core", "_ctx", "__weakref__")
+
+    def __init__(self, ctx: Context, *, mode: ToolMode = "native") -> None:
+        if mode not in get_args(ToolMode):
+            raise ValueError(f"mode must be one of native, code, both; got {mode!r}")
+        prompt = ctx.get(SYSTEM_PROMPT)
+        if prompt is None:
+            raise RuntimeError("ToolRegistry needs a SystemPrompt on the context: construct SystemPrompt(ctx) first")
+        self._core = _Core(ctx, mode)
+        self._ctx = ctx
+        ctx.provide(TOOLS, self)
+        from dsh_tools.registry.prompt import contribute_to_prompt
+
+        contribute_to_prompt(self, prompt)
+
+    def bind(self, ctx: Context) -> ToolRegistry:
+        """This registry acting as ``ctx`` (what ``ctx.tools`` returns)."""
+        view = object.__new__(ToolRegistry)
+        view._core = self._core
+        view._ctx = ctx
+        return view
+
+    @property
+    def mode(self) -> ToolMode:
+        """``native``, ``code`` or ``both``: how the tools are presented to the model."""
+        return self._core.mode
+
+    @property
+    def context(self) -> Context:
+        """The context this view acts as."""
+        return self._ctx
+
+    # -- registration -----------------------------------------------------
+    def register(self, definition: ToolDefinition) -> Disposer:
+        """File a frozen snapshot of ``definition`` in the calling scope's layer."""
+        ctx = self._ctx
+        if ctx.disposed:
+            raise RuntimeError("this context has been disposed; registering through it is not allowed")
+        tool = snapshot(definition)
+        if tool.name == RUN_CODE_NAME and self._core.mode != "native":
+            raise ValueError(f'"{RUN_CODE_NAME}" is the reserved Code Mode transport in mode {self._core.mode!r}')
+        scope = ctx.scope
+        layers = self._core.layers
+        if tool.name in layers.layer(scope):
+            where = "globally" if scope is None else f"for agent {scope.name!r}"
+            hint = "; register a per-agent variant through agent.ctx instead" if scope is None else ""
+            raise ValueError(f'tool "{tool.name}" is already registered {where}{hint}')
+        remove = layers.add_tool(scope, tool)
+        try:
+            self._changed()
+        except BaseException:
+            remove()  # a listener vetoed the change: roll back, silently
+            raise
+
+        def unregister() -> None:
+            if remove():
+                self._changed()
+
+        return ctx.track(unregister)
+
+    def restrict(self, *, allow: Sequence[str] | None = None, deny: Sequence[str] | None = None) -> Disposer:
+        """Mask the global layer for the calling agent (scoped contexts only)."""
+        scope = self._ctx.scope
+        if scope is None:
+            raise RuntimeError("restrict() masks tools for one agent: call it through agent.ctx.tools")
+        if allow is None and deny is None:
+            raise ValueError("restrict() needs allow=[...] or deny=[...]; an empty restriction is a configuration slip")
+        named = [*(allow or ()), *(deny or ())]
+        if any(type(name) is not str for name in named) or isinstance(allow, str) or isinstance(deny, str):
+            raise ValueError("restrict() takes sequences of tool names (str)")
+        if RUN_CODE_NAME in named and self._core.mode != "native":
+            raise ValueError(f'"{RUN_CODE_NAME}" is the reserved Code Mode transport and cannot be restricted')
+        known = set(self._core.layers.known_names(scope))
+        unknown = sorted({name for name in named if name not in known})
+        if unknown:
+            raise ValueError(f"restrict() names unknown tools: {', '.join(unknown)}")
+        restriction = Restriction(None if allow is None else frozenset(allow), frozenset(deny or ()))
+        lift = self._core.layers.add_restriction(scope, restriction)
+        self._changed()
+
+        def unrestrict() -> None:
+            if lift():
+                self._changed()
+
+        return self._ctx.track(unrestrict)
+
+    def guard(self, fn: Guard) -> Disposer:
+        """Add a monotonic synchronous guard (global, or the calling agent's)."""
+        if not callable(fn):
+            raise TypeError("a guard must be callable: (execution) -> str | None")
+        return self._ctx.track(self._core.layers.add_guard(self._ctx.scope, fn))
+
+    def _changed(self) -> None:
+        self._ctx.events.emit(CHANGE)
+
+    # -- resolution -------------------------------------------------------
+    def _scope(self, scope: Agent | None) -> Agent | None:
+        return self._ctx.scope if scope is None else scope
+
+    def visible(self, scope: Agent | None = None) -> list[RegisteredTool]:
+        """The executable view: restricted global layer ∪ the scope's own (+ ``run_code``)."""
+        tools = list(self._core.layers.view(self._scope(scope)).tools)
+        if self._core.transport is not None:
+            tools.append(self._core.transport)
+        return tools
+
+    def end_capabilities(self, scope: Agent | None = None) -> tuple[RegisteredTool, ...]:
+        """The visible tools without the Code Mode transport (what the SDK binds)."""
+        return self._core.layers.view(self._scope(scope)).tools
+
+    def get(self, name: str, scope: Agent | None = None) -> RegisteredTool | None:
+        """The snapshot ``scope`` resolves ``name`` to, or ``None`` (absent or restricted away)."""
+        return self.resolve(name, self._scope(scope))
+
+    def known_names(self, scope: Agent | None = None) -> list[str]:
+        """The pre-restriction name universe ``restrict`` validates against."""
+        return self._core.layers.known_names(self._scope(scope))
+
+    def schemas(self, scope: Agent | None = None) -> list[ToolSchema]:
+        """Name, description and parameters of every visible tool (never callbacks)."""
+        schemas = list(self._core.layers.view(self._scope(scope)).schemas)
+        transport = self._core.transport
+        if transport is not None:
+            schemas.append(ToolSchema(transport.name, transport.description, transport.parameters))  # type: ignore[arg-type]
+        return schemas
+
+    # -- execution (PipelineHost) ------------------------------------------
+    async def execute(self, call: ToolExecutionInput) -> ToolExecutionResult:
+        """Run one call through the standard pipeline; never raises for bad input."""
+        return await execute_call(self, call)
+
+    @property
+    def events(self) -> EventBus:
+        return self._ctx.events
+
+    @property
+    def logger(self) -> logging.Logger:
+        return self._ctx.logger
+
+    def resolve(self, name: str, agent: Agent | None) -> RegisteredTool | None:
+        transport = self._core.transport
+        if transport is not None and name == RUN_CODE_NAME:
+            return transport
+        return self._core.layers.view(agent).by_name.get(name) if type(name) is str else None
+
+    def guards_for(self, agent: Agent | None) -> Sequence[Guard]:
+        return self._core.layers.guards_for(agent)
+
+    def approval(self) -> ApprovalService | None:
+        return self._ctx.get(APPROVAL)
+
+    def mint_token(self) -> ToolExecutionToken:
+        token = mint_token()
+        self._core.tokens.add(token)
+        return token
+
+    def issued(self, token: object) -> bool:
+        return type(token) is ToolExecutionToken and token in self._core.tokens
+
+    def install_transport(self, transport: RegisteredTool) -> None:
+        """Internal (Code Mode): set the reserved ``run_code`` tool of a non-native registry."""
+        self._core.transport = transport
+

@@ -1,0 +1,69 @@
+"""Registration's edge: turn any ``ToolDefinition`` into a frozen ``RegisteredTool``.
+
+This is where a malformed definition is a *contract violation* and raises,
+with a message naming the tool and the field. What comes out is detached from
+the definition object: parameters are deep-frozen JSON, callbacks are captured
+once (replacing ``definition.execute`` later changes nothing).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from returns.result import Failure
+
+from dsh_tools.json_values import freeze_json
+from dsh_tools.schema import RegisteredTool
+
+__all__ = ["check_timeout_ms", "check_tool_name", "snapshot"]
+
+
+def check_tool_name(name: object) -> str:
+    """A tool name is a non-empty ``str``; anything else is a ``ValueError``."""
+    if type(name) is not str or not name:
+        raise ValueError(f"a tool name must be a non-empty str, got {name!r}")
+    return name
+
+
+def check_timeout_ms(timeout_ms: object, tool: str) -> float | None:
+    """``None``, or a positive finite number of milliseconds (``ValueError`` otherwise)."""
+    if timeout_ms is None:
+        return None
+    if type(timeout_ms) not in (int, float) or not math.isfinite(timeout_ms) or timeout_ms <= 0:  # type: ignore[arg-type,operator]
+        raise ValueError(f'tool "{tool}": timeout_ms must be a positive finite number, got {timeout_ms!r}')
+    return timeout_ms  # type: ignore[return-value]
+
+
+def _attribute(definition: object, name: str, tool: str, *, required: bool) -> Any:
+    try:
+        return getattr(definition, name) if required else getattr(definition, name, None)
+    except AttributeError:
+        raise TypeError(f'tool definition "{tool}" has no {name!r}') from None
+
+
+def snapshot(definition: object) -> RegisteredTool:
+    """Validate and freeze ``definition``; raises ``ValueError``/``TypeError`` naming the culprit."""
+    name = check_tool_name(_attribute(definition, "name", "?", required=True))
+    description = _attribute(definition, "description", name, required=True)
+    if type(description) is not str:
+        raise TypeError(f'tool "{name}": description must be a str, got {type(description).__name__}')
+    frozen = freeze_json(_attribute(definition, "parameters", name, required=True))
+    if isinstance(frozen, Failure):
+        raise TypeError(f'tool "{name}": parameters are not JSON: {frozen.failure()}')
+    parameters = frozen.unwrap()
+    if not isinstance(parameters, Mapping):
+        raise TypeError(f'tool "{name}": parameters must be a JSON Schema object')
+    execute = _attribute(definition, "execute", name, required=True)
+    callbacks = {
+        "present_call": _attribute(definition, "present_call", name, required=False),
+        "present_result": _attribute(definition, "present_result", name, required=False),
+    }
+    for label, callback in (("execute", execute), *callbacks.items()):
+        if callback is not None and not callable(callback):
+            raise TypeError(f'tool "{name}": {label} must be callable')
+    if execute is None:
+        raise TypeError(f'tool "{name}": execute must be callable')
+    timeout_ms = check_timeout_ms(_attribute(definition, "timeout_ms", name, required=False), name)
+    return RegisteredTool(name, description, parameters, execute, timeout_ms, **callbacks)
