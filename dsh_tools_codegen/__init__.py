@@ -1,1 +1,18 @@
-"""Pure TypeScript SDK generation for Code Mode (no I/O, no runtime imports)."""
+"""Pure TypeScript SDK generation for Code Mode (no I/O, no runtime imports).
+
+Code Mode shows the model its tools as a TypeScript API instead of wire
+function schemas. This package turns tool schemas into that API text and
+nothing else: it performs no I/O and never imports the ``dsh_tools`` runtime,
+so the registry (and anyone else) can call it at every prompt assembly, and
+it can be tested and type-checked in isolation.
+
+* :func:`json_schema_to_ts` — one JSON Schema as a TypeScript type; total.
+* :func:`render_tools_sdk` — the whole ``tools:sdk`` prompt section: the
+  fixed :data:`SDK_USAGE` paragraph and one fenced ``ts`` block declaring
+  ``declare const tools: {...}``; deterministic and memoised per tool.
+"""
+
+from ._schema import json_schema_to_ts
+from ._sdk import SDK_USAGE, ToolSchemaLike, render_tools_sdk
+
+__all__ = ["SDK_USAGE", "ToolSchemaLike", "json_schema_to_ts", "render_tools_sdk"]

@@ -1,0 +1,188 @@
+"""The Code Mode SDK prompt text (:func:`render_tools_sdk`).
+
+The registry regenerates this text at every prompt assembly, and it sits near
+the top of the system prompt, so two properties matter more than anything:
+
+* **Determinism.** Tools are ordered by name in code-point order (ties, which
+  only duplicate names produce, by their rendered text), so the same *set*
+  gives byte-identical text whatever the input order — prompt prefix caches
+  stay warm. Property order follows :mod:`._schema`'s rule (insertion order
+  for ``dict``, code-point order for other mappings such as ``PMap``).
+* **Cost.** Each tool's member text is memoised in a bounded LRU
+  (:data:`CACHE_SIZE` entries) so an unchanged tool set is not rendered
+  twice; per call only the lookups, the sort and the join run. Keys are
+  chosen so a hit can never be stale:
+
+  - *content* keys ``(name, description, canonical JSON bytes)`` (see
+    :mod:`._canonical`): the member text is rendered from ``orjson.loads`` of
+    those very bytes, so equal keys mean equal text by construction;
+  - *identity* keys ``(name, description, id(parameters))``, the fast path
+    for the registry's frozen schemas, are stored only for parameters
+    verified deeply immutable (only ``PMap``/``PVector`` and JSON scalars,
+    exact types — checked during the canonical pass). The entry holds a
+    strong reference to that object and a hit requires ``entry is
+    parameters``, so the id cannot have been recycled and the object cannot
+    have changed;
+  - a value without canonical bytes is rendered directly, uncached.
+
+The function is still pure from the caller's view: the cache changes only
+how fast the answer comes, never the answer.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from itertools import islice
+from typing import Final, Protocol, Union
+
+import orjson
+
+from ._canonical import canonical_json
+from ._schema import _view, render_schema
+from ._text import exact_str, jsdoc, member_key
+
+__all__ = ["CACHE_SIZE", "SDK_USAGE", "ToolSchemaLike", "render_tools_sdk"]
+
+SDK_USAGE: Final = (
+    "Call tools by writing a TypeScript program and passing it as the `code` "
+    "argument of `run_code`. The program is the body of an async function, so "
+    "`await` works at the top level and `return` ends it with a value. Call a "
+    "tool with `await tools.name({ ... })`, passing one object of arguments "
+    "(`{}` when there are none); a tool whose name is not an identifier is "
+    'called as `await tools["my-tool"]({ ... })`. Each call returns a '
+    "Promise<string> that resolves to the tool's text output. A denied or "
+    "failed call rejects, so wrap calls in try/catch when you want to handle "
+    "that. Only what you `console.log` or `return` comes back to you; nothing "
+    "else the program computes or receives reaches you. Calls run one at a "
+    "time, in the order made, even inside `Promise.all`. The available tools:"
+)
+"""The fixed usage instructions that open the SDK text (one paragraph)."""
+
+CACHE_SIZE: Final = 8192
+"""Entries (identity and content keys) kept by the per-tool LRU memo."""
+MAX_TOOLS: Final = 100_000
+"""Tools read from the input iterable; the rest are ignored."""
+
+
+class ToolSchemaLike(Protocol):
+    """What :func:`render_tools_sdk` reads from a tool: ``ToolSchema`` fits.
+
+    Read-only properties, so frozen records and dataclasses conform. A
+    ``Mapping`` with the keys ``name``, ``description`` and ``parameters`` is
+    accepted too.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str | None: ...
+
+    @property
+    def parameters(self) -> object: ...
+
+
+ToolInput = Union[ToolSchemaLike, Mapping[str, object]]
+
+
+def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
+    """The Code Mode SDK section: usage paragraph + one fenced ``ts`` block.
+
+    The block is ``declare const tools: { ... };`` with one member per tool,
+    ``name(args: <type>): Promise<string>;`` (a quoted key for a name that is
+    not an identifier), preceded by the tool description as one-line JSDoc.
+    Total: a tool whose name is not a string, or that cannot be read, is
+    skipped; odd parameters degrade to ``unknown`` (see
+    :func:`json_schema_to_ts`).
+    """
+    members: list[tuple[str, str]] = []
+    try:
+        for tool in islice(schemas, MAX_TOOLS):
+            fields = _fields(tool)
+            if fields is not None:
+                members.append((fields[0], _CACHE.member(*fields)))
+    except Exception:
+        pass  # an iterable that fails midway: render what it yielded
+    members.sort()
+    lines = [SDK_USAGE, "", "```ts", "declare const tools: {"]
+    previous = None
+    for member in members:
+        if member != previous:
+            lines.append(member[1])
+        previous = member
+    lines += ["};", "```"]
+    return "\n".join(lines)
+
+
+def _fields(tool: object) -> tuple[str, str | None, object] | None:
+    """``(name, description, parameters)`` of one tool, or ``None`` to skip it."""
+    try:
+        view = _view(tool)
+        if view is not None:
+            name, description, parameters = view.get("name"), view.get("description"), view.get("parameters")
+        else:
+            name = getattr(tool, "name", None)
+            description = getattr(tool, "description", None)
+            parameters = getattr(tool, "parameters", None)
+        text = exact_str(name)
+        return None if text is None else (text, exact_str(description), parameters)
+    except Exception:
+        return None
+
+
+def _member_text(name: str, description: str | None, schema: object) -> str:
+    doc = jsdoc(description) if description is not None else None
+    member = f"  {member_key(name, method=True)}(args: {render_schema(schema, 1)}): Promise<string>;"
+    return member if doc is None else f"  {doc}\n{member}"
+
+
+class _MemberCache:
+    """Bounded, thread-safe LRU of member texts (see the module docstring)."""
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._entries: OrderedDict[tuple[object, ...], tuple[object, str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def member(self, name: str, description: str | None, parameters: object) -> str:
+        identity_key = (_IDENTITY, name, description, id(parameters))
+        hit = self._get(identity_key)
+        if hit is not None and hit[0] is parameters:
+            return hit[1]
+        canonical = canonical_json(parameters)
+        if canonical is None:
+            return _member_text(name, description, parameters)  # uncacheable
+        data, frozen = canonical
+        content_key = (_CONTENT, name, description, data)
+        hit = self._get(content_key)
+        text = _member_text(name, description, orjson.loads(data)) if hit is None else hit[1]
+        with self._lock:
+            if hit is None:
+                self._put(content_key, (None, text))
+            if frozen:
+                self._put(identity_key, (parameters, text))
+        return text
+
+    def _get(self, key: tuple[object, ...]) -> tuple[object, str] | None:
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is not None:
+                self._entries.move_to_end(key)
+            return hit
+
+    def _put(self, key: tuple[object, ...], value: tuple[object, str]) -> None:
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        while len(self._entries) > self._capacity:
+            self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_IDENTITY: Final = 0
+_CONTENT: Final = 1
+_CACHE: Final = _MemberCache(CACHE_SIZE)

@@ -1,0 +1,123 @@
+"""Lexical helpers: the only place that turns Python text into TypeScript text.
+
+Everything the generator emits that came from user data (property names, tool
+names, enum/const values, descriptions) passes through one of these functions,
+so the escaping rules live in one spot:
+
+* keys are bare only when they are plain ASCII JavaScript identifiers, quoted
+  (a JSON string literal) otherwise — quoting is always valid, a bare key is
+  only valid sometimes;
+* string literals are JSON string literals (valid TypeScript) with lone
+  surrogates and U+2028/U+2029 escaped, so the output always encodes as UTF-8
+  and never contains a raw line terminator inside a literal;
+* descriptions become one-line JSDoc with ``*/`` defused and every run of
+  whitespace (newlines included) collapsed to one space, so a description can
+  never end the comment early or break the one-member-per-line layout.
+
+All functions here are total on their declared input types and never run
+user code: callers hand them exact ``str`` (see :func:`exact_str`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from json.encoder import encode_basestring as _encode_string  # = json.dumps(s, ensure_ascii=False)
+from typing import Final
+
+__all__ = [
+    "exact_str",
+    "is_identifier",
+    "jsdoc",
+    "json_literal",
+    "member_key",
+    "string_literal",
+]
+
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+# Characters JSON leaves raw but we do not want raw: lone surrogates (not
+# encodable as UTF-8) and the two Unicode line terminators.
+_UNSAFE_IN_LITERAL: Final = re.compile("[\ud800-\udfff\u2028\u2029]")
+# Control characters become spaces, then split() collapses every whitespace run.
+_CONTROLS: Final = {c: " " for c in (*range(0x00, 0x20), *range(0x7F, 0xA0))}
+_SURROGATES: Final = re.compile("[\ud800-\udfff]")
+
+
+def exact_str(value: object) -> str | None:
+    """Return ``value`` as an exact ``str`` if it is a string, else ``None``.
+
+    A ``str`` subclass may override ``__str__``/``__eq__``/``__hash__``;
+    ``str.__str__`` copies the underlying characters without calling any of
+    them, so the rest of the generator only ever sees plain strings.
+    """
+    if type(value) is str:
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)
+    return None
+
+
+def is_identifier(name: str) -> bool:
+    """True when ``name`` can appear bare as a property key.
+
+    Conservative (ASCII only): a non-ASCII identifier is quoted, which is
+    always valid, rather than risk a Unicode-category mismatch with TS.
+    """
+    return _IDENTIFIER.fullmatch(name) is not None
+
+
+def string_literal(text: str) -> str:
+    """A TypeScript string literal (double-quoted JSON) for ``text``."""
+    literal = _encode_string(text)
+    if _UNSAFE_IN_LITERAL.search(literal) is None:
+        return literal
+    return _UNSAFE_IN_LITERAL.sub(lambda m: f"\\u{ord(m.group()):04x}", literal)
+
+
+def member_key(name: str, *, method: bool = False) -> str:
+    """A property (or method) key: bare identifier or quoted literal.
+
+    In method position a bare ``new(...)`` would declare a construct
+    signature instead of a method named ``new``, so it is quoted there.
+    """
+    if (name.isidentifier() and name.isascii() or is_identifier(name)) and not (method and name == "new"):
+        return name
+    return string_literal(name)
+
+
+def json_literal(value: object) -> str | None:
+    """The TypeScript literal type for a JSON scalar, or ``None`` if it has none.
+
+    ``bool`` is checked before ``int`` (it is a subclass); reprs are taken
+    through the base class so a subclass cannot inject text; NaN/Infinity and
+    containers have no literal type and answer ``None`` (the caller degrades
+    to ``unknown``).
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return float.__repr__(value)
+    text = exact_str(value)
+    if text is not None:
+        return string_literal(text)
+    return None
+
+
+def jsdoc(text: str) -> str | None:
+    """A one-line ``/** ... */`` comment for ``text``, or ``None`` if blank."""
+    if text.isprintable() and "*/" not in text and "  " not in text and text.strip() == text:
+        # Fast path, same result: printable text has no whitespace but " ",
+        # no controls, no surrogates, so there is nothing to collapse.
+        return f"/** {text} */" if text else None
+    if _SURROGATES.search(text) is not None:
+        text = _SURROGATES.sub("\ufffd", text)
+    line = " ".join(text.translate(_CONTROLS).split())
+    if not line:
+        return None
+    return "/** " + line.replace("*/", "*\\/") + " */"
