@@ -72,7 +72,9 @@ def parse_tool_order(names: Sequence[str] | None) -> Result[tuple[str, ...] | No
         seen.add(name)
     if TOOL_ORDER_REST not in seen:
         return Failure(
-            ValueError(f"tool_order must contain TOOL_ORDER_REST ({TOOL_ORDER_REST!r}) exactly once, to place unlisted tools")
+            ValueError(
+                f"tool_order must contain TOOL_ORDER_REST ({TOOL_ORDER_REST!r}) exactly once, to place unlisted tools"
+            )
         )
     return Success(order)
 
@@ -123,13 +125,17 @@ def collect_tools(providers: Sequence[ToolProvider], context: AssembleContext) -
         result: object = provider(context)
         if not isinstance(result, ToolProviderResult):
             return Failure(
-                TypeError(f"tool provider {describe(provider)} returned {type(result).__name__}, not a ToolProviderResult")
+                TypeError(
+                    f"tool provider {describe(provider)} returned {type(result).__name__}, not a ToolProviderResult"
+                )
             )
         contributed: Sequence[object] = result.schemas
         for schema in contributed:
             if not isinstance(schema, ToolSchema):
                 return Failure(
-                    TypeError(f"tool provider {describe(provider)} returned a {type(schema).__name__}, not a ToolSchema")
+                    TypeError(
+                        f"tool provider {describe(provider)} returned a {type(schema).__name__}, not a ToolSchema"
+                    )
                 )
             if schema.name == TOOL_ORDER_REST:
                 return Failure(
@@ -141,7 +147,9 @@ def collect_tools(providers: Sequence[ToolProvider], context: AssembleContext) -
             first = owner.get(schema.name)
             if first is not None:
                 return Failure(
-                    ValueError(f"tool {schema.name!r} is contributed twice (by {describe(first)} and {describe(provider)})")
+                    ValueError(
+                        f"tool {schema.name!r} is contributed twice (by {describe(first)} and {describe(provider)})"
+                    )
                 )
             owner[schema.name] = provider
             schemas.append(schema)
@@ -150,7 +158,9 @@ def collect_tools(providers: Sequence[ToolProvider], context: AssembleContext) -
             for name in result.known_names:
                 if name == TOOL_ORDER_REST:
                     return Failure(
-                        ValueError(f"tool provider {describe(provider)} lists {TOOL_ORDER_REST!r} among its known names")
+                        ValueError(
+                            f"tool provider {describe(provider)} lists {TOOL_ORDER_REST!r} among its known names"
+                        )
                     )
                 known.add(name)
     return Success((tuple(schemas), frozenset(known)))

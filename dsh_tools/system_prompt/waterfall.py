@@ -53,9 +53,13 @@ def checked_assembly(result: object, listener: object) -> PromptAssembly:
     sections: object = result.sections
     tools: object = result.tools
     if not isinstance(sections, (tuple, list)) or not all(isinstance(s, AssembledSection) for s in sections):
-        raise TypeError(f"{ASSEMBLE_EVENT} listener {describe(listener)} returned sections that are not AssembledSection records")
+        raise TypeError(
+            f"{ASSEMBLE_EVENT} listener {describe(listener)} returned sections that are not AssembledSection records"
+        )
     if not isinstance(tools, (tuple, list)) or not all(isinstance(t, ToolSchema) for t in tools):
-        raise TypeError(f"{ASSEMBLE_EVENT} listener {describe(listener)} returned tools that are not ToolSchema records")
+        raise TypeError(
+            f"{ASSEMBLE_EVENT} listener {describe(listener)} returned tools that are not ToolSchema records"
+        )
     if isinstance(sections, tuple) and isinstance(tools, tuple):
         return result
     return PromptAssembly(tuple(sections), tuple(tools))
