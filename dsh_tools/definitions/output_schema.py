@@ -1,0 +1,249 @@
+"""The structured-output JSON Schema subset: refuse loudly what is not enforced, then enforce it.
+
+A caller that demands a machine-readable value from an agent passes a raw,
+object-rooted JSON Schema. Accepting a keyword the validator does not enforce
+would validate less than the schema promises, so :func:`output_schema_violations`
+lists everything outside the subset (SPEC "Structured-output schema subset")
+and :func:`assert_supported_output_schema` raises ``OutputSchemaError`` with
+all of them at once.
+
+The walk only touches exact ``dict``/``list`` (or their frozen forms), so a
+hostile schema (cycles, non-string keys, objects whose ``__eq__`` raises,
+absurd depth) is described, never obeyed. Accepted schemas are lowered to the
+same :class:`~dsh_tools.definitions.validation.Shape` that tool parameters
+compile to, so both share one validator and one message format.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Final
+
+from pyrsistent import pmap, pvector
+
+from dsh_tools.definitions.validation import Shape, compile_shape, run_total, type_word
+from dsh_tools.errors import OutputSchemaError
+from dsh_tools.json_values import is_json, member_path_segment
+
+__all__ = [
+    "MAX_SCHEMA_DEPTH",
+    "assert_supported_output_schema",
+    "output_schema_violations",
+    "validate_structured_value",
+]
+
+MAX_SCHEMA_DEPTH: Final = 64
+"""Nested schemas deeper than this are refused (and a cycle is reported as one)."""
+
+_OBJECTS: Final = frozenset({dict, type(pmap({}))})
+_ARRAYS: Final = frozenset({list, tuple, type(pvector([]))})
+_TYPES: Final = ("object", "array", "string", "number", "integer", "boolean", "null")
+_STRUCTURE: Final = frozenset({"type", "properties", "required", "additionalProperties", "items", "enum", "const"})
+_ANNOTATIONS: Final = frozenset({"description", "title", "default", "examples"})
+_NEEDS_TYPE: Final = {"properties": "object", "required": "object", "additionalProperties": "object", "items": "array"}
+_MEMBER_TYPES: Final[dict[str, tuple[type, ...]]] = {
+    "string": (str,),
+    "number": (int, float),
+    "integer": (int,),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "object": (),
+    "array": (),
+}
+_MISSING: Final = object()
+
+
+def assert_supported_output_schema(schema: object) -> None:
+    """Raise ``OutputSchemaError`` listing every way ``schema`` leaves the subset."""
+    violations = output_schema_violations(schema)
+    if violations:
+        raise OutputSchemaError(violations)
+
+
+def output_schema_violations(schema: object) -> list[str]:
+    """Every way ``schema`` leaves the supported subset (empty = supported). Never raises."""
+    problems: list[str] = []
+    try:
+        _Walk(problems).node(schema, (), 0, set())
+    except Exception as error:  # noqa: BLE001 - totality against hostile schemas
+        problems.append(f"(root): schema could not be read ({type(error).__name__})")
+    return problems
+
+
+def validate_structured_value(schema: object, value: object) -> list[str]:
+    """Path-qualified violations of ``value`` against ``schema`` (empty = valid). Never raises.
+
+    An unsupported schema is itself reported, one violation per problem, as
+    ``(root): unsupported output schema: <problem>``.
+    """
+    unsupported = output_schema_violations(schema)
+    if unsupported:
+        return [f"(root): unsupported output schema: {problem}" for problem in unsupported]
+    try:
+        check = compile_shape(_shape(schema))
+    except Exception as error:  # noqa: BLE001 - e.g. a schema mutated by another thread
+        return [f"(root): unsupported output schema: could not be compiled ({type(error).__name__})"]
+    return run_total(check, value)
+
+
+def _path(segments: tuple[str, ...]) -> str:
+    rendered = "".join(segments)
+    return (rendered[1:] if rendered.startswith(".") else rendered) or "(root)"
+
+
+def _literal(value: object) -> str:
+    return repr(value) if type(value) is not str else f'"{value}"'
+
+
+def _is_scalar(value: object) -> bool:
+    kind = type(value)
+    if kind is float:
+        return math.isfinite(value)  # type: ignore[arg-type]
+    return kind in (str, int, bool, type(None))
+
+
+class _Walk:
+    """One schema check; appends to ``problems`` as it goes so every violation is listed."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+
+    def report(self, segments: tuple[str, ...], message: str) -> None:
+        self.problems.append(f"{_path(segments)}: {message}")
+
+    def node(self, node: object, at: tuple[str, ...], depth: int, on_path: set[int]) -> None:
+        if type(node) not in _OBJECTS:
+            self.report(at, f"a schema must be an object, got {type_word(node)}")
+            return
+        if id(node) in on_path:
+            self.report(at, "the schema refers to itself (cycle)")
+            return
+        if depth >= MAX_SCHEMA_DEPTH:
+            self.report(at, f"schema nests deeper than {MAX_SCHEMA_DEPTH} levels")
+            return
+        entries: dict[str, Any] = {}
+        for key, child in list(node.items()):  # type: ignore[attr-defined]
+            if type(key) is not str:
+                self.report(at, f"schema key of type {type(key).__name__}, expected string")
+            elif key not in _STRUCTURE and key not in _ANNOTATIONS:
+                self.report(at, f'unsupported keyword "{key}"')
+            else:
+                entries[key] = child
+        on_path.add(id(node))
+        try:
+            self.keywords(entries, at, depth, on_path)
+        finally:
+            on_path.discard(id(node))
+
+    def keywords(self, entries: dict[str, Any], at: tuple[str, ...], depth: int, on_path: set[int]) -> None:
+        declared_type = self.declared_type(entries, at)
+        for keyword, wanted in _NEEDS_TYPE.items():
+            if keyword in entries and declared_type != wanted:
+                self.report(at, f'"{keyword}" needs "type": "{wanted}"')
+        for keyword in _ANNOTATIONS & entries.keys():
+            if not is_json(entries[keyword]):
+                self.report((*at, f".{keyword}"), "annotation must be JSON data")
+        properties = entries.get("properties", _MISSING)
+        names: set[str] = set()
+        if properties is not _MISSING:
+            names = self.properties(properties, at, depth, on_path)
+        if "required" in entries:
+            self.required(entries["required"], names, at)
+        if "additionalProperties" in entries and type(entries["additionalProperties"]) is not bool:
+            self.report((*at, ".additionalProperties"), "must be true or false (schemas are not supported)")
+        if "items" in entries:
+            items = entries["items"]
+            if type(items) in _ARRAYS:
+                self.report((*at, ".items"), "tuple-form items (an array of schemas) is not supported")
+            else:
+                self.node(items, (*at, ".items"), depth + 1, on_path)
+        if "enum" in entries:
+            self.enum(entries["enum"], declared_type, at)
+        if "const" in entries and "enum" in entries:
+            self.report(at, 'use either "enum" or "const", not both')
+        elif "const" in entries:
+            self.members([entries["const"]], declared_type, (*at, ".const"))
+
+    def declared_type(self, entries: dict[str, Any], at: tuple[str, ...]) -> str | None:
+        declared = entries.get("type", _MISSING)
+        if declared is _MISSING:
+            if not at:
+                self.report(at, 'the root schema must declare "type": "object"')
+            elif "enum" not in entries and "const" not in entries:
+                self.report(at, 'missing "type"')
+            return None
+        if type(declared) in _ARRAYS:
+            self.report((*at, ".type"), "type arrays are not supported; use a single type")
+            return None
+        if type(declared) is not str or declared not in _TYPES:
+            self.report((*at, ".type"), f"unsupported type {_literal(declared)} (one of: {', '.join(_TYPES)})")
+            return None
+        if not at and declared != "object":
+            self.report(at, f'the root schema must be of type "object", not "{declared}"')
+        return str(declared)
+
+    def properties(self, properties: object, at: tuple[str, ...], depth: int, on_path: set[int]) -> set[str]:
+        where = (*at, ".properties")
+        if type(properties) not in _OBJECTS:
+            self.report(where, f"must be an object of schemas, got {type_word(properties)}")
+            return set()
+        names: set[str] = set()
+        for key, child in list(properties.items()):  # type: ignore[attr-defined]
+            if type(key) is not str:
+                self.report(where, f"property name of type {type(key).__name__}, expected string")
+                continue
+            names.add(key)
+            self.node(child, (*where, member_path_segment(key, first=False)), depth + 1, on_path)
+        return names
+
+    def required(self, required: object, names: set[str], at: tuple[str, ...]) -> None:
+        where = (*at, ".required")
+        if type(required) not in _ARRAYS:
+            self.report(where, f"must be an array of property names, got {type_word(required)}")
+            return
+        seen: set[str] = set()
+        for index, name in enumerate(list(required)):  # type: ignore[call-overload]
+            if type(name) is not str:
+                self.report((*where, f"[{index}]"), f"must be a string, got {type_word(name)}")
+            elif name in seen:
+                self.report((*where, f"[{index}]"), f'"{name}" is listed twice')
+            elif name not in names:
+                self.report((*where, f"[{index}]"), f'"{name}" is not declared in properties')
+            else:
+                seen.add(name)
+
+    def enum(self, enum: object, declared_type: str | None, at: tuple[str, ...]) -> None:
+        where = (*at, ".enum")
+        if type(enum) not in _ARRAYS or not enum:
+            self.report(where, "must be a non-empty array of scalars")
+            return
+        self.members(list(enum), declared_type, where)  # type: ignore[call-overload]
+
+    def members(self, members: list[object], declared_type: str | None, where: tuple[str, ...]) -> None:
+        for index, member in enumerate(members):
+            at = (*where, f"[{index}]") if where[-1] == ".enum" else where
+            if not _is_scalar(member):
+                self.report(at, f"must be a JSON scalar, got {type_word(member)}")
+            elif declared_type is not None and type(member) not in _MEMBER_TYPES[declared_type]:
+                self.report(at, f"{_literal(member)} is not of type {declared_type}")
+
+
+def _shape(node: Any) -> Shape:
+    """Lower a schema already known to be supported (so every access is safe)."""
+    declared = node.get("type")
+    enum: tuple[object, ...] | None = None
+    const = "const" in node
+    if const:
+        enum = (node["const"],)
+    elif "enum" in node:
+        enum = tuple(node["enum"])
+    properties = tuple((name, _shape(child)) for name, child in node.get("properties", {}).items())
+    return Shape(
+        (declared,) if declared is not None else None,
+        enum=enum,
+        const=const,
+        properties=properties,
+        required=frozenset(node.get("required", ())),
+        additional=False if node.get("additionalProperties") is False else None,
+        items=_shape(node["items"]) if "items" in node else None,
+    )

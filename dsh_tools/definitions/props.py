@@ -1,0 +1,273 @@
+"""``Prop`` and ``SchemaSpec``: the author-facing parameter DSL (SPEC "Typed tool parameter schemas").
+
+A ``SchemaSpec`` maps each parameter name to a ``Prop``. Both spellings of a
+tool's parameters (a ``TypedDict`` or a ``SchemaSpec``) end up as a spec: the
+TypedDict reader (:mod:`dsh_tools.definitions.typed_dict`) *produces* Props,
+so the JSON Schema and the runtime validator have one source and the two
+spellings cannot drift apart.
+
+A ``Prop`` is checked completely when it is built: a malformed one raises
+``ValueError`` at definition time, naming what is wrong, so nothing later
+(schema rendering, validator compilation) has to cope with a half-valid Prop.
+"""
+
+from __future__ import annotations
+
+import math
+from types import MappingProxyType
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
+
+from returns.result import Failure
+
+from dsh_tools.json_values import FrozenJson, JsonValue, freeze_json
+from dsh_tools.record import Record
+
+__all__ = [
+    "MAX_PROP_DEPTH",
+    "PROP_TYPES",
+    "JsonScalar",
+    "Prop",
+    "PropType",
+    "SchemaSpec",
+    "checked_spec",
+    "replace_prop",
+]
+
+PropType: TypeAlias = Literal["string", "number", "integer", "boolean", "object", "array"]
+"""The JSON types a ``Prop`` may declare."""
+
+PROP_TYPES: Final[tuple[str, ...]] = ("string", "number", "integer", "boolean", "object", "array")
+
+JsonScalar: TypeAlias = str | int | float | bool
+"""What an ``enum`` member may be (``null`` comes from ``nullable``)."""
+
+MAX_PROP_DEPTH: Final = 64
+"""Deeper Prop trees are refused: no tool needs them, and every walker stays shallow."""
+
+_ENUM_MEMBER_TYPES: Final[dict[str, tuple[type, ...]]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+}
+
+
+def _enum_member_ok(prop_type: str | None, member: object) -> bool:
+    kind = type(member)
+    if kind is float and not math.isfinite(member):  # type: ignore[arg-type]
+        return False
+    if prop_type is None:
+        return kind in (str, int, float, bool)
+    return kind in _ENUM_MEMBER_TYPES.get(prop_type, ())
+
+
+class Prop(Record):
+    """One parameter: its JSON type, whether it is required, and its constraints.
+
+    ``type`` may be ``None`` only inside ``Annotated[T, Prop(...)]``, where ``T``
+    supplies it. ``nullable=True`` (an extension beyond the SPEC's DSL) is what
+    ``X | None`` in a TypedDict becomes: ``"type": [<x>, "null"]``.
+    ``additional_properties`` (a Prop, or ``False`` to forbid extra keys) applies
+    to an object's keys beyond ``properties``.
+
+    ``properties`` is kept as a read-only ordered view (declaration order is
+    schema order, which keeps the rendered schema stable and readable).
+    """
+
+    type: PropType | None
+    required: bool
+    description: str | None
+    enum: tuple[JsonScalar, ...] | None
+    default: FrozenJson | None
+    properties: Mapping[str, Prop] | None
+    items: Prop | None
+    additional_properties: Prop | bool | None
+    nullable: bool
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            type: PropType | None = None,
+            *,
+            required: bool = False,
+            description: str | None = None,
+            enum: Sequence[JsonScalar] | None = None,
+            default: JsonValue | None = None,
+            properties: Mapping[str, Prop] | None = None,
+            items: Prop | None = None,
+            additional_properties: Prop | bool | None = None,
+            nullable: bool = False,
+        ) -> None: ...
+
+    else:
+
+        def __new__(
+            cls,
+            type=None,
+            *,
+            required=False,
+            description=None,
+            enum=None,
+            default=None,
+            properties=None,
+            items=None,
+            additional_properties=None,
+            nullable=False,
+        ):
+            return super().__new__(
+                cls,
+                type=_checked_type(type),
+                required=_checked_flag("required", required),
+                description=_checked_description(description),
+                enum=_checked_enum(type, enum),
+                default=_checked_default(default),
+                properties=_checked_properties(type, properties),
+                items=_checked_items(type, items),
+                additional_properties=_checked_additional(type, additional_properties),
+                nullable=_checked_flag("nullable", nullable),
+            )
+
+    def to_json(self) -> dict[str, Any]:
+        """This Prop as a JSON Schema (what ``schema_spec_to_json_schema`` emits for it)."""
+        from dsh_tools.definitions.json_schema import prop_to_json_schema
+
+        return prop_to_json_schema(self)
+
+
+SchemaSpec: TypeAlias = Mapping[str, Prop]
+"""Parameter name → ``Prop``: the SPEC's ``SchemaSpec``."""
+
+
+def _checked_type(value: object) -> object:
+    if value is not None and (type(value) is not str or value not in PROP_TYPES):
+        raise ValueError(f"Prop type must be one of {', '.join(PROP_TYPES)}; got {value!r}")
+    return value
+
+
+def _checked_flag(name: str, value: object) -> bool:
+    if type(value) is not bool:
+        raise ValueError(f"Prop {name} must be a bool, got {type(value).__name__}")
+    return bool(value)
+
+
+def _checked_description(value: object) -> object:
+    if value is not None and type(value) is not str:
+        raise ValueError(f"Prop description must be a str, got {type(value).__name__}")
+    return value
+
+
+def _checked_enum(prop_type: object, value: object) -> tuple[JsonScalar, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)) or type(value) not in (list, tuple) or not value:
+        raise ValueError("Prop enum must be a non-empty list of JSON scalars")
+    if prop_type in ("object", "array"):
+        raise ValueError(f"Prop enum is not supported for type {prop_type}")
+    members: tuple[object, ...] = tuple(value)
+    for member in members:
+        if not _enum_member_ok(prop_type if isinstance(prop_type, str) else None, member):
+            expected = prop_type or "a JSON scalar"
+            raise ValueError(f"Prop enum member {member!r} is not {expected} (use nullable=True for null)")
+    return members  # type: ignore[return-value]  # each member checked to be a JsonScalar above
+
+
+def _checked_default(value: object) -> object:
+    if value is None:
+        return None
+    frozen = freeze_json(value)
+    if isinstance(frozen, Failure):
+        raise ValueError(f"Prop default must be JSON: {frozen.failure()}")
+    return frozen.unwrap()
+
+
+def _checked_properties(prop_type: object, value: object) -> Mapping[str, Prop] | None:
+    if value is None:
+        return None
+    if prop_type not in (None, "object"):
+        raise ValueError(f"Prop properties need type object, not {prop_type}")
+    if not isinstance(value, Mapping):
+        raise ValueError(f"Prop properties must be a mapping of name to Prop, got {type(value).__name__}")
+    try:
+        entries = list(value.items())
+    except Exception as error:  # noqa: BLE001 - a hostile mapping is a malformed Prop
+        raise ValueError(f"Prop properties could not be read ({type(error).__name__})") from None
+    for key, child in entries:
+        if type(key) is not str:
+            raise ValueError(f"Prop properties keys must be str, got {type(key).__name__}")
+        if type(child) is not Prop:
+            raise ValueError(f"Prop properties[{key!r}] must be a Prop, got {type(child).__name__}")
+    return MappingProxyType(dict(entries))
+
+
+def _checked_items(prop_type: object, value: object) -> object:
+    if value is None:
+        return None
+    if prop_type not in (None, "array"):
+        raise ValueError(f"Prop items need type array, not {prop_type}")
+    if type(value) is not Prop:
+        raise ValueError(f"Prop items must be a Prop, got {type(value).__name__}")
+    return value
+
+
+def _checked_additional(prop_type: object, value: object) -> object:
+    if value is None:
+        return None
+    if prop_type not in (None, "object"):
+        raise ValueError(f"Prop additional_properties needs type object, not {prop_type}")
+    if type(value) is not Prop and type(value) is not bool:
+        raise ValueError(f"Prop additional_properties must be a Prop or a bool, got {type(value).__name__}")
+    return value
+
+
+def checked_spec(spec: object, *, where: str = "parameters") -> dict[str, Prop]:
+    """A detached copy of ``spec`` after checking it is a usable ``SchemaSpec``.
+
+    Raises ``ValueError`` naming the property (``config.host``) when a Prop in
+    it lacks a type (allowed only inside ``Annotated``) or the tree is deeper
+    than :data:`MAX_PROP_DEPTH`. The walk is iterative, so a hostile depth is
+    reported rather than overflowing the stack.
+    """
+    if not isinstance(spec, Mapping):
+        raise ValueError(f"{where} must be a mapping of name to Prop, got {type(spec).__name__}")
+    try:
+        entries = list(spec.items())
+    except Exception as error:  # noqa: BLE001
+        raise ValueError(f"{where} could not be read ({type(error).__name__})") from None
+    for key, prop in entries:
+        if type(key) is not str:
+            raise ValueError(f"{where} keys must be str, got {type(key).__name__}")
+        if type(prop) is not Prop:
+            raise ValueError(f"{where}[{key!r}] must be a Prop, got {type(prop).__name__}")
+    pending: list[tuple[str, Prop, int]] = [(key, prop, 1) for key, prop in entries]
+    while pending:
+        path, prop, depth = pending.pop()
+        if depth > MAX_PROP_DEPTH:
+            raise ValueError(f"{where}: property {path} nests deeper than {MAX_PROP_DEPTH} levels")
+        if prop.type is None:
+            raise ValueError(f"{where}: property {path} has no type (omit it only inside Annotated[...])")
+        for name, child in (prop.properties or {}).items():
+            pending.append((f"{path}.{name}", child, depth + 1))
+        if prop.items is not None:
+            pending.append((f"{path}[]", prop.items, depth + 1))
+        if type(prop.additional_properties) is Prop:
+            pending.append((f"{path}.*", prop.additional_properties, depth + 1))
+    return dict(entries)
+
+
+def replace_prop(prop: Prop, **changes: Any) -> Prop:
+    """A copy of ``prop`` with some fields changed, re-checked like any new Prop."""
+    fields: dict[str, Any] = {
+        "required": prop.required,
+        "description": prop.description,
+        "enum": prop.enum,
+        "default": prop.default,
+        "properties": prop.properties,
+        "items": prop.items,
+        "additional_properties": prop.additional_properties,
+        "nullable": prop.nullable,
+    }
+    fields.update(changes)
+    prop_type = fields.pop("type", prop.type)
+    return Prop(prop_type, **fields)

@@ -1,0 +1,153 @@
+"""Read a ``TypedDict`` as a ``SchemaSpec``, so one class types the body AND the wire schema.
+
+The mapping (API.md "Tool definitions") is deliberately small and exact: every
+supported annotation has a JSON Schema form whose runtime check matches what
+mypy promises the body (``int`` is an integer, never ``1.5`` or ``True``).
+Anything outside it raises ``TypeError`` at definition time naming the field,
+dotted for nested TypedDicts (``config.port``), because a tool whose schema
+silently promised less than its type would hand the body values it does not
+expect.
+
+Requiredness is recomputed from the annotations rather than trusted from
+``__required_keys__``: under ``from __future__ import annotations`` Python
+3.11 cannot see ``Required``/``NotRequired`` when building that set.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import types
+import typing
+from typing import Annotated, Any, Final, Literal, NotRequired, Required, Union, get_args, get_origin, get_type_hints
+
+import typing_extensions
+
+from dsh_tools.definitions.props import MAX_PROP_DEPTH, Prop, replace_prop
+
+__all__ = ["is_typed_dict", "typed_dict_spec"]
+
+_SCALARS: Final[dict[object, str]] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+_SEQUENCES: Final = (list, collections.abc.Sequence)
+_MAPPINGS: Final = (dict, collections.abc.Mapping)
+_SUPPORTED: Final = (
+    "str, int, float, bool, Literal[...] of str/int/bool, list[T], Sequence[T], "
+    "dict[str, T], Mapping[str, T], a nested TypedDict, X | None, Annotated[T, Prop(...)]"
+)
+
+
+def is_typed_dict(value: object) -> bool:
+    """Whether ``value`` is a TypedDict class (``typing`` or ``typing_extensions``)."""
+    return typing.is_typeddict(value) or typing_extensions.is_typeddict(value)
+
+
+def typed_dict_spec(typed_dict: type) -> dict[str, Prop]:
+    """The ``SchemaSpec`` a TypedDict declares; ``TypeError`` naming the field if unsupported."""
+    if not is_typed_dict(typed_dict):
+        raise TypeError(f"args must be a TypedDict class, got {typed_dict!r}")
+    return _Reader(typed_dict.__name__).fields(typed_dict, prefix="", stack=())
+
+
+class _Reader:
+    """One TypedDict read; holds the root name so every error can say where it is."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def fail(self, path: str, problem: str) -> TypeError:
+        return TypeError(f'{self.root} field "{path}": {problem}')
+
+    def fields(self, typed_dict: Any, *, prefix: str, stack: tuple[type, ...]) -> dict[str, Prop]:
+        if typed_dict in stack:
+            raise self.fail(prefix, f"recursive TypedDict {typed_dict.__name__} is not supported")
+        if len(stack) >= MAX_PROP_DEPTH:
+            raise self.fail(prefix, f"TypedDicts nest deeper than {MAX_PROP_DEPTH} levels")
+        try:
+            hints = get_type_hints(typed_dict, include_extras=True)
+        except Exception as error:  # noqa: BLE001 - unresolvable annotations are a definition error
+            where = f"{self.root} (in {typed_dict.__name__})" if prefix else self.root
+            raise TypeError(f"cannot resolve the annotations of {where}: {error}") from None
+        required_keys: frozenset[str] = getattr(typed_dict, "__required_keys__", frozenset())
+        spec: dict[str, Prop] = {}
+        for name, hint in hints.items():
+            path = f"{prefix}.{name}" if prefix else name
+            prop, required = self.field(hint, path, name in required_keys, (*stack, typed_dict))
+            spec[name] = replace_prop(prop, required=required)
+        return spec
+
+    def field(self, hint: Any, path: str, required: bool, stack: tuple[type, ...]) -> tuple[Prop, bool]:
+        """Peel ``Required``/``NotRequired``/``Annotated`` (any order), then read the type."""
+        annotations: list[Prop] = []
+        while True:
+            origin = get_origin(hint)
+            if origin is Required or origin is NotRequired:
+                required = origin is Required
+                hint = get_args(hint)[0]
+            elif origin is Annotated:
+                annotations.extend(m for m in hint.__metadata__ if type(m) is Prop)
+                hint = hint.__origin__
+            else:
+                break
+        prop = self.merge(self.type_prop(hint, path, stack), annotations, path, required)
+        return prop, required
+
+    def merge(self, prop: Prop, annotations: list[Prop], path: str, required: bool) -> Prop:
+        """Apply ``Annotated[..., Prop(...)]`` extras; contradictions with the type are errors."""
+        for extra in annotations:
+            if extra.type is not None and extra.type != prop.type:
+                raise self.fail(path, f"Annotated Prop type {extra.type!r} contradicts the declared type ({prop.type})")
+            if extra.properties is not None or extra.items is not None or extra.additional_properties is not None:
+                raise self.fail(path, "Annotated Prop may not set properties/items/additional_properties; the type does")
+            if extra.required and not required:
+                raise self.fail(path, "Prop(required=True) contradicts the TypedDict; use Required[...]")
+            if extra.nullable and not prop.nullable:
+                raise self.fail(path, "Prop(nullable=True) contradicts the type; write X | None")
+            changes: dict[str, Any] = {}
+            if extra.description is not None:
+                changes["description"] = extra.description
+            if extra.default is not None:
+                changes["default"] = extra.default
+            if extra.enum is not None:
+                if prop.enum is not None:
+                    raise self.fail(path, "Annotated Prop enum conflicts with the Literal's members")
+                changes["enum"] = extra.enum
+            try:
+                prop = replace_prop(prop, **changes)
+            except ValueError as error:
+                raise self.fail(path, str(error)) from None
+        return prop
+
+    def type_prop(self, hint: Any, path: str, stack: tuple[type, ...]) -> Prop:
+        scalar = _SCALARS.get(hint) if isinstance(hint, type) else None
+        if scalar is not None:
+            return Prop(scalar)  # type: ignore[arg-type]
+        origin = get_origin(hint)
+        if origin is Literal:
+            return self.literal(get_args(hint), path)
+        if origin is Union or origin is types.UnionType:
+            members = [arg for arg in get_args(hint) if arg is not type(None)]
+            if len(members) != 1 or len(members) == len(get_args(hint)):
+                raise self.fail(path, f"unsupported union {hint!r}; only X | None is supported")
+            inner, _ = self.field(members[0], path, True, stack)
+            return replace_prop(inner, nullable=True)
+        if origin in _SEQUENCES:
+            (item,) = get_args(hint) or (Any,)
+            item_prop, _ = self.field(item, f"{path}[]", True, stack)
+            return Prop("array", items=item_prop)
+        if origin in _MAPPINGS:
+            key, value = get_args(hint) or (Any, Any)
+            if key is not str:
+                raise self.fail(path, f"mapping keys must be str, got {key!r}")
+            value_prop, _ = self.field(value, f"{path}[*]", True, stack)
+            return Prop("object", additional_properties=value_prop)
+        if is_typed_dict(hint):
+            return Prop("object", properties=self.fields(hint, prefix=path, stack=stack))
+        raise self.fail(path, f"unsupported type {hint!r} (supported: {_SUPPORTED})")
+
+    def literal(self, values: tuple[Any, ...], path: str) -> Prop:
+        members = [value for value in values if value is not None]
+        nullable = len(members) != len(values)
+        kinds = {type(value) for value in members}
+        if not members or len(kinds) != 1 or next(iter(kinds)) not in (str, int, bool):
+            raise self.fail(path, f"Literal{list(values)!r} must list members of one type: str, int or bool")
+        prop_type = _SCALARS[next(iter(kinds))]
+        return Prop(prop_type, enum=members, nullable=nullable)  # type: ignore[arg-type]

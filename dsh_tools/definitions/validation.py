@@ -1,0 +1,313 @@
+"""Compiled validators: a schema becomes a tree of closures, checked without interpretation.
+
+Both vocabularies (a tool's ``SchemaSpec`` and the structured-output JSON
+Schema subset) are first lowered to a :class:`Shape`, and a Shape compiles
+once into nested closures. Validating is then a walk of plain function calls
+over exact ``type()`` checks: no schema dictionary is consulted and no user
+code runs (a hostile ``__eq__`` or ``__iter__`` is never reached, because a
+value of a foreign type is rejected by its type before anything else).
+
+A checker returns ``None`` when the value is valid, which keeps the valid
+path allocation-free; on a problem it returns ``(relative path, message)``
+pairs, and each enclosing checker prefixes its own segment. Paths are only
+built for values that fail. :func:`render` turns them into the messages the
+model reads: ``config.host: expected string, got number``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, cast
+
+import orjson
+from pyrsistent import pmap, pvector
+
+from dsh_tools.definitions.props import Prop, checked_spec
+from dsh_tools.json_values import member_path_segment
+
+__all__ = ["Check", "Shape", "compile_shape", "compile_spec", "render", "spec_shape", "validate_args"]
+
+Problems = list[tuple[str, str]]
+Check = Callable[[object], "Problems | None"]
+
+_PMAP: Final[type] = type(pmap({}))
+_PVECTOR: Final[type] = type(pvector([]))
+_MISSING: Final = object()
+
+_PYTHON_TYPES: Final[dict[str, frozenset[type]]] = {
+    "string": frozenset({str}),
+    "integer": frozenset({int}),
+    "number": frozenset({int, float}),
+    "boolean": frozenset({bool}),
+    "null": frozenset({type(None)}),
+    "object": frozenset({dict, _PMAP}),
+    "array": frozenset({list, tuple, _PVECTOR}),
+}
+_WORDS: Final[dict[type, str]] = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+    dict: "object",
+    _PMAP: "object",
+    list: "array",
+    tuple: "array",
+    _PVECTOR: "array",
+}
+
+
+class Shape:
+    """What a value must look like, in the terms both schema vocabularies share.
+
+    ``types`` are JSON type words in declared order (``None``: any type);
+    ``enum`` the allowed literals (``None``: any); ``properties`` in declared
+    order; ``additional`` is a Shape for undeclared keys, ``False`` to forbid
+    them, or ``None`` to allow anything; ``items`` the element Shape.
+    """
+
+    __slots__ = ("additional", "const", "enum", "items", "properties", "required", "types")
+
+    def __init__(
+        self,
+        types: tuple[str, ...] | None,
+        *,
+        enum: tuple[object, ...] | None = None,
+        const: bool = False,
+        properties: tuple[tuple[str, Shape], ...] = (),
+        required: frozenset[str] = frozenset(),
+        additional: Shape | bool | None = None,
+        items: Shape | None = None,
+    ) -> None:
+        self.types = types
+        self.enum = enum
+        self.const = const
+        self.properties = properties
+        self.required = required
+        self.additional = additional
+        self.items = items
+
+
+def type_word(value: object) -> str:
+    """The JSON type word of ``value`` for ``got <type>`` (a Python type name if not JSON)."""
+    kind = type(value)
+    word = _WORDS.get(kind)
+    if word is None:
+        return f"non-JSON {kind.__name__}"
+    if kind is float and not math.isfinite(value):  # type: ignore[arg-type]
+        return "non-finite number"
+    return word
+
+
+def _literal(value: object) -> str:
+    return orjson.dumps(value).decode()
+
+
+def _enum_key(value: object) -> tuple[str, object]:
+    """Type-aware identity for enum membership: ``True`` is not ``1``, ``1`` is ``1.0``."""
+    kind = type(value)
+    if kind is bool:
+        return ("boolean", value)
+    if kind is int or kind is float:
+        return ("number", value)
+    if kind is str:
+        return ("string", value)
+    if value is None:
+        return ("null", None)
+    return ("other", id(value))
+
+
+def compile_shape(shape: Shape) -> Check:
+    """Compile ``shape`` into a checker (recursion depth = shape depth, bounded by callers)."""
+    type_check = _type_check(shape.types)
+    if shape.enum is not None:
+        return _with_enum(type_check, shape.enum, shape.const)
+    if shape.types is not None and "object" in shape.types:
+        return _object_check(shape, type_check)
+    if shape.types is not None and "array" in shape.types and shape.items is not None:
+        return _array_check(shape, type_check)
+    return type_check
+
+
+def _type_check(types: tuple[str, ...] | None) -> Check:
+    if types is None:
+        return lambda value: None
+    allowed = frozenset().union(*(_PYTHON_TYPES[word] for word in types))
+    expected = f"expected {' or '.join(types)}, got "
+    numbers = float in allowed
+
+    def check(value: object) -> Problems | None:
+        kind = type(value)
+        if kind in allowed and not (numbers and kind is float and not math.isfinite(value)):  # type: ignore[arg-type]
+            return None
+        return [("", expected + type_word(value))]
+
+    return check
+
+
+def _with_enum(type_check: Check, enum: tuple[object, ...], const: bool) -> Check:
+    keys = frozenset(_enum_key(member) for member in enum)
+    listed = ", ".join(_literal(member) for member in enum)
+    message = f"expected {listed}" if const else f"expected one of {listed}"
+
+    def check(value: object) -> Problems | None:
+        problems = type_check(value)
+        if problems is not None:
+            return problems
+        if _enum_key(value) in keys:
+            return None
+        return [("", message)]
+
+    return check
+
+
+def _fast_types(shape: Shape) -> frozenset[type] | None:
+    """Types a property value may have that need no further call (plain scalars)."""
+    if shape.types is None or shape.enum is not None or not set(shape.types) <= {"string", "integer", "boolean", "null", "number"}:
+        return None
+    return frozenset().union(*(_PYTHON_TYPES[word] - {float} for word in shape.types))
+
+
+def _object_check(shape: Shape, type_check: Check) -> Check:
+    fields = tuple(
+        (name, member_path_segment(name, first=False), name in shape.required, _fast_types(child), compile_shape(child))
+        for name, child in shape.properties
+    )
+    declared = frozenset(name for name, _ in shape.properties)
+    additional = shape.additional
+    extra_check = compile_shape(additional) if isinstance(additional, Shape) else None
+    forbid_extra = additional is False
+
+    def check(value: object) -> Problems | None:
+        kind = type(value)
+        if kind is not dict and kind is not _PMAP:
+            return type_check(value)
+        get = value.get  # type: ignore[attr-defined]
+        problems: Problems | None = None
+        for name, segment, required, fast, child in fields:
+            member = get(name, _MISSING)
+            if member is _MISSING:
+                if required:
+                    problems = problems or []
+                    problems.append((segment, "missing required property"))
+                continue
+            if fast is not None and type(member) in fast:
+                continue
+            found = child(member)
+            if found is not None:
+                problems = problems or []
+                problems.extend((segment + rel, message) for rel, message in found)
+        if extra_check is not None or forbid_extra:
+            found = _check_extra(value, declared, extra_check)  # type: ignore[arg-type]
+            if found:
+                problems = (problems or []) + found
+        return problems
+
+    return check
+
+
+def _check_extra(value: Mapping[object, object], declared: frozenset[str], extra_check: Check | None) -> Problems:
+    problems: Problems = []
+    for key in list(value.keys()):
+        if type(key) is not str:
+            problems.append(("", f"object key of type {type(key).__name__}, expected string"))
+            continue
+        if key in declared:
+            continue
+        segment = member_path_segment(key, first=False)
+        if extra_check is None:
+            problems.append((segment, "unexpected property"))
+            continue
+        found = extra_check(value[key])
+        if found is not None:
+            problems.extend((segment + rel, message) for rel, message in found)
+    return problems
+
+
+def _array_check(shape: Shape, type_check: Check) -> Check:
+    assert shape.items is not None
+    item_check = compile_shape(shape.items)
+    fast = _fast_types(shape.items)
+
+    def check(value: object) -> Problems | None:
+        kind = type(value)
+        if kind is not list and kind is not tuple and kind is not _PVECTOR:
+            return type_check(value)
+        problems: Problems | None = None
+        for index, item in enumerate(cast("Sequence[object]", value)):
+            if fast is not None and type(item) in fast:
+                continue
+            found = item_check(item)
+            if found is not None:
+                problems = problems or []
+                problems.extend((f"[{index}]{rel}", message) for rel, message in found)
+        return problems
+
+    return check
+
+
+def render(problems: Problems | None) -> list[str]:
+    """``(relative path, message)`` pairs → ``"config.host: expected string, got number"``."""
+    if not problems:
+        return []
+    lines = []
+    for rel, message in problems:
+        path = rel[1:] if rel.startswith(".") else rel
+        lines.append(f"{path or '(root)'}: {message}")
+    return lines
+
+
+def run_total(check: Check, value: object) -> list[str]:
+    """Run a compiled checker so that nothing escapes: a hostile value is a violation."""
+    try:
+        return render(check(value))
+    except Exception as error:  # noqa: BLE001 - totality; e.g. a key whose __eq__ raises
+        return [f"(root): could not be validated ({type(error).__name__})"]
+
+
+def prop_shape(prop: Prop) -> Shape:
+    """Lower one (checked) Prop to a Shape; ``nullable`` adds ``null`` to types and enum."""
+    assert prop.type is not None
+    types = (prop.type, "null") if prop.nullable else (prop.type,)
+    enum: tuple[object, ...] | None = None
+    if prop.enum is not None:
+        enum = (*prop.enum, None) if prop.nullable else prop.enum
+    extra = prop.additional_properties
+    return Shape(
+        types,
+        enum=enum,
+        properties=tuple((name, prop_shape(child)) for name, child in (prop.properties or {}).items()),
+        required=frozenset(name for name, child in (prop.properties or {}).items() if child.required),
+        additional=prop_shape(extra) if isinstance(extra, Prop) else extra,
+        items=prop_shape(prop.items) if prop.items is not None else None,
+    )
+
+
+def spec_shape(spec: Mapping[str, Prop]) -> Shape:
+    """The object Shape of a whole (checked) ``SchemaSpec``."""
+    return Shape(
+        ("object",),
+        properties=tuple((name, prop_shape(prop)) for name, prop in spec.items()),
+        required=frozenset(name for name, prop in spec.items() if prop.required),
+    )
+
+
+def compile_spec(spec: object) -> Callable[[object], list[str]]:
+    """Check ``spec`` (``ValueError`` if malformed) and compile it to a total validator."""
+    check = compile_shape(spec_shape(checked_spec(spec)))
+    return lambda value: run_total(check, value)
+
+
+def validate_args(spec: object, value: object) -> list[str]:
+    """Every violation of ``value`` against ``spec`` as path-qualified messages (empty = valid).
+
+    Total: never raises. A malformed ``spec`` is reported as a violation too.
+    Extra keys are allowed, defaults are not applied, ``None`` is a violation
+    for a non-nullable property, and a bool is not a number.
+    """
+    try:
+        validator = compile_spec(spec)
+    except Exception as error:  # noqa: BLE001 - total by contract
+        return [f"(root): cannot validate against a malformed schema spec: {error}"]
+    return validator(value)
