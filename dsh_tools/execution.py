@@ -143,3 +143,18 @@ class ToolExecutionResult(Record):
     error: ToolErrorInfo | None = None
     additional_context: HookContext | None = None
     meta: JsonValue | None = None
+
+    @property
+    def text(self) -> str:
+        """The text of the content's ``text`` blocks, one per line (other kinds skipped)."""
+        return content_text(self.content)
+
+
+def content_text(content: Sequence[ContentBlock]) -> str:
+    """Join the ``text`` of every ``{"type": "text"}`` block with newlines."""
+    parts: list[str] = []
+    for block in content:
+        text = block.get("text")
+        if block.get("type") == "text" and isinstance(text, str):
+            parts.append(text)
+    return "\n".join(parts)

@@ -82,7 +82,7 @@ class _Run:
                     sub_id, name, args, self.outer.agent, self.outer.token, self.controller.signal
                 )
             )
-        text = result_text(result)
+        text = result.text  # what the binding resolves to (or rejects with)
         self._log(sub_id, name, args, result, text)
         if result.is_error:
             raise CodeDispatchError(text)
@@ -109,12 +109,6 @@ class _Run:
         """Wait for every sub-call already started (the run has settled by now)."""
         while self.in_flight:
             await asyncio.gather(*self.in_flight, return_exceptions=True)
-
-
-def result_text(result: ToolExecutionResult) -> str:
-    """The text blocks of a result, one per line (what a binding resolves to)."""
-    texts = [block.get("text") for block in result.content if block.get("type") == "text"]
-    return "\n".join(text for text in texts if type(text) is str)
 
 
 def render_run_text(logs: Sequence[CodeLogEntry], value: JsonValue | None) -> str:
