@@ -1,6 +1,6 @@
 # One entry point per job. Every target builds the local venv first, so a
 # fresh clone needs nothing but python3.11 on PATH.
-PYTHON ?= python3.11
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
