@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from pyrsistent import pmap, pvector
 
-from dsh_tools.definitions.validation import Shape, compile_shape, run_total, type_word
+from dsh_tools.definitions.validation import Shape, compile_shape, total_validator, type_word
 from dsh_tools.errors import OutputSchemaError
 from dsh_tools.json_values import is_json, member_path_segment
 
@@ -83,7 +83,7 @@ def validate_structured_value(schema: object, value: object) -> list[str]:
         check = compile_shape(_shape(schema))
     except Exception as error:  # noqa: BLE001 - e.g. a schema mutated by another thread
         return [f"(root): unsupported output schema: could not be compiled ({type(error).__name__})"]
-    return run_total(check, value)
+    return total_validator(check)(value)
 
 
 def _path(segments: tuple[str, ...]) -> str:
