@@ -69,8 +69,17 @@ MAX_DEPTH: Final = 512
 
 _PVECTOR_TYPE: Final[type] = type(pvector([]))
 _PMAP_TYPE: Final[type] = type(pmap({}))
-_SCALARS: Final = frozenset({str, int, bool, type(None)})
-_CONTAINERS: Final = frozenset({dict, list, tuple, _PMAP_TYPE, _PVECTOR_TYPE})
+_NONE_TYPE: Final[type] = type(None)
+
+
+def _is_scalar_type(kind: type) -> bool:
+    # Identity comparisons only: ``kind in frozenset(...)`` would call a hostile
+    # metaclass's ``__hash__``/``__eq__``, which can claim to be ``str``.
+    return kind is str or kind is int or kind is bool or kind is _NONE_TYPE
+
+
+def _is_container_type(kind: type) -> bool:
+    return kind is dict or kind is list or kind is tuple or kind is _PMAP_TYPE or kind is _PVECTOR_TYPE
 
 
 def freeze_json(value: object) -> Result[FrozenJson, str]:
@@ -97,7 +106,7 @@ def is_json(value: object) -> bool:
 
 def _scalar_problem(value: object) -> str | None:
     kind = type(value)
-    if kind in _SCALARS:
+    if _is_scalar_type(kind):
         return None
     if kind is float:
         return None if math.isfinite(value) else "non-finite number"  # type: ignore[arg-type]
@@ -110,7 +119,7 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
     A frame is ``[source, keys | None, items, position, built, changed]``.
     Paths are rendered only on failure, from the open frames.
     """
-    if type(root) not in _CONTAINERS:
+    if not _is_container_type(type(root)):
         problem = _scalar_problem(root)
         return Failure(f"(root): {problem}") if problem else Success(root)  # type: ignore[arg-type]
 
@@ -138,7 +147,7 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
             return Failure(f"{_path(stack[:-1])}: object key of type {key_type}, expected string")
         child = items[position]
         kind = type(child)
-        if kind in _CONTAINERS:
+        if _is_container_type(kind):
             if id(child) in on_path:
                 return Failure(f"{_path(stack)}: cycle")
             if len(stack) >= MAX_DEPTH:
@@ -146,7 +155,7 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
             on_path.add(id(child))
             stack.append(_open(child))
             continue
-        if kind not in _SCALARS:
+        if not _is_scalar_type(kind):
             problem = _scalar_problem(child)
             if problem is not None:
                 return Failure(f"{_path(stack)}: {problem}")
