@@ -63,9 +63,11 @@ else:  # runtime aliases, usable in isinstance-free annotations and docs
     JsonValue = object
     FrozenJson = object
 
-MAX_DEPTH: Final = 512
+MAX_DEPTH: Final = 128
 """Nesting deeper than this is "not JSON": a bound that keeps every consumer
-(orjson caps at 254 when encoding, recursive renderers, the Deno peer) safe."""
+(orjson caps at 254 when encoding, recursive renderers, the Deno peer) safe,
+with headroom for the envelopes a value is later wrapped in (a result inside a
+session event inside a transport frame) and for :func:`thaw_json`'s recursion."""
 
 _PVECTOR_TYPE: Final[type] = type(pvector([]))
 _PMAP_TYPE: Final[type] = type(pmap({}))
