@@ -106,8 +106,15 @@ def is_json(value: object) -> bool:
     return isinstance(freeze_json(value), Success)
 
 
+_INT_MIN: Final = -(2**63)
+_INT_MAX: Final = 2**64 - 1
+"""The integers :func:`dumps` (orjson) can encode; beyond them a value is not JSON here."""
+
+
 def _scalar_problem(value: object) -> str | None:
     kind = type(value)
+    if kind is int:
+        return None if _INT_MIN <= value <= _INT_MAX else "integer outside the 64-bit range"  # type: ignore[operator]
     if _is_scalar_type(kind):
         return None
     if kind is float:
@@ -157,7 +164,7 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
             on_path.add(id(child))
             stack.append(_open(child))
             continue
-        if not _is_scalar_type(kind):
+        if kind is not str and kind is not bool and kind is not _NONE_TYPE:
             problem = _scalar_problem(child)
             if problem is not None:
                 return Failure(f"{_path(stack)}: {problem}")
