@@ -254,8 +254,8 @@ def json_type_name(value: object) -> str:
         return "number"
     if kind is str:
         return "string"
-    if isinstance(value, Mapping):
+    if kind is dict or kind is _PMAP_TYPE:
         return "object"
-    if isinstance(value, Sequence):
+    if kind is list or kind is tuple or kind is _PVECTOR_TYPE:
         return "array"
     return kind.__name__
