@@ -56,10 +56,12 @@ class AbortSignal:
         self._listeners.append(callback)
 
         def remove() -> None:
-            try:
-                self._listeners.remove(callback)
-            except ValueError:
-                pass
+            # By identity: ``list.remove`` uses ``==``, so a callback with a
+            # permissive (or raising) ``__eq__`` would take another one's place.
+            for index, registered in enumerate(self._listeners):
+                if registered is callback:
+                    del self._listeners[index]
+                    return
 
         return Disposer(remove)
 
