@@ -31,7 +31,12 @@ def install_code_mode(registry: ToolRegistry, prompt: SystemPrompt) -> None:
     registry.install_transport(make_run_code(registry))
 
     def sdk_text(context: AssembleContext) -> str:
-        return render_tools_sdk(tool.schema for tool in registry.end_capabilities(context.scope))
+        # Memoised on the scope's view: an unchanged tool set is never rendered twice.
+        view = registry.scope_view(context.scope)
+        text = view.memo.get(SDK_SECTION)
+        if not isinstance(text, str):
+            text = view.memo[SDK_SECTION] = render_tools_sdk(view.schemas)
+        return text
 
     prompt.section(PromptSection(SDK_SECTION, SDK_SECTION_ORDER, sdk_text))
     prompt.protect(sections=[SDK_SECTION], tools=[RUN_CODE_NAME])

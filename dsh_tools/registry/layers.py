@@ -39,14 +39,19 @@ class Restriction:
 
 
 class ScopeView:
-    """What one scope sees: its end capabilities in order, by name, and their schemas."""
+    """What one scope sees: its end capabilities in order, by name, and their schemas.
 
-    __slots__ = ("tools", "by_name", "schemas")
+    A view lives until the next change to the layers, so anything derived from
+    it (the Code Mode SDK text) can be memoised in ``memo`` without going stale.
+    """
+
+    __slots__ = ("tools", "by_name", "schemas", "memo")
 
     def __init__(self, tools: tuple[RegisteredTool, ...]) -> None:
         self.tools = tools
         self.by_name = {tool.name: tool for tool in tools}
         self.schemas = tuple(ToolSchema(t.name, t.description, t.parameters) for t in tools)  # type: ignore[arg-type]
+        self.memo: dict[str, object] = {}
 
 
 class ToolLayers:

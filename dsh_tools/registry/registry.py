@@ -24,7 +24,7 @@ from dsh_tools.host.events import EventBus
 from dsh_tools.host.services import APPROVAL, SYSTEM_PROMPT, TOOLS
 from dsh_tools.pipeline.compose import execute_call
 from dsh_tools.pipeline.host import Guard
-from dsh_tools.registry.layers import Restriction, ToolLayers
+from dsh_tools.registry.layers import Restriction, ScopeView, ToolLayers
 from dsh_tools.registry.snapshot import snapshot
 from dsh_tools.schema import RegisteredTool, ToolDefinition, ToolSchema
 
@@ -165,6 +165,10 @@ class ToolRegistry:
     def end_capabilities(self, scope: Agent | None = None) -> tuple[RegisteredTool, ...]:
         """The visible tools without the Code Mode transport (what the SDK binds)."""
         return self._core.layers.view(self._scope(scope)).tools
+
+    def scope_view(self, scope: Agent | None = None) -> ScopeView:
+        """Internal: the cached per-scope view (valid until the next registry change)."""
+        return self._core.layers.view(self._scope(scope))
 
     def get(self, name: str, scope: Agent | None = None) -> RegisteredTool | None:
         """The snapshot ``scope`` resolves ``name`` to, or ``None`` (absent or restricted away)."""
