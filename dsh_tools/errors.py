@@ -32,6 +32,15 @@ class HarnessError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Exception's default re-calls ``cls(*self.args)`` (= ``cls(message)``),
+        # which does not match these constructors; rebuild without ``__init__``.
+        return (_rebuild, (type(self), self.args), self.__dict__)
+
+
+def _rebuild(cls: type[HarnessError], args: tuple[object, ...]) -> HarnessError:
+    return cls.__new__(cls, *args)
+
 
 class ToolNotFoundError(HarnessError):
     """The call names a tool the calling scope cannot see."""
