@@ -1,0 +1,212 @@
+"""A realistic tool catalog for the codegen golden and Deno tests.
+
+Plain Python data shaped like what plugins and MCP servers register: coding
+tools (read/write/edit, bash, grep) plus MCP-style schemas exercising every
+rendering rule — integer, anyOf, oneOf, const, nullable type lists,
+non-string enums, additionalProperties, $ref/$defs recursion, allOf,
+exotic tool and property names, and descriptions carrying ``*/`` and
+newlines.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Tool = dict[str, Any]
+
+CATALOG: list[Tool] = [
+    {
+        "name": "read_file",
+        "description": "Read a text file.\nReturns numbered lines.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "Absolute path of the file."},
+                "offset": {"type": "integer", "description": "First line to read (1-based)."},
+                "limit": {"type": "integer", "minimum": 1},
+            },
+            "required": ["path"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "write_file",
+        "description": "Write a file, replacing it. Use /* comments */ freely.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "content": {
+                    "type": "string",
+                    "description": "Full new content.\n  Ends a comment: */ (escaped).",
+                },
+            },
+            "required": ["path", "content"],
+        },
+    },
+    {
+        "name": "edit_file",
+        "description": "Apply exact-text replacements to a file.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "edits": {
+                    "type": "array",
+                    "description": "Replacements, applied in order.",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "oldText": {"type": "string", "description": "Text to find (must be unique)."},
+                            "newText": {"type": "string"},
+                        },
+                        "required": ["oldText", "newText"],
+                    },
+                },
+                "dryRun": {"type": "boolean", "default": False},
+            },
+            "required": ["path", "edits"],
+        },
+    },
+    {
+        "name": "bash",
+        "description": "Run a shell command.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "command": {"type": "string"},
+                "timeout": {"type": ["integer", "null"], "description": "Milliseconds; null for none."},
+                "env": {"type": "object", "additionalProperties": {"type": "string"}},
+            },
+            "required": ["command"],
+        },
+    },
+    {
+        "name": "grep",
+        "description": "Search file contents with a regular expression.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string"},
+                "path": {"type": "string"},
+                "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"]},
+                "-i": {"type": "boolean", "description": "Case-insensitive."},
+                "-A": {"type": "integer"},
+                "context": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+                "globs": {"type": ["array", "null"], "items": {"type": ["string", "number"]}},
+            },
+            "required": ["pattern"],
+        },
+    },
+    {
+        "name": "mcp.search",
+        "description": "MCP: search the index.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string"},
+                "filter": {
+                    "oneOf": [
+                        {"type": "string"},
+                        {
+                            "type": "object",
+                            "properties": {
+                                "field": {"type": "string"},
+                                "value": {"type": ["string", "number", "boolean"]},
+                            },
+                            "required": ["field"],
+                        },
+                    ]
+                },
+                "mode": {"const": "fuzzy"},
+            },
+            "required": ["query"],
+        },
+    },
+    {
+        "name": "my-tool",
+        "description": "A hyphenated MCP tool name.",
+        "parameters": {
+            "type": "object",
+            "properties": {"version": {"const": 2}, "flag": {"const": True}, "nothing": {"const": None}},
+            "required": ["version"],
+        },
+    },
+    {
+        "name": "set_level",
+        "description": "Set the verbosity level.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "level": {"enum": [0, 1, 2.5, -3, None, True]},
+                "scale": {"type": "number", "enum": [1, 10, 100]},
+            },
+            "required": ["level"],
+        },
+    },
+    {
+        "name": "tree",
+        "description": "Create a directory tree from a recursive spec.",
+        "parameters": {
+            "type": "object",
+            "$defs": {
+                "Node": {
+                    "type": "object",
+                    "description": "A file or directory.",
+                    "properties": {
+                        "name": {"type": "string"},
+                        "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+                    },
+                    "required": ["name"],
+                }
+            },
+            "properties": {"root": {"$ref": "#/$defs/Node"}},
+            "required": ["root"],
+        },
+    },
+    {
+        "name": "http_request",
+        "description": "Send an HTTP request.",
+        "parameters": {
+            "type": "object",
+            "definitions": {"Method": {"type": "string", "enum": ["GET", "POST", "PUT", "DELETE"]}},
+            "properties": {
+                "url": {"type": "string", "format": "uri"},
+                "method": {"$ref": "#/definitions/Method"},
+                "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+                "body": {"anyOf": [{"type": "string"}, {"type": "object"}, {"type": "null"}]},
+                "Content-Type": {"type": "string"},
+            },
+            "required": ["url", "method"],
+        },
+    },
+    {
+        "name": "new",
+        "description": "A tool whose name is a TypeScript keyword in method position.",
+        "parameters": {
+            "type": "object",
+            "properties": {"kind": {"type": "string", "enum": ["file", "dir"]}},
+            "required": ["kind"],
+        },
+    },
+    {
+        "name": "config_patch",
+        "description": "Patch the configuration.",
+        "parameters": {
+            "allOf": [
+                {"type": "object", "properties": {"target": {"type": "string"}}, "required": ["target"]},
+                {"type": "object", "properties": {"dry": {"type": "boolean"}}},
+            ]
+        },
+    },
+    {
+        "name": "list_tools",
+        "description": "",
+        "parameters": {"type": "object", "properties": {}},
+    },
+    {
+        "name": "搜索",
+        "description": "Unicode tool name; quoted.",
+        "parameters": {"type": "object", "properties": {"词": {"type": "string"}}, "required": ["词"]},
+    },
+]

@@ -1,0 +1,231 @@
+"""Totality: no input makes the codegen raise, hang or blow up."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any, NoReturn
+
+import pytest
+
+from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
+
+
+class Boom(Exception):
+    pass
+
+
+def boom(*_: object, **__: object) -> NoReturn:
+    raise Boom
+
+
+class EvilEq:
+    __eq__ = boom
+    __hash__ = object.__hash__
+
+
+class EvilHash:
+    __hash__ = boom
+
+
+class EvilGetattr:
+    def __getattr__(self, name: str) -> Any:
+        raise Boom
+
+    def __getattribute__(self, name: str) -> Any:
+        raise Boom
+
+
+class EvilMapping(Mapping[str, object]):
+    """Every protocol method raises."""
+
+    __getitem__ = boom
+    __iter__ = boom
+    __len__ = boom
+
+
+class LyingMapping(Mapping[str, object]):
+    """Claims keys it cannot deliver and iterates forever."""
+
+    def __getitem__(self, key: str) -> object:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        n = 0
+        while True:
+            n += 1
+            yield f"k{n}"
+
+    def __len__(self) -> int:
+        return 3
+
+
+class EvilDict(dict[str, object]):
+    get = boom
+    items = boom
+    __getitem__ = boom
+    __iter__ = boom
+    __len__ = boom
+
+
+class EvilStr(str):
+    __eq__ = boom
+    __hash__ = boom
+    __str__ = boom
+
+
+class EvilEqStr(str):
+    """Hashable (usable as a key) but every comparison raises."""
+
+    __eq__ = boom
+    __hash__ = str.__hash__
+    __str__ = boom
+
+
+class EndlessSequence(list[object]):
+    def __iter__(self) -> Iterator[object]:
+        while True:
+            yield {"type": "string"}
+
+
+def self_referencing() -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    schema["properties"]["me"] = schema
+    schema["properties"]["items"] = {"type": "array", "items": schema}
+    schema["anyOf"] = [schema]
+    return schema
+
+
+def deep(levels: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"x": schema}}
+    return schema
+
+
+def deep_arrays(levels: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "array", "items": schema}
+    return schema
+
+
+def ref_bomb(levels: int) -> dict[str, Any]:
+    """Each definition refers to the next twice: 2**levels paths."""
+    defs: dict[str, Any] = {f"D{levels}": {"type": "string"}}
+    for i in range(levels):
+        defs[f"D{i}"] = {"anyOf": [{"$ref": f"#/$defs/D{i + 1}"}, {"$ref": f"#/$defs/D{i + 1}"}, {"type": "null"}]}
+    return {"$defs": defs, "$ref": "#/$defs/D0"}
+
+
+HOSTILE: list[object] = [
+    self_referencing(),
+    deep(10_000),
+    deep_arrays(10_000),
+    ref_bomb(60),
+    EvilEq(),
+    EvilHash(),
+    EvilGetattr(),
+    EvilMapping(),
+    LyingMapping(),
+    EvilDict(type="string"),
+    {"type": EvilStr("string")},
+    {EvilEqStr("type"): "string", EvilEqStr("enum"): ["a"]},
+    {"type": EvilEq()},
+    {"type": "object", "properties": EvilMapping()},
+    {"type": "object", "properties": LyingMapping()},
+    {"type": "object", "properties": {"a": EvilMapping(), "b": {"type": "string"}}},
+    {"type": "object", "properties": {"a": {"description": EvilStr("d")}}},
+    {"type": "object", "properties": {1: {"type": "string"}, None: {}, (1, 2): {}, "ok": {}}},
+    {"type": "object", "properties": {"a": {}}, "required": EvilMapping()},
+    {"type": "object", "properties": {"a": {}}, "required": [EvilEq(), EvilStr("a")]},
+    {"enum": EndlessSequence()},
+    {"anyOf": EndlessSequence()},
+    {"enum": [EvilEq()]},
+    {"const": EvilGetattr()},
+    {"$ref": EvilStr("#")},
+    {"$ref": "#/" + "/".join(["x"] * 10_000)},
+    {"$ref": "#/anyOf/99999999999999999999", "anyOf": [{}]},
+    {"type": ["string", EvilEq(), None]},
+    {"type": "array", "items": EvilMapping()},
+    {"type": "object", "additionalProperties": EvilMapping()},
+    {"allOf": [EvilMapping(), {"type": "number"}]},
+    {"enum": list(range(20_000))},
+    {"type": "object", "properties": {f"p{i}": {} for i in range(20_000)}},
+    {"const": 10**5000},
+    {"const": float("inf")},
+    b"bytes",
+    object(),
+    Boom(),
+]
+
+
+# Indices, not values: pytest itself would trip over the hostile objects.
+@pytest.mark.parametrize("index", range(len(HOSTILE)))
+@pytest.mark.parametrize("indent", [0, 3])
+def test_json_schema_to_ts_never_raises(index: int, indent: int) -> None:
+    schema = HOSTILE[index]
+    started = time.perf_counter()
+    text = json_schema_to_ts(schema, indent)
+    assert isinstance(text, str) and text
+    text.encode("utf-8")  # always encodable
+    assert time.perf_counter() - started < 5
+    assert len(text) < 5_000_000
+
+
+def test_cycles_render_unknown_at_the_recursion_point() -> None:
+    text = json_schema_to_ts({"type": "object", "properties": {"me": self_referencing()}})
+    assert "unknown" in text
+
+
+def test_deep_nesting_degrades_below_the_depth_limit() -> None:
+    text = json_schema_to_ts(deep(10_000))
+    assert text.count("{") < 100 and "unknown" in text
+
+
+def test_siblings_of_a_hostile_member_survive() -> None:
+    text = json_schema_to_ts(
+        {"type": "object", "properties": {"a": EvilMapping(), "b": {"type": "string"}}, "required": ["b"]}
+    )
+    assert text == "{\n  a?: unknown;\n  b: string;\n}"
+
+
+def test_non_str_keys_are_dropped_and_str_subclass_keys_copied() -> None:
+    class Key(str):
+        pass
+
+    text = json_schema_to_ts({"type": "object", "properties": {1: {}, Key("k"): {"type": "string"}}})
+    assert text == "{\n  k?: string;\n}"
+
+
+class EvilTool:
+    @property
+    def name(self) -> str:
+        raise Boom
+
+
+HOSTILE_SETS: list[Any] = [
+    [EvilTool(), {"name": "ok", "description": None, "parameters": None}],
+    [{"name": 5}, {"name": None}, {"name": EvilStr("x")}, "string", 3, None, EvilGetattr()],
+    [{"name": "cyc", "description": EvilStr("d"), "parameters": self_referencing()}],
+    [{"name": "deep", "description": "d", "parameters": deep(10_000)}],
+    [EvilMapping(), LyingMapping(), EvilDict(name="x")],
+    EndlessSequence(),
+    EvilGetattr(),
+    None,
+    42,
+]
+
+
+@pytest.mark.parametrize("index", range(len(HOSTILE_SETS)))
+def test_render_tools_sdk_never_raises(index: int) -> None:
+    text = render_tools_sdk(HOSTILE_SETS[index])
+    assert "declare const tools: {" in text and text.endswith("};\n```")
+
+
+def test_iterable_failing_midway_keeps_what_it_yielded() -> None:
+    def tools() -> Iterator[dict[str, object]]:
+        yield {"name": "first", "description": "", "parameters": {}}
+        raise Boom
+
+    assert "  first(args: unknown): Promise<string>;" in render_tools_sdk(tools())

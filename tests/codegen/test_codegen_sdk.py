@@ -1,0 +1,232 @@
+"""render_tools_sdk: layout, ordering, determinism, input forms, caching."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from codegen_catalog import CATALOG
+from pyrsistent import freeze
+
+from dsh_tools_codegen import SDK_USAGE, ToolSchemaLike, json_schema_to_ts, render_tools_sdk
+from dsh_tools_codegen._sdk import _CACHE
+
+
+@dataclass(frozen=True)
+class Schema:
+    name: str
+    description: str
+    parameters: object
+
+
+def tool(name: str, description: str = "", parameters: object = None) -> dict[str, object]:
+    return {"name": name, "description": description, "parameters": parameters}
+
+
+def block(text: str) -> list[str]:
+    """The lines between ``declare const tools: {`` and ``};``."""
+    lines = text.split("\n")
+    start = lines.index("declare const tools: {")
+    return lines[start + 1 : lines.index("};")]
+
+
+def test_layout_usage_then_one_fenced_ts_block() -> None:
+    text = render_tools_sdk([tool("read_file", "Read.", {"type": "object"})])
+    assert text == (
+        f"{SDK_USAGE}\n\n```ts\ndeclare const tools: {{\n"
+        "  /** Read. */\n  read_file(args: Record<string, unknown>): Promise<string>;\n};\n```"
+    )
+    assert text.count("```") == 2
+
+
+def test_usage_text_covers_the_contract() -> None:
+    for phrase in (
+        "body of an async function",
+        "await tools.name({ ... })",
+        "Promise<string>",
+        "rejects",
+        "try/catch",
+        "`console.log` or `return`",
+        "one at a time",
+    ):
+        assert phrase in SDK_USAGE
+    assert "\n" not in SDK_USAGE and "```" not in SDK_USAGE
+
+
+def test_empty_set() -> None:
+    assert render_tools_sdk([]).endswith("```ts\ndeclare const tools: {\n};\n```")
+
+
+def test_tools_are_in_code_point_order() -> None:
+    names = ["b", "B", "a", "_x", "é", "Z", "my-tool", "$d", "a1", "a_"]
+    lines = block(render_tools_sdk(tool(n) for n in names))
+    rendered = [line.split("(args")[0].strip().strip('"') for line in lines]
+    assert rendered == sorted(names) == ["$d", "B", "Z", "_x", "a", "a1", "a_", "b", "my-tool", "é"]
+
+
+def test_byte_identical_for_the_same_set_in_any_order() -> None:
+    expected = render_tools_sdk(CATALOG)
+    shuffled = list(CATALOG)
+    for seed in range(5):
+        random.Random(seed).shuffle(shuffled)
+        assert render_tools_sdk(shuffled) == expected
+        assert render_tools_sdk(tuple(shuffled)) == expected
+
+
+def test_duplicate_names_render_deterministically() -> None:
+    a, b = tool("x", "one", {"type": "object"}), tool("x", "two", {"type": "string"})
+    assert render_tools_sdk([a, b]) == render_tools_sdk([b, a])
+    assert render_tools_sdk([a, a]) == render_tools_sdk([a])
+
+
+def test_member_shape_and_args_type() -> None:
+    for entry in CATALOG:
+        args = json_schema_to_ts(entry["parameters"], indent=1)
+        assert f"(args: {args}): Promise<string>;" in render_tools_sdk([entry])
+
+
+def test_exotic_tool_names_are_quoted_keys() -> None:
+    lines = block(render_tools_sdk([tool("my-tool"), tool("ns.tool"), tool("new"), tool("1x"), tool("ok_$")]))
+    assert lines == [
+        '  "1x"(args: unknown): Promise<string>;',
+        '  "my-tool"(args: unknown): Promise<string>;',
+        '  "new"(args: unknown): Promise<string>;',  # bare `new(` would be a construct signature
+        '  "ns.tool"(args: unknown): Promise<string>;',
+        "  ok_$(args: unknown): Promise<string>;",
+    ]
+
+
+def test_description_is_one_line_jsdoc_with_comment_end_escaped() -> None:
+    lines = block(render_tools_sdk([tool("t", "Line one.\nLine */ two.\r\n\n  Three.")]))
+    assert lines[0] == "  /** Line one. Line *\\/ two. Three. */"
+
+
+@pytest.mark.parametrize("description", [None, "", " \n\t", 7])
+def test_missing_description_has_no_jsdoc(description: object) -> None:
+    lines = block(render_tools_sdk([{"name": "t", "description": description, "parameters": {}}]))
+    assert lines == ["  t(args: unknown): Promise<string>;"]
+
+
+def test_mapping_attribute_and_frozen_forms_agree() -> None:
+    by_mapping = render_tools_sdk(CATALOG)
+    schemas: list[ToolSchemaLike] = [Schema(t["name"], t["description"], t["parameters"]) for t in CATALOG]
+    assert render_tools_sdk(schemas) == by_mapping
+    assert render_tools_sdk([{**t, "parameters": t["parameters"]} for t in CATALOG]) == by_mapping
+    frozen_tools = [freeze(t) for t in CATALOG]
+    # PMap has no meaningful order: its properties render in code-point order.
+    sorted_props = render_tools_sdk([freeze(t) for t in CATALOG])
+    assert render_tools_sdk(frozen_tools) == sorted_props
+    assert "  /** Run a shell command. */\n  bash(args: {\n    command: string;\n    env?:" in sorted_props
+
+
+def test_missing_keys_and_attributes() -> None:
+    class OnlyName:
+        name = "bare"
+
+    incomplete: list[Any] = [OnlyName(), {"name": "m"}]
+    assert block(render_tools_sdk(incomplete)) == [
+        "  bare(args: unknown): Promise<string>;",
+        "  m(args: unknown): Promise<string>;",
+    ]
+
+
+def test_cache_never_serves_stale_text_for_a_mutated_dict() -> None:
+    params: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "string"}}}
+    first = render_tools_sdk([tool("t", "d", params)])
+    params["properties"]["a"] = {"type": "number"}
+    second = render_tools_sdk([tool("t", "d", params)])
+    assert "a?: string;" in first and "a?: number;" in second
+    params["properties"] = {"b": {}, "a": {}}
+    assert block(render_tools_sdk([tool("t", "d", params)]))[2:4] == ["    b?: unknown;", "    a?: unknown;"]
+
+
+def test_cache_distinguishes_values_that_compare_equal() -> None:
+    consts: list[object] = [True, 1, 1.0, False, 0, 0.0, -0.0]
+    texts = [render_tools_sdk([tool("t", "", {"const": c})]) for c in consts]
+    assert [block(t)[0].split("args: ")[1].split(")")[0] for t in texts] == [
+        "true", "1", "1.0", "false", "0", "0.0", "-0.0",
+    ]
+    frozen = [render_tools_sdk([tool("t", "", freeze({"enum": [c]}))]) for c in consts]
+    assert frozen == texts  # a one-value enum renders like const
+
+
+def test_cache_keys_include_name_and_description() -> None:
+    params = freeze({"type": "string"})
+    assert "/** one */" in render_tools_sdk([tool("t", "one", params)])
+    assert "/** two */" in render_tools_sdk([tool("t", "two", params)])
+    assert "  u(args: string)" in render_tools_sdk([tool("u", "two", params)])
+
+
+def test_frozen_identity_and_equal_copies_render_alike() -> None:
+    params: Any = freeze({"type": "object", "properties": {"z": {"type": "string"}, "a": {"const": 1}}})
+    first = render_tools_sdk([tool("t", "", params)])
+    assert render_tools_sdk([tool("t", "", params)]) == first  # identity hit
+    copy = freeze({"type": "object", "properties": {"a": {"const": 1}, "z": {"type": "string"}}})
+    assert copy is not params and render_tools_sdk([tool("t", "", copy)]) == first
+    changed = params.set("properties", params["properties"].set("a", freeze({"const": True})))
+    assert "a?: true;" in render_tools_sdk([tool("t", "", changed)])
+
+
+def test_cached_and_cold_output_are_identical() -> None:
+    warm = render_tools_sdk(CATALOG)
+    _CACHE.clear()
+    assert render_tools_sdk(CATALOG) == warm
+    frozen = [freeze(t) for t in CATALOG]
+    warm_frozen = render_tools_sdk(frozen)
+    _CACHE.clear()
+    assert render_tools_sdk(frozen) == warm_frozen
+
+
+def test_uncacheable_parameters_render_every_time() -> None:
+    class Props(dict[str, object]):
+        pass
+
+    params = {"type": "object", "properties": Props(a={"type": "string"})}
+    assert "a?: string;" in render_tools_sdk([tool("t", "", params)])
+    params["properties"]["a"] = {"type": "number"}  # type: ignore[index]
+    assert "a?: number;" in render_tools_sdk([tool("t", "", params)])
+
+
+def realistic_tools(count: int) -> list[dict[str, Any]]:
+    rnd = random.Random(7)
+    pool: dict[str, Any] = {
+        "path": {"type": "string", "description": "Absolute path of the file to operate on."},
+        "offset": {"type": "integer", "description": "Line to start at (1-based)."},
+        "limit": {"type": ["integer", "null"]},
+        "mode": {"enum": ["fast", "slow", "auto"], "description": "Speed."},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "options": {
+            "type": "object",
+            "properties": {"recursive": {"type": "boolean"}, "depth": {"type": "number"}},
+            "required": ["recursive"],
+        },
+        "filter": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+    }
+    tools = []
+    for i in range(count):
+        keys = rnd.sample(list(pool), rnd.randint(3, 7))
+        tools.append(
+            tool(
+                f"tool_{i:04d}",
+                f"Tool number {i}: does a realistic thing\nwith a second line.",
+                {"type": "object", "properties": {k: pool[k] for k in keys}, "required": keys[:2]},
+            )
+        )
+    return tools
+
+
+@pytest.mark.parametrize("frozen", [False, True])
+def test_unchanged_set_of_1000_tools_renders_within_budget(frozen: bool) -> None:
+    tools: list[Any] = realistic_tools(1000)
+    if frozen:
+        tools = [freeze(t) for t in tools]
+    expected = render_tools_sdk(tools)
+    timings = []
+    for _ in range(5):
+        started = time.perf_counter()
+        assert render_tools_sdk(tools) == expected
+        timings.append(time.perf_counter() - started)
+    assert min(timings) < 0.010 * 5  # measured ≈ 3 ms; 5x slack for loaded CI machines
