@@ -86,6 +86,7 @@ class ToolExecution(Record):
     """The pipeline-owned call: immutable identity plus the operational ``signal``."""
 
     _wire_skip = frozenset({"token", "parent", "signal"})
+    _json_fields = frozenset({"arguments"})
     token: ToolExecutionToken
     call_id: str
     name: str
