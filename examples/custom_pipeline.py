@@ -1,0 +1,61 @@
+"""A custom pipeline built from the public stages (see docs/pipeline.md).
+
+It keeps the standard stages but (1) drops approval: an ``Ask`` is denied
+outright, for a batch job with nobody to ask, and (2) adds a per-agent call
+budget as an extra gate after the guards. Everything here type-checks under
+``mypy --strict``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from returns.result import Failure, Result, Success
+
+from dsh_tools import Agent, Ask, ToolExecution, ToolExecutionInput, ToolExecutionResult, ToolRegistry
+from dsh_tools.pipeline import (
+    Gate,
+    PipelineHost,
+    Settled,
+    check_guards,
+    decide,
+    error_result,
+    execute_call,
+    run_pre_execute,
+)
+
+
+async def pre_execute_without_approval(host: PipelineHost, execution: ToolExecution) -> Result[ToolExecution, Settled]:
+    """The pre-execute gate, but an ``Ask`` is a denial: nobody is there to answer."""
+    decision = await run_pre_execute(host, execution)
+    if isinstance(decision, Failure):
+        return Failure(Settled(execution, error_result(execution.call_id, decision.failure())))
+    match decision.unwrap():
+        case Ask(reason=reason):
+            return Failure(Settled(execution, error_result(execution.call_id, reason or "approval needed")))
+        case other:
+            return await decide(host, execution, other)
+
+
+def call_budget(limit: int) -> Gate:
+    """A gate that settles a call once its agent has made ``limit`` calls."""
+    spent: Counter[Agent | None] = Counter()
+
+    async def gate(host: PipelineHost, execution: ToolExecution) -> Result[ToolExecution, Settled]:
+        spent[execution.agent] += 1
+        if spent[execution.agent] > limit:
+            return Failure(Settled(execution, error_result(execution.call_id, f"call budget of {limit} spent")))
+        return Success(execution)
+
+    return gate
+
+
+def batch_gates(limit: int) -> Sequence[Gate]:
+    """The gates of the batch pipeline, in order."""
+    return (pre_execute_without_approval, check_guards, call_budget(limit))
+
+
+async def execute_batch(registry: ToolRegistry, call: ToolExecutionInput, gates: Sequence[Gate]) -> ToolExecutionResult:
+    """``registry.execute`` with the batch gates; dispatch, post-execute and observers unchanged."""
+    return await execute_call(registry, call, gates=gates)
