@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 from returns.result import Failure
 
 from dsh_tools.json_values import FrozenJson, freeze_json
@@ -23,7 +25,7 @@ class SessionLog:
 
     def append(self, type: str, data: object) -> None:  # noqa: A002 - the SPEC's name
         """Append one event; ``TypeError`` if ``type`` is not a str or ``data`` is not JSON."""
-        if not isinstance(type, str) or not type:
+        if builtins.type(type) is not str or not type:  # exact: a str subclass carries state
             raise TypeError("a session event type must be a non-empty str")
         frozen = freeze_json(data)
         if isinstance(frozen, Failure):
