@@ -210,20 +210,27 @@ def member_path_segment(key: str, *, first: bool) -> str:
 
 
 def thaw_json(value: object) -> object:
-    """Turn a frozen JSON value back into plain ``dict``/``list`` (new objects)."""
-    if isinstance(value, PMap):
-        return {k: thaw_json(v) for k, v in value.items()}
-    if isinstance(value, PVector) or type(value) is tuple or type(value) is list:
-        return [thaw_json(v) for v in value]
-    if type(value) is dict:
-        return {k: thaw_json(v) for k, v in value.items()}
+    """Turn a frozen JSON value back into plain ``dict``/``list`` (new objects).
+
+    A ``PMap`` has no key order of its own (it iterates in hash order, which
+    changes from one process to the next), so its keys come out sorted by code
+    point: the same frozen value thaws, and therefore serializes, to the same
+    text in every process. Plain dicts keep their insertion order.
+    """
+    kind = type(value)
+    if kind is _PMAP_TYPE:
+        return {k: thaw_json(value[k]) for k in sorted(value)}  # type: ignore[index,call-overload]
+    if kind is _PVECTOR_TYPE or kind is tuple or kind is list:
+        return [thaw_json(v) for v in value]  # type: ignore[attr-defined]
+    if kind is dict:
+        return {k: thaw_json(v) for k, v in value.items()}  # type: ignore[attr-defined]
     return value
 
 
 def _encode_default(value: object) -> object:
     kind = type(value)
     if kind is _PMAP_TYPE:
-        return dict(value)  # type: ignore[call-overload]
+        return {k: value[k] for k in sorted(value)}  # type: ignore[index,call-overload]  # canonical order
     if kind is _PVECTOR_TYPE:
         return list(value)  # type: ignore[call-overload]
     raise TypeError(f"{kind.__name__} is not JSON")
