@@ -1,0 +1,446 @@
+"""The JSON boundary: freeze_json / is_json are total; frozen values are immutable and detached."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from typing import Any, NoReturn
+
+import pytest
+from pyrsistent import PMap, PVector, pmap, pvector
+from returns.result import Failure, Success
+
+from dsh_tools.json_values import (
+    MAX_DEPTH,
+    dumps,
+    freeze_json,
+    is_json,
+    json_type_name,
+    thaw_json,
+)
+
+
+def failure_of(value: object) -> str:
+    result = freeze_json(value)
+    assert isinstance(result, Failure), f"expected not JSON: {value!r}"
+    message = result.failure()
+    assert isinstance(message, str)
+    return message
+
+
+def frozen(value: object) -> Any:
+    result = freeze_json(value)
+    assert isinstance(result, Success), result
+    return result.unwrap()
+
+
+def is_pmap(value: object) -> bool:
+    return isinstance(value, PMap)
+
+
+def is_pvector(value: object) -> bool:
+    return isinstance(value, PVector)
+
+
+def nested_lists(levels: int) -> object:
+    value: object = 0
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def nested_dicts(levels: int) -> object:
+    value: object = 0
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+# -- hostile objects ---------------------------------------------------------
+
+
+class RaisingEq:
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("__eq__")
+
+    def __hash__(self) -> int:
+        raise RuntimeError("__hash__")
+
+
+class RaisingEverything:
+    def __getattr__(self, name: str) -> NoReturn:
+        raise RuntimeError(f"__getattr__ {name}")
+
+    def __iter__(self) -> NoReturn:
+        raise RuntimeError("__iter__")
+
+    def __len__(self) -> int:
+        raise RuntimeError("__len__")
+
+    def __str__(self) -> str:
+        raise RuntimeError("__str__")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("__repr__")
+
+    def __bool__(self) -> bool:
+        raise RuntimeError("__bool__")
+
+
+class StatelessDict(dict[str, Any]):
+    pass
+
+
+class StatefulDict(dict[str, Any]):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.secret = "extra"
+
+
+class StatelessList(list[Any]):
+    pass
+
+
+class LyingList(list[Any]):
+    """Iterating it yields something other than what it holds."""
+
+    def __iter__(self) -> Any:
+        return iter(["lie"])
+
+    def __len__(self) -> int:
+        raise RuntimeError("__len__")
+
+
+class MyStr(str):
+    pass
+
+
+class MyInt(int):
+    pass
+
+
+class MyFloat(float):
+    pass
+
+
+class ImpersonatingMeta(type):
+    """A metaclass claiming, via hash and equality, to be ``str``."""
+
+    def __hash__(cls) -> int:
+        return hash(str)
+
+    def __eq__(cls, other: object) -> bool:
+        return True
+
+
+class Impersonator(metaclass=ImpersonatingMeta):
+    pass
+
+
+class RaisingHashMeta(type):
+    def __hash__(cls) -> int:
+        raise RuntimeError("metaclass __hash__")
+
+
+class RaisingHash(metaclass=RaisingHashMeta):
+    pass
+
+
+class WithDict:
+    def __init__(self) -> None:
+        self.a = 1
+
+
+def self_referencing_dict() -> dict[str, Any]:
+    d: dict[str, Any] = {"x": 1}
+    d["self"] = d
+    return d
+
+
+def self_referencing_list() -> list[Any]:
+    items: list[Any] = [1]
+    items.append(items)
+    return items
+
+
+def mutual_cycle() -> dict[str, Any]:
+    a: dict[str, Any] = {}
+    b: list[Any] = [a]
+    a["b"] = b
+    return {"root": a}
+
+
+HOSTILE: list[object] = [
+    RaisingEq(),
+    RaisingEverything(),
+    [RaisingEverything()],
+    {"k": RaisingEq()},
+    StatelessDict(),
+    StatefulDict(a=1),
+    StatelessList(),
+    LyingList([1]),
+    MyStr("s"),
+    MyInt(1),
+    MyFloat(1.0),
+    True.__class__,  # a type object
+    Impersonator(),
+    [Impersonator()],
+    RaisingHash(),
+    {"k": RaisingHash()},
+    WithDict(),
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+    [1, [2, {"x": float("nan")}]],
+    {"a": {"b": [0.0, float("-inf")]}},
+    self_referencing_dict(),
+    self_referencing_list(),
+    mutual_cycle(),
+    {1: "int key"},
+    {None: "none key"},
+    {MyStr("k"): 1},
+    {("a",): 1},
+    b"bytes",
+    bytearray(b"x"),
+    memoryview(b"x"),
+    {1, 2},
+    frozenset({1}),
+    OrderedDict(a=1),
+    range(3),
+    iter([1]),
+    object(),
+    print,
+    lambda: None,
+    1j,
+    2**64,
+    -(2**63) - 1,
+    nested_lists(MAX_DEPTH + 1),
+    nested_dicts(MAX_DEPTH + 1),
+]
+
+
+@pytest.mark.parametrize("index", range(len(HOSTILE)), ids=[f"{i}-{type(v).__name__}" for i, v in enumerate(HOSTILE)])
+def test_hostile_values_are_not_json_and_never_raise(index: int) -> None:
+    value = HOSTILE[index]  # looked up here: pytest itself would trip over the hostile ones
+    assert is_json(value) is False
+    assert isinstance(freeze_json(value), Failure)
+
+
+@pytest.mark.parametrize("levels", [100_000])
+@pytest.mark.parametrize("build", [nested_lists, nested_dicts], ids=["lists", "dicts"])
+def test_very_deep_nesting_is_not_json_quickly(build: Any, levels: int) -> None:
+    value = build(levels)
+    start = time.perf_counter()
+    message = failure_of(value)
+    assert time.perf_counter() - start < 0.5
+    assert "nesting deeper than" in message
+
+
+def test_depth_limit_is_exact_and_encodable() -> None:
+    deepest = nested_lists(MAX_DEPTH)
+    assert is_json(deepest)
+    # anything accepted can be encoded, even wrapped in a few envelopes, and thawed
+    assert dumps({"event": {"data": [frozen(deepest)]}}).startswith(b'{"event":{"data":[[[')
+    assert thaw_json(frozen(deepest)) == deepest
+    assert not is_json(nested_lists(MAX_DEPTH + 1))
+
+
+def test_valid_values_are_json() -> None:
+    values: list[object] = [None, True, False, 0, -1, 2**63, -(2**63), 2**64 - 1, 1.5, -0.0, "", "ü\x00", [], (), {}]
+    for value in values:
+        assert is_json(value), value
+    assert is_json({"a": [1, 2.5, "x", None, True, {"b": ()}], "": {}})
+
+
+def test_integers_are_json_exactly_when_dumps_can_encode_them() -> None:
+    for n in (2**64 - 1, -(2**63), 2**64, -(2**63) - 1, 10**30):
+        encodable = True
+        try:
+            dumps(n)
+        except TypeError:
+            encodable = False
+        assert is_json(n) is encodable, n
+
+
+def test_shared_non_cyclic_references_are_fine() -> None:
+    shared = {"x": [1]}
+    value = {"a": shared, "b": shared, "c": [shared, shared]}
+    assert thaw_json(frozen(value)) == value
+
+
+def test_tuples_become_pvectors_and_dicts_pmaps() -> None:
+    out = frozen({"t": (1, (2, 3)), "l": [{"k": "v"}]})
+    kind: object = type(out)
+    assert kind is type(pmap())
+    assert is_pmap(out)
+    t = out["t"]
+    assert is_pvector(t) and t == pvector([1, pvector([2, 3])])
+    assert is_pvector(out["l"]) and is_pmap(out["l"][0])
+    assert frozen((1, 2)) == pvector([1, 2])
+
+
+def test_scalars_freeze_to_themselves() -> None:
+    s = "a string"
+    assert frozen(s) is s
+    assert frozen(None) is None
+    big = 2**40
+    assert frozen(big) is big
+    assert frozen(1.25) == 1.25
+
+
+def test_frozen_value_is_immutable() -> None:
+    out = frozen({"a": [1, {"b": 2}]})
+    assert is_pmap(out)
+    with pytest.raises((TypeError, AttributeError)):
+        out["a"] = 3
+    inner = out["a"]
+    assert is_pvector(inner)
+    with pytest.raises((TypeError, AttributeError)):
+        inner[0] = 9
+    grown = inner.append(1)  # persistent: a new vector, the frozen one unchanged
+    assert grown is not inner and len(inner) == 2
+    assert thaw_json(out) == {"a": [1, {"b": 2}]}
+
+
+def test_frozen_value_is_detached_from_its_input() -> None:
+    source: dict[str, Any] = {"a": [1, {"b": 2}], "c": "x"}
+    out = frozen(source)
+    source["a"][1]["b"] = 99
+    source["a"].append("more")
+    source["new"] = 1
+    assert thaw_json(out) == {"a": [1, {"b": 2}], "c": "x"}
+
+
+def test_already_frozen_values_keep_their_identity() -> None:
+    out = frozen({"a": [1, {"b": (2, 3)}], "c": "x"})
+    again = frozen(out)
+    assert again is out
+    assert is_pmap(out)
+    assert frozen(out["a"]) is out["a"]
+    flat = pvector([1, "two", None])
+    assert frozen(flat) is flat
+
+
+def test_frozen_containers_holding_mutable_data_are_refrozen() -> None:
+    # a PMap built by anyone may hold plain (mutable) containers inside
+    inner = [1, 2]
+    mixed = pmap({"list": inner})
+    out = frozen(mixed)
+    assert out is not mixed
+    assert is_pmap(out) and is_pvector(out["list"])
+    inner.append(3)
+    assert thaw_json(out) == {"list": [1, 2]}
+
+
+def test_frozen_containers_holding_hostile_data_are_not_json() -> None:
+    assert not is_json(pmap({"k": float("nan")}))
+    assert not is_json(pvector([RaisingEverything()]))
+    assert not is_json(pmap({1: "x"}))
+
+
+def test_thaw_returns_plain_new_containers() -> None:
+    out = frozen({"a": [1, {"b": (2,)}]})
+    plain = thaw_json(out)
+    assert plain == {"a": [1, {"b": [2]}]}
+    assert type(plain) is dict
+    assert isinstance(plain, dict)
+    assert type(plain["a"]) is list and type(plain["a"][1]) is dict
+    plain["a"].append(5)  # mutating the thawed copy leaves the frozen value alone
+    assert thaw_json(out) == {"a": [1, {"b": [2]}]}
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        (float("nan"), "(root)"),
+        (b"x", "(root)"),
+        ({"a": {"b": [0, float("inf")]}}, "a.b[1]"),
+        ({"my key": {1.5: 1}}, '["my key"]'),
+        ({"my key": [None, b""]}, '["my key"][1]'),
+        ([[0, [set()]]], "[0][1][0]"),
+        ({"a": {"b c": {"d": object()}}}, 'a["b c"].d'),
+        ({"ok": 1, "x": [1, {"y": MyStr("s")}]}, "x[1].y"),
+    ],
+)
+def test_failures_are_path_qualified(value: object, path: str) -> None:
+    message = failure_of(value)
+    assert message.startswith(f"{path}: "), message
+
+
+def test_failure_messages_say_what_is_wrong() -> None:
+    assert "non-finite" in failure_of([float("nan")])
+    assert "bytes" in failure_of({"b": b""})
+    assert "StatefulDict" in failure_of([StatefulDict()])
+    assert "cycle" in failure_of(self_referencing_dict())
+    assert "cycle" in failure_of(self_referencing_list())
+    assert "cycle" in failure_of(mutual_cycle())
+    assert "key" in failure_of({"a": {3: 1}}) and "int" in failure_of({"a": {3: 1}})
+
+
+def test_cycle_path_points_at_the_back_reference() -> None:
+    assert failure_of(self_referencing_dict()).startswith("self: ")
+    assert failure_of(mutual_cycle()).startswith("root.b[0]: ")
+
+
+def test_no_user_code_runs_during_the_walk() -> None:
+    calls: list[str] = []
+
+    class Spy(dict[str, Any]):
+        def keys(self) -> Any:
+            calls.append("keys")
+            return super().keys()
+
+        def __iter__(self) -> Any:
+            calls.append("iter")
+            return super().__iter__()
+
+        def __eq__(self, other: object) -> bool:
+            calls.append("eq")
+            return True
+
+        __hash__ = None
+
+    assert not is_json({"x": [Spy(a=1)]})
+    assert not is_json(Impersonator())
+    assert calls == []
+
+
+def test_dumps_encodes_plain_and_frozen_values() -> None:
+    value = {"a": [1, 2.5, None, True, "s", {"b": ()}]}
+    expected = b'{"a":[1,2.5,null,true,"s",{"b":[]}]}'
+    assert dumps(value) == expected
+    assert dumps(frozen(value)) == expected
+
+
+@pytest.mark.parametrize("value", [b"x", {1, 2}, StatefulDict(a=1), MyStr("s"), object(), {"k": [WithDict()]}])
+def test_dumps_refuses_non_json_with_type_error(value: object) -> None:
+    with pytest.raises(TypeError):
+        dumps(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "name"),
+    [
+        (None, "null"),
+        (True, "boolean"),
+        (False, "boolean"),
+        (0, "integer"),
+        (1.0, "number"),
+        (math.inf, "number"),
+        ("", "string"),
+        ({}, "object"),
+        (pmap(), "object"),
+        ([], "array"),
+        ((), "array"),
+        (pvector(), "array"),
+        (b"x", "bytes"),
+        (bytearray(), "bytearray"),
+        ({1}, "set"),
+        (StatelessDict(), "StatelessDict"),
+        (RaisingEverything(), "RaisingEverything"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else type(v).__name__,
+)
+def test_json_type_name(value: object, name: str) -> None:
+    assert json_type_name(value) == name
