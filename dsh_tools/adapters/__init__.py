@@ -1,0 +1,1 @@
+"""Adapters between dsh-tools records and model APIs' wire shapes (no network)."""
