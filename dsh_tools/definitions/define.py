@@ -28,6 +28,7 @@ from dsh_tools.definitions.validation import compile_spec
 from dsh_tools.errors import ToolArgsError
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import FrozenJson, JsonValue, freeze_json, thaw_json
+from pyrsistent.typing import PMap
 from dsh_tools.presentation import (
     DiffCallView,
     DiffResultView,
@@ -66,25 +67,25 @@ class DefinedTool(Generic[A]):
     """
 
     __slots__ = (
+        "_args_type",
         "_body",
         "_convert",
+        "_description",
+        "_name",
+        "_parameters",
         "_present_call",
         "_present_result",
+        "_spec",
+        "_timeout_ms",
         "_validate",
-        "args_type",
-        "description",
-        "name",
-        "parameters",
-        "spec",
-        "timeout_ms",
     )
 
-    name: str
-    description: str
-    parameters: FrozenJson
-    spec: Mapping[str, Prop]
-    args_type: type | None
-    timeout_ms: float | None
+    _name: str
+    _description: str
+    _parameters: PMap[str, FrozenJson]
+    _spec: Mapping[str, Prop]
+    _args_type: type | None
+    _timeout_ms: float | None
     _body: Callable[[A, ToolExecution], Awaitable[ToolReturn]]
     _validate: Callable[[object], list[str]]
     _convert: Callable[[object], Any]
@@ -105,12 +106,12 @@ class DefinedTool(Generic[A]):
     ) -> None:
         schema = freeze_json(schema_spec_to_json_schema(spec)).unwrap()
         values: dict[str, object] = {
-            "name": name,
-            "description": description,
-            "parameters": schema,
-            "spec": MappingProxyType(spec),
-            "args_type": args_type,
-            "timeout_ms": timeout_ms,
+            "_name": name,
+            "_description": description,
+            "_parameters": schema,
+            "_spec": MappingProxyType(spec),
+            "_args_type": args_type,
+            "_timeout_ms": timeout_ms,
             "_body": body,
             "_validate": compile_spec(spec),
             # A TypedDict body gets plain dict/list (what its annotation promises);
@@ -121,6 +122,36 @@ class DefinedTool(Generic[A]):
         }
         for slot, value in values.items():
             object.__setattr__(self, slot, value)
+
+    @property
+    def name(self) -> str:
+        """The tool name the model calls."""
+        return self._name
+
+    @property
+    def description(self) -> str:
+        """What the model reads about the tool."""
+        return self._description
+
+    @property
+    def parameters(self) -> PMap[str, FrozenJson]:
+        """The deep-frozen JSON Schema of the arguments (object-rooted)."""
+        return self._parameters
+
+    @property
+    def spec(self) -> Mapping[str, Prop]:
+        """The checked ``SchemaSpec`` both the schema and the validator came from (read-only)."""
+        return self._spec
+
+    @property
+    def args_type(self) -> type | None:
+        """The TypedDict given as ``args=``, or ``None`` for a ``parameters=`` tool."""
+        return self._args_type
+
+    @property
+    def timeout_ms(self) -> float | None:
+        """The cooperative time budget in milliseconds, or ``None`` (never sent to the model)."""
+        return self._timeout_ms
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"DefinedTool is immutable; cannot set {name!r}")

@@ -40,6 +40,9 @@ class Everything(TypedDict):
     maybe_config: NotRequired[Config | None]
 
 
+make_typed_dict: Any = TypedDict
+"""The functional TypedDict form, for annotations built at run time."""
+
 READ_SPEC = {
     "path": Prop("string", required=True, description="Absolute file path"),
     "offset": Prop("integer"),
@@ -141,7 +144,7 @@ def test_unsupported_types_name_the_inner_field(typed_dict: type, field: str) ->
     [Any, object, bytes, set[str], tuple[int, int], dict[int, str], int | str, Literal["a", 1], list, Literal[1.5]],
 )
 def test_anything_else_is_a_type_error_naming_the_field(annotation: object) -> None:
-    bad = TypedDict("bad", {"field_x": annotation})  # type: ignore[misc]
+    bad = make_typed_dict("bad", {"field_x": annotation})
     with pytest.raises(TypeError, match='"field_x"'):
         typed_dict_spec(bad)
 
@@ -152,18 +155,16 @@ def test_not_a_typed_dict_is_a_type_error() -> None:
 
 
 def test_annotated_prop_contradictions_are_type_errors() -> None:
-    wrong_type = TypedDict("wrong_type", {"x": Annotated[str, Prop("integer")]})  # type: ignore[misc]
+    wrong_type = make_typed_dict("wrong_type", {"x": Annotated[str, Prop("integer")]})
     with pytest.raises(TypeError, match='"x"'):
         typed_dict_spec(wrong_type)
-    wrongly_required = TypedDict(  # type: ignore[misc]
-        "wrongly_required", {"x": NotRequired[Annotated[str, Prop(required=True)]]}
-    )
+    wrongly_required = make_typed_dict("wrongly_required", {"x": NotRequired[Annotated[str, Prop(required=True)]]})
     with pytest.raises(TypeError, match="Required"):
         typed_dict_spec(wrongly_required)
 
 
 def test_annotated_prop_adds_enum_and_default() -> None:
-    extra = TypedDict("extra", {"x": Annotated[str, Prop(enum=["a", "b"], default="a", description="d")]})  # type: ignore[misc]
+    extra = make_typed_dict("extra", {"x": Annotated[str, Prop(enum=["a", "b"], default="a", description="d")]})
     assert schema_spec_to_json_schema(typed_dict_spec(extra))["properties"]["x"] == {
         "type": "string",
         "description": "d",
@@ -201,7 +202,7 @@ def test_malformed_prop_is_value_error_at_construction(build: object) -> None:
 
 def test_prop_positional_type_then_keyword_only() -> None:
     with pytest.raises(TypeError):
-        Prop("string", True)  # type: ignore[misc]
+        Prop("string", True)  # type: ignore[call-arg]
     assert Prop("string", required=True).required is True
 
 
@@ -220,7 +221,8 @@ def test_spec_needs_a_type_on_every_prop() -> None:
 
 
 def test_malformed_specs_are_value_errors() -> None:
-    for spec in ([], {"a": "string"}, {1: Prop("string")}):
+    specs: list[object] = [[], {"a": "string"}, {1: Prop("string")}]
+    for spec in specs:
         with pytest.raises(ValueError):
             schema_spec_to_json_schema(spec)
 

@@ -1,0 +1,122 @@
+"""The example tools work, present their cards, and stay inside their root."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh_tools.content import ToolOutput
+from dsh_tools.definitions import DefinedTool
+from dsh_tools.errors import ToolArgsError
+from dsh_tools.execution import ToolExecution, mint_token
+from dsh_tools.json_values import freeze_json
+from dsh_tools.presentation import DiffResultView, FileDiff, FileLocation, GenericCallView, GenericResultView, ToolResult
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+
+import fs_tools  # noqa: E402
+import text_tools  # noqa: E402
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "a.txt").write_text("alpha beta\ngamma Delta\nlast line\n")
+    (root / "b.md").write_text("Beta appears here\n")
+    (tmp_path / "secret.txt").write_text("beta secret outside the root\n")
+    return root
+
+
+def tools_by_name(root: Path) -> dict[str, DefinedTool[Any]]:
+    return {tool.name: tool for tool in [*fs_tools.make_tools(root), *text_tools.make_tools(root)]}
+
+
+async def call(tool: DefinedTool[Any], arguments: dict[str, Any]) -> Any:
+    frozen = freeze_json(arguments).unwrap()
+    return await tool.execute(frozen, ToolExecution(mint_token(), "c", tool.name, frozen))
+
+
+def text_of(output: Any) -> str:
+    content = output.content if isinstance(output, ToolOutput) else output
+    return "".join(str(block["text"]) for block in content)
+
+
+def test_modules_expose_tools_lists() -> None:
+    assert [tool.name for tool in fs_tools.TOOLS] == ["read_file", "write_file"]
+    assert [tool.name for tool in text_tools.TOOLS] == ["count_words", "search_text"]
+
+
+async def test_read_file_with_range(workspace: Path) -> None:
+    read = tools_by_name(workspace)["read_file"]
+    assert text_of(await call(read, {"path": "docs/a.txt", "offset": 2, "limit": 1})) == "gamma Delta\n"
+    with pytest.raises(ToolArgsError, match="offset: expected integer, got number"):
+        await call(read, {"path": "docs/a.txt", "offset": 1.5})
+    assert read.present_call({"path": "docs/a.txt", "offset": 2}) == GenericCallView(
+        "Read docs/a.txt", kind="read", locations=[FileLocation("docs/a.txt", line=2)]
+    )
+
+
+@pytest.mark.parametrize("path", ["../secret.txt", "/etc/passwd", "docs/../../secret.txt", "bad\0path"])
+async def test_fs_tools_refuse_paths_outside_the_root(workspace: Path, path: str) -> None:
+    tools = tools_by_name(workspace)
+    with pytest.raises(fs_tools.SandboxError):
+        await call(tools["read_file"], {"path": path})
+    with pytest.raises(fs_tools.SandboxError):
+        await call(tools["write_file"], {"path": path, "content": "x"})
+
+
+async def test_symlink_out_of_the_root_is_refused(workspace: Path) -> None:
+    os.symlink(workspace.parent / "secret.txt", workspace / "link.txt")
+    with pytest.raises(fs_tools.SandboxError):
+        await call(tools_by_name(workspace)["read_file"], {"path": "link.txt"})
+    found = text_of(await call(tools_by_name(workspace)["search_text"], {"query": "secret"}))
+    assert "outside" not in found
+
+
+async def test_write_file_returns_meta_and_a_replayable_diff_card(workspace: Path) -> None:
+    write = tools_by_name(workspace)["write_file"]
+    created = await call(write, {"path": "new/c.txt", "content": "hi"})
+    assert (workspace / "new" / "c.txt").read_text() == "hi"
+    updated = await call(write, {"path": "new/c.txt", "content": "bye"})
+    assert isinstance(updated, ToolOutput)
+    result = ToolResult(updated.content, False, meta=updated.meta)
+    assert write.present_result({"path": "new/c.txt", "content": "bye"}, result) == DiffResultView(
+        [FileDiff("new/c.txt", "hi", "bye")], title="Wrote new/c.txt"
+    )
+    first = ToolResult(created.content, False, meta=created.meta)
+    view = write.present_result({"path": "new/c.txt", "content": "hi"}, first)
+    assert view is not None and view.to_json()["diffs"] == [{"path": "new/c.txt", "oldText": None, "newText": "hi"}]
+    assert write.present_result({"path": "new/c.txt", "content": "hi"}, ToolResult([], True)) is None
+
+
+async def test_count_words(workspace: Path) -> None:
+    count = tools_by_name(workspace)["count_words"]
+    output = await call(count, {"path": "docs/a.txt"})
+    assert text_of(output) == "6 words, 3 lines, 33 characters"
+    assert output.meta == {"words": 6, "lines": 3, "characters": 33}
+    with pytest.raises(ToolArgsError, match="path: missing required property"):
+        await call(count, {})
+    with pytest.raises(ValueError, match="outside"):
+        await call(count, {"path": "../secret.txt"})
+
+
+async def test_search_text(workspace: Path) -> None:
+    search = tools_by_name(workspace)["search_text"]
+    found = text_of(await call(search, {"query": "beta"}))
+    assert found.splitlines() == ["b.md:1: Beta appears here", "docs/a.txt:1: alpha beta"]
+    sensitive = text_of(await call(search, {"query": "Beta", "case_sensitive": True}))
+    assert sensitive.splitlines() == ["b.md:1: Beta appears here"]
+    limited = text_of(await call(search, {"query": "a", "max_results": 1}))
+    assert limited.splitlines()[-1] == "(stopped after 1 results)"
+    assert text_of(await call(search, {"query": "secret"})) == "no matches for 'secret'"
+    with pytest.raises(ToolArgsError, match="max_results: expected integer, got boolean"):
+        await call(search, {"query": "a", "max_results": True})
+    with pytest.raises(ValueError, match="outside"):
+        await call(search, {"query": "a", "path": ".."})
+    view = search.present_result({"query": "beta"}, ToolResult([{"type": "text", "text": found}], False))
+    assert view == GenericResultView(title="2 matching lines for 'beta'")
