@@ -61,6 +61,7 @@ from dsh_tools.execution import (
 from dsh_tools.hooks import (
     KEEP,
     AssembleListener,
+    AssembleNext,
     ChangeListener,
     ExecuteListener,
     ExecuteNext,
@@ -147,6 +148,7 @@ __all__ = [
     "Ask",
     "AssembleContext",
     "AssembleListener",
+    "AssembleNext",
     "AssembledSection",
     "Block",
     "ChangeListener",
