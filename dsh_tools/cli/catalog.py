@@ -1,0 +1,82 @@
+"""``dsh-tools catalog MODULE... [-o FILE]``: a Markdown reference of the tools.
+
+Per tool (in name order, so the file diffs cleanly as tools come and go): the
+description, a parameter table (name, TypeScript type, required, description)
+and the TypeScript signature the Code Mode SDK declares for it. Types come from
+the same codegen as the SDK, so the catalog cannot drift from what models see.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Mapping
+
+import orjson
+
+from dsh_tools.cli.loading import load_tools
+from dsh_tools.cli.output import emit
+from dsh_tools.cli.sdk import MODULES_HELP
+from dsh_tools.json_values import thaw_json
+from dsh_tools.schema import ToolSchema
+from dsh_tools_codegen import json_schema_to_ts
+
+__all__ = ["add_parser", "render_catalog", "run"]
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser("catalog", help="write a Markdown catalog of the tools")
+    parser.add_argument("modules", nargs="+", metavar="MODULE[:ATTR]", help=MODULES_HELP)
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    parser.add_argument("--title", default="Tool catalog", help="the document's heading")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    emit(render_catalog(load_tools(args.modules).schemas(), title=args.title), args.output)
+    return 0
+
+
+def render_catalog(schemas: list[ToolSchema], *, title: str = "Tool catalog") -> str:
+    """The whole Markdown document (deterministic for a given set of schemas)."""
+    ordered = sorted(schemas, key=lambda schema: schema.name)
+    parts = [f"# {title}", f"{len(ordered)} tool{'' if len(ordered) == 1 else 's'}: "
+             + ", ".join(f"`{schema.name}`" for schema in ordered)]
+    parts.extend(_tool_section(schema) for schema in ordered)
+    return "\n\n".join(parts) + "\n"
+
+
+def _tool_section(schema: ToolSchema) -> str:
+    parameters = thaw_json(schema.parameters)
+    params = parameters if isinstance(parameters, dict) else {}
+    lines = [f"## `{schema.name}`", "", schema.description or "_No description._", ""]
+    lines.extend(_parameter_table(params))
+    key = schema.name if _IDENTIFIER.match(schema.name) else orjson.dumps(schema.name).decode()
+    lines += ["", "```ts", f"{key}(args: {json_schema_to_ts(params)}): Promise<string>;", "```"]
+    return "\n".join(lines)
+
+
+def _parameter_table(parameters: Mapping[str, object]) -> list[str]:
+    properties = parameters.get("properties")
+    if not isinstance(properties, dict) or not properties:
+        return ["_No parameters._"]
+    required = parameters.get("required")
+    required_names = set(required) if isinstance(required, list) else set()
+    rows = ["| Parameter | Type | Required | Description |", "| --- | --- | --- | --- |"]
+    for name, prop in sorted(properties.items()):  # code-point order, as the SDK renders them
+        prop_map = prop if isinstance(prop, dict) else {}
+        description = prop_map.get("description")
+        text = description if isinstance(description, str) else ""
+        default = prop_map.get("default")
+        if "default" in prop_map:
+            text = f"{text} (default: `{orjson.dumps(default).decode()}`)".strip()
+        type_text = f"`{_cell(json_schema_to_ts(prop_map))}`"
+        rows.append(f"| `{_cell(name)}` | {type_text} | {'yes' if name in required_names else 'no'} | {_cell(text)} |")
+    return rows
+
+
+def _cell(text: str) -> str:
+    """One table cell: collapsed whitespace, pipes and backticks made harmless."""
+    return " ".join(text.split()).replace("|", "\\|").replace("`", "'")

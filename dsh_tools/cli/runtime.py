@@ -1,0 +1,24 @@
+"""The Code Mode backend for commands that run programs (``demo``, ``run-code``).
+
+Imported lazily so ``sdk``/``schemas``/``catalog`` never pay for (or depend
+on) the Deno backend; a broken backend is a clear ``CliError``, not a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from dsh_tools.cli.loading import CliError
+from dsh_tools.code_mode.runtime import CodeRuntime
+
+__all__ = ["deno_runtime"]
+
+
+def deno_runtime() -> CodeRuntime:
+    """A fresh ``DenoCodeRuntime()`` (the caller disposes it)."""
+    try:
+        module = importlib.import_module("dsh_tools.code_mode.deno")
+        runtime: CodeRuntime = module.DenoCodeRuntime()
+    except Exception as error:  # noqa: BLE001 - any backend failure becomes a usage-level error
+        raise CliError(f"the Deno code runtime is not available: {type(error).__name__}: {error}") from None
+    return runtime

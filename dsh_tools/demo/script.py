@@ -1,0 +1,199 @@
+"""The scripted session: nine steps, each showing one behaviour of the pipeline.
+
+No model is called; the "agent" is this script, sending the calls a model
+plausibly would (including its mistakes) through the real registry, policies
+and, in code/both modes, the real Deno runtime. Each step function returns a
+:class:`~dsh_tools.demo.transcript.Step`; :func:`play_demo` runs them in order
+over a fresh temporary workspace.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Final
+
+from dsh_tools.code_mode.install import SDK_SECTION
+from dsh_tools.code_mode.runtime import CodeRuntime
+from dsh_tools.demo.session import DemoSession, ToolsFactory
+from dsh_tools.demo.transcript import Step, Transcript
+from dsh_tools.demo.workspace import fill_workspace
+from dsh_tools.registry.registry import RUN_CODE_NAME, ToolMode
+from dsh_tools.system_prompt.records import AssembleContext
+from dsh_tools.system_prompt.render import render_prompt
+
+__all__ = ["CODE_PROGRAM", "STEPS", "play_demo"]
+
+CODE_PROGRAM: Final = """\
+const listing = await tools.list_dir({ path: "." });
+console.log("workspace:", listing.split("\\n").join(", "));
+const todos = await tools.search_text({ query: "TODO" });
+console.log(`found ${todos.split("\\n").length} TODO lines`);
+const counts = await tools.count_words({ path: "README.md" });
+console.log("README.md:", counts);
+let secrets = "read";
+try {
+  await tools.read_file({ path: "secrets.txt" });
+} catch (error) {
+  secrets = "denied: " + (error instanceof Error ? error.message : String(error));
+}
+console.log("secrets.txt", secrets);
+return { entries: listing.split("\\n").length, todos: todos.split("\\n").length };
+"""
+
+MODE_EXPLANATIONS: Final[dict[str, str]] = {
+    "native": "In native mode every visible tool goes on the wire as a function definition, "
+    "and the prompt carries no SDK.",
+    "code": f"In code mode the wire carries only {RUN_CODE_NAME}; the tools appear in the prompt as a "
+    f"TypeScript SDK (the {SDK_SECTION} section) that the model writes programs against.",
+    "both": f"In both mode the wire carries every tool plus {RUN_CODE_NAME}, and the prompt carries the "
+    "SDK: the model can call a tool directly or chain several in one program.",
+}
+
+StepPlay = Callable[[DemoSession, int], Awaitable[Step]]
+
+
+async def prompt_step(session: DemoSession, number: int) -> Step:
+    assembly = await session.ctx.system_prompt.assemble(AssembleContext(scope=session.agent))
+    sdk = next((section.text for section in assembly.sections if section.name == SDK_SECTION), None)
+    return Step(
+        number,
+        "prompt",
+        "What the model is given",
+        "The registry feeds the prompt assembly. " + MODE_EXPLANATIONS[session.ctx.tools.mode],
+        details={
+            "wireTools": [schema.name for schema in assembly.tools],
+            "sections": [section.name for section in assembly.sections],
+            "sdk": sdk,
+            "prompt": render_prompt(assembly),
+        },
+    )
+
+
+async def success_step(session: DemoSession, number: int) -> Step:
+    calls = (
+        await session.call("read_file", {"path": "README.md"}),
+        await session.call("search_text", {"query": "TODO"}),
+    )
+    return Step(
+        number, "success", "Successful calls",
+        "Each call runs pre-execute, guards, execute and post-execute; a plain success reaches the model as text.",
+        calls,
+    )
+
+
+async def invalid_args_step(session: DemoSession, number: int) -> Step:
+    calls = (
+        await session.call("count_words", {"file": "README.md"}),
+        await session.call("count_words", {"path": "README.md"}),
+    )
+    return Step(
+        number, "invalid-args", "A validation error the model corrects",
+        "define_tool validates the model's arguments before the body runs. The mistake comes back as an "
+        "INVALID_ARGS error listing each violation, and the model retries with the right argument name.",
+        calls,
+    )
+
+
+async def denial_step(session: DemoSession, number: int) -> Step:
+    calls = (
+        await session.call("read_file", {"path": "secrets.txt"}),
+        await session.call("list_dir", {"path": ".."}),
+    )
+    return Step(
+        number, "denial", "Policy denials (tools/pre-execute)",
+        "A pre-execute listener refuses secrets.txt and any path outside the workspace. "
+        "The tool body never runs; the model reads the reason.",
+        calls,
+    )
+
+
+async def approval_step(session: DemoSession, number: int) -> Step:
+    calls = (
+        await session.call("write_file", {"path": "notes/summary.md", "content": "# Summary\n\nAll good.\n"}),
+        await session.call("write_file", {"path": "README.md", "content": "overwritten\n"}),
+    )
+    requests = [
+        {"tool": r.tool_name, "callId": r.call_id, "reason": r.reason, "answer": session.approver.answers[r.call_id]}
+        for r in session.approver.requests
+    ]
+    return Step(
+        number, "approval", "Approval (ask → APPROVAL service)",
+        "The policy answers Ask for write_file. The mounted ApprovalService (a scripted approver standing "
+        "in for a human) allows the first write once and rejects the second.",
+        calls,
+        details={"requests": requests},
+    )
+
+
+async def timeout_step(session: DemoSession, number: int) -> Step:
+    budget = session.ctx.tools.get("build_status")
+    calls = (await session.call("build_status", {"branch": "main"}),)
+    return Step(
+        number, "timeout", "A timeout (tools/execute wrapper)",
+        "build_status declares a timeout_ms budget; the server takes 1 s. TimeoutPolicy aborts the call's "
+        "signal at the deadline and reports TOOL_TIMEOUT.",
+        calls,
+        details={"timeoutMs": None if budget is None else budget.timeout_ms},
+    )
+
+
+async def redaction_step(session: DemoSession, number: int) -> Step:
+    calls = (await session.call("read_file", {"path": "config.env"}),)
+    return Step(
+        number, "post-execute", "Output replaced after execution (tools/post-execute)",
+        "The file holds an API token. A post-execute listener replaces it in the result and attaches a "
+        "HookContext note, which the loop would append as a context message after the tool results.",
+        calls,
+    )
+
+
+async def code_mode_step(session: DemoSession, number: int) -> Step:
+    title = "A Code Mode program (TypeScript in Deno)"
+    if session.ctx.tools.mode == "native":
+        return Step(number, "code-mode", title, "Skipped in native mode: there is no run_code transport.",
+                    note="run with --mode code or --mode both to see a program", skipped=True)
+    started = time.perf_counter()
+    calls = (await session.call(RUN_CODE_NAME, {"code": CODE_PROGRAM}),)
+    return Step(
+        number, "code-mode", title,
+        "One run_code call: the program chains list_dir, search_text and count_words, and catches the denial "
+        "of secrets.txt. Every binding call is a full pipeline call, so the same policy applies; only what the "
+        "program logs or returns comes back.",
+        calls,
+        details={"program": CODE_PROGRAM, "runMs": round((time.perf_counter() - started) * 1000)},
+    )
+
+
+async def dispatch_log_step(session: DemoSession, number: int) -> Step:
+    title = "The tool/code-dispatch session log"
+    if session.ctx.tools.mode == "native":
+        return Step(number, "dispatch-log", title, "Skipped in native mode: no program ran.", skipped=True)
+    return Step(
+        number, "dispatch-log", title,
+        "Each sub-call of the program is appended to the agent's session log with id <call>:code:<n>, "
+        "so a replay sees exactly what the program did, the denied call included.",
+        details={"events": session.dispatch_log()},
+    )
+
+
+STEPS: Final[tuple[StepPlay, ...]] = (
+    prompt_step, success_step, invalid_args_step, denial_step, approval_step,
+    timeout_step, redaction_step, code_mode_step, dispatch_log_step,
+)
+
+
+async def play_demo(mode: ToolMode, make_tools: ToolsFactory, runtime: CodeRuntime | None) -> Transcript:
+    """Play every step over a fresh temporary workspace (removed afterwards)."""
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="dsh-tools-demo-") as directory:
+        workspace = Path(directory).resolve()
+        files = fill_workspace(workspace)
+        session = DemoSession(mode, workspace, make_tools, runtime)
+        steps = [await play(session, number) for number, play in enumerate(STEPS, start=1)]
+        tools = tuple(tool.name for tool in session.ctx.tools.visible())
+        await session.ctx.dispose()
+    wall_ms = round((time.perf_counter() - started) * 1000)
+    return Transcript(mode, str(workspace), tuple(files), tools, tuple(steps), wall_ms)

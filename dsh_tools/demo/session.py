@@ -1,0 +1,87 @@
+"""The demo's host: a booted registry, one agent, the policies, and a call helper.
+
+:class:`DemoSession` plays the agent loop's part without a model: it sends
+each scripted call through ``ctx.tools.execute`` as the loop would, for the
+agent (so approval and the session log apply), and turns each result into a
+:class:`~dsh_tools.demo.transcript.CallRecord`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from dsh_tools.approval import ApprovalOutcome
+from dsh_tools.boot import boot
+from dsh_tools.code_mode.runtime import CodeRuntime
+from dsh_tools.demo.policies import ScriptedApprover, redact_tokens, workspace_gate
+from dsh_tools.demo.transcript import CallRecord
+from dsh_tools.execution import PluginSource, ToolExecutionInput, content_text
+from dsh_tools.host.context import Agent, Context
+from dsh_tools.host.services import APPROVAL
+from dsh_tools.json_values import JsonValue, thaw_json
+from dsh_tools.registry.registry import ToolMode
+from dsh_tools.schema import ToolDefinition
+from dsh_tools.system_prompt.records import PromptSection
+
+__all__ = ["AGENT_NAME", "DemoSession", "ToolsFactory"]
+
+ToolsFactory = Callable[[Path], Sequence[ToolDefinition]]
+"""Makes the demo's tools, confined to the workspace it is given."""
+
+AGENT_NAME = "demo-agent"
+APPROVAL_SCRIPT: tuple[ApprovalOutcome, ...] = ("allowed-once", "rejected")
+
+
+class DemoSession:
+    """One booted context with the demo's tools and policies, and a scripted agent."""
+
+    def __init__(
+        self, mode: ToolMode, workspace: Path, make_tools: ToolsFactory, runtime: CodeRuntime | None
+    ) -> None:
+        self.workspace = workspace
+        self.ctx: Context = boot(mode=mode, code_runtime=runtime)
+        self.approver = ScriptedApprover(APPROVAL_SCRIPT)
+        self.ctx.provide(APPROVAL, self.approver)
+        self.ctx.system_prompt.section(
+            PromptSection(
+                "demo:role",
+                100,
+                "You are a coding agent working in a small project workspace. "
+                "Use the tools to inspect it; paths are relative to the workspace root.",
+            )
+        )
+        for tool in make_tools(workspace):
+            self.ctx.tools.register(tool)
+        self.ctx.on("tools/pre-execute", workspace_gate(workspace))
+        self.ctx.on("tools/post-execute", redact_tokens)
+        self.agent = Agent(self.ctx, name=AGENT_NAME)
+        self._calls = 0
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> CallRecord:
+        """Execute one call for the agent, as the loop would; never raises."""
+        self._calls += 1
+        call_id = f"call-{self._calls}"
+        args: JsonValue = arguments
+        result = await self.ctx.tools.execute(ToolExecutionInput(call_id, tool, args, self.agent))
+        context = result.additional_context
+        source = None
+        if context is not None:
+            source = context.source.plugin if isinstance(context.source, PluginSource) else "user"
+        return CallRecord(
+            call_id=call_id,
+            tool=tool,
+            arguments=arguments,
+            is_error=result.is_error,
+            text=result.text,
+            error_code=None if result.error is None else result.error.code,
+            error_name=None if result.error is None else result.error.name,
+            additional_context=None if context is None else content_text(context.content),
+            context_source=source,
+            approval=self.approver.answers.get(call_id),
+        )
+
+    def dispatch_log(self) -> list[Any]:
+        """The agent's ``tool/code-dispatch`` session events, as plain JSON."""
+        return [thaw_json(data) for kind, data in self.agent.session.events() if kind == "tool/code-dispatch"]
