@@ -92,13 +92,37 @@ def freeze_json(value: object) -> Result[FrozenJson, str]:
     ``PMap``/``PVector`` are walked too (their contents may have been built by
     anyone), but a container whose contents are already frozen scalars is
     returned as is, so re-freezing a frozen value allocates nothing.
+
+    A container this function produced (or verified) recently is remembered
+    and answered in O(1): values travel through several records on their way
+    through the pipeline, and each record freezes its payload fields.
     """
+    if _TRUSTED.get(id(value)) is value:
+        return Success(value)  # type: ignore[arg-type]
     try:
-        return _freeze(value)
+        frozen = _freeze(value)
     except RecursionError:  # pragma: no cover - _freeze is iterative; belt and braces
         return Failure("(root): nesting too deep")
     except Exception as error:  # noqa: BLE001 - totality: a hostile value is data
         return Failure(f"(root): not JSON ({type(error).__name__})")
+    if isinstance(frozen, Success):
+        _trust(frozen.unwrap())
+    return frozen
+
+
+_TRUSTED: Final[dict[int, object]] = {}
+"""Recently frozen containers by ``id``. Each entry holds a strong reference to
+its (immutable, deeply checked) value and a hit requires ``entry is value``, so
+a recycled id can never be mistaken for a trusted value."""
+_TRUST_LIMIT: Final = 4096
+
+
+def _trust(value: object) -> None:
+    kind = type(value)
+    if kind is _PMAP_TYPE or kind is _PVECTOR_TYPE:
+        if len(_TRUSTED) >= _TRUST_LIMIT:
+            _TRUSTED.clear()  # amortized O(1); the working set refills at once
+        _TRUSTED[id(value)] = value
 
 
 def is_json(value: object) -> bool:
