@@ -65,8 +65,11 @@ def check_result(value: object, call_id: str) -> Result[ToolExecutionResult, str
     if type(value) is not ToolExecutionResult:
         return Failure(f"returned {_kind(value)}, expected ToolExecutionResult")
     result: ToolExecutionResult = value
-    if result.call_id != call_id or type(result.call_id) is not str:
-        return Failure(f"returned a result for call {result.call_id!r}, expected {call_id!r}")
+    found: object = result.call_id
+    if type(found) is not str:  # before comparing: a hostile __ne__/__repr__ must not run
+        return Failure(f"returned a result whose call_id is {_kind(found)}, expected {call_id!r}")
+    if found != call_id:
+        return Failure(f"returned a result for call {found!r}, expected {call_id!r}")
     is_error: object = result.is_error
     if type(is_error) is not bool:
         return Failure("result.is_error must be a bool")
