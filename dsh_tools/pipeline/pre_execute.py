@@ -64,11 +64,13 @@ async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -
         outcome: object = await service.request(request)
     except Exception as error:  # noqa: BLE001 - a broken approver fails closed
         return failed(execution, f"approval service raised {type(error).__name__}: {safe_str(error)}")
-    if outcome == "allowed-once" and type(outcome) is str:
+    if type(outcome) is not str:  # before comparing: a hostile __eq__/__hash__ must not run
+        return failed(execution, f"approval service returned {type(outcome).__name__}, not a known outcome")
+    if outcome == "allowed-once":
         return Success(execution)
-    denial = _DENIALS.get(outcome) if type(outcome) is str else None
+    denial = _DENIALS.get(outcome)
     if denial is None:
-        return failed(execution, f"approval service returned {safe_str(outcome)!r}, not a known outcome")
+        return failed(execution, f"approval service returned {outcome!r}, not a known outcome")
     return denied(execution, denial.format(name=name))
 
 
