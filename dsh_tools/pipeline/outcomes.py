@@ -49,8 +49,13 @@ def error_result(call_id: str, message: str, error: ToolErrorInfo | None = None)
 def exception_result(call_id: str, exception: BaseException) -> ToolExecutionResult:
     """The result of a raised exception (structured ``error`` for ``HarnessError``)."""
     info = None
-    if isinstance(exception, HarnessError) and type(exception.code) is str:
-        info = ToolErrorInfo(type(exception).__name__, exception.code)
+    if isinstance(exception, HarnessError):
+        try:  # a subclass may skip __init__ or make ``code`` a raising property
+            code: object = exception.code
+        except Exception:  # noqa: BLE001 - no usable code: plain error text
+            code = None
+        if type(code) is str:
+            info = ToolErrorInfo(type(exception).__name__, code)
     return error_result(call_id, safe_str(exception), info)
 
 
