@@ -74,13 +74,17 @@ OUTPUT_SCHEMA: dict[str, object] = {
 }
 
 
-def _rate(function: Callable[[], object], seconds: float = 0.5) -> float:
-    """Calls per second of ``function`` (best of three timed batches)."""
+def _rate(function: Callable[[], object], seconds: float = 1.0, batches: int = 5) -> float:
+    """Calls per second of ``function``: the best of several timed batches.
+
+    The best batch is the figure least disturbed by other processes on a
+    shared machine (the usual practice for micro-benchmarks).
+    """
     best = 0.0
-    for _ in range(3):
+    for _ in range(batches):
         count = 0
         start = time.perf_counter()
-        deadline = start + seconds / 3
+        deadline = start + seconds / batches
         while True:
             for _ in range(1_000):
                 function()
