@@ -8,7 +8,7 @@ the call closed.
 
 from __future__ import annotations
 
-import inspect
+from types import CoroutineType
 
 from returns.result import Result, Success
 
@@ -30,7 +30,7 @@ async def check_guards(host: PipelineHost, execution: ToolExecution) -> Result[T
             continue
         if type(verdict) is str:
             return denied(execution, verdict)
-        if inspect.iscoroutine(verdict):
+        if type(verdict) is CoroutineType:  # exact type: isinstance could run a hostile __class__
             verdict.close()  # guards are synchronous; do not leak an un-awaited coroutine
         return failed(execution, f"guard returned {type(verdict).__name__}, expected str or None")
     return Success(execution)
