@@ -68,12 +68,11 @@ def _parameter_table(parameters: Mapping[str, object]) -> list[str]:
     for name, prop in sorted(properties.items()):  # code-point order, as the SDK renders them
         prop_map = prop if isinstance(prop, dict) else {}
         description = prop_map.get("description")
-        text = description if isinstance(description, str) else ""
-        default = prop_map.get("default")
+        text = _cell(description) if isinstance(description, str) else ""
         if "default" in prop_map:
-            text = f"{text} (default: `{orjson.dumps(default).decode()}`)".strip()
+            text = f"{text} (default: `{_cell(orjson.dumps(prop_map['default']).decode())}`)".strip()
         type_text = f"`{_cell(json_schema_to_ts(prop_map))}`"
-        rows.append(f"| `{_cell(name)}` | {type_text} | {'yes' if name in required_names else 'no'} | {_cell(text)} |")
+        rows.append(f"| `{_cell(name)}` | {type_text} | {'yes' if name in required_names else 'no'} | {text} |")
     return rows
 
 

@@ -1,0 +1,44 @@
+"""``dsh-tools catalog``: a Markdown reference, to stdout or a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_helpers import EXAMPLES, run_cli
+
+
+def test_catalog_written_to_a_file(tmp_path: Path) -> None:
+    target = tmp_path / "catalog.md"
+    result = run_cli("catalog", str(EXAMPLES / "text_tools.py"), str(EXAMPLES / "fs_tools.py"), "-o", str(target))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("# Tool catalog\n\n4 tools: `count_words`, `read_file`, `search_text`, `write_file`\n")
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings == ["## `count_words`", "## `read_file`", "## `search_text`", "## `write_file`"]
+    assert "| Parameter | Type | Required | Description |" in text
+    assert "| `path` | `string` | yes | File path, relative to the workspace root |" in text
+    assert "| `max_results` | `number` | no | Stop after this many matching lines (default: `50`) |" in text
+    assert "```ts\nwrite_file(args: {\n" in text
+    assert "}): Promise<string>;\n```" in text
+
+
+def test_catalog_to_stdout_with_a_title_and_a_parameterless_tool(tmp_path: Path) -> None:
+    (tmp_path / "bare.py").write_text(
+        "from dsh_tools import define_tool, text_block\n"
+        "async def _now(args, exec):\n    return [text_block('noon')]\n"
+        "clock = define_tool(name='clock', description='What time | is it?', parameters={}, execute=_now)\n"
+    )
+    result = run_cli("catalog", str(tmp_path / "bare.py"), "--title", "Clocks")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("# Clocks\n\n1 tool: `clock`\n\n## `clock`\n\nWhat time | is it?\n\n_No parameters._")
+    signature = result.stdout.split("```ts\n")[1].split("\n```")[0]
+    assert signature == "clock(args: Record<string, unknown>): Promise<string>;"
+    sdk = run_cli("sdk", str(tmp_path / "bare.py"))
+    assert f"  {signature}\n" in sdk.stdout  # the catalog's signature is the SDK's member
+
+
+def test_catalog_to_an_unwritable_path_is_a_usage_error(tmp_path: Path) -> None:
+    result = run_cli("catalog", str(EXAMPLES / "demo_tools.py"), "-o", str(tmp_path / "no" / "such" / "dir.md"))
+    assert result.returncode == 2
+    assert "cannot write" in result.stderr and "Traceback" not in result.stderr

@@ -1,0 +1,134 @@
+"""``dsh-tools demo``: the scripted session's transcript shows every seam it promises."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import orjson
+import pytest
+
+from cli_helpers import run_cli
+
+STEP_KEYS = [
+    "prompt", "success", "invalid-args", "denial", "approval", "timeout", "post-execute", "code-mode", "dispatch-log",
+]
+
+
+@pytest.fixture(scope="module")
+def transcript() -> dict[str, Any]:
+    started = time.perf_counter()
+    result = run_cli("demo", "--json", "--mode", "both")
+    elapsed = time.perf_counter() - started
+    assert result.returncode == 0, result.stderr
+    assert elapsed < 15, f"the demo should take a few seconds, took {elapsed:.1f}s"
+    data: dict[str, Any] = orjson.loads(result.stdout)
+    return data
+
+
+def step(transcript: dict[str, Any], key: str) -> dict[str, Any]:
+    found: dict[str, Any] = next(s for s in transcript["steps"] if s["key"] == key)
+    return found
+
+
+def test_structure(transcript: dict[str, Any]) -> None:
+    assert transcript["mode"] == "both"
+    assert [s["key"] for s in transcript["steps"]] == STEP_KEYS
+    assert [s["number"] for s in transcript["steps"]] == list(range(1, 10))
+    assert all(s["title"] and s["explanation"] and not s["skipped"] for s in transcript["steps"])
+    assert "secrets.txt" in transcript["files"] and "README.md" in transcript["files"]
+    assert transcript["tools"][-1] == "run_code"
+    assert 0 < transcript["wallMs"] < 10_000
+    call_ids = [c["callId"] for s in transcript["steps"] for c in s["calls"]]
+    assert call_ids == [f"call-{n}" for n in range(1, len(call_ids) + 1)]
+
+
+def test_prompt_shows_wire_tools_and_sdk(transcript: dict[str, Any]) -> None:
+    details = step(transcript, "prompt")["details"]
+    assert set(details["wireTools"]) == {
+        "read_file", "write_file", "count_words", "search_text", "list_dir", "build_status", "run_code",
+    }
+    assert details["sections"] == ["demo:role", "tools:sdk"]
+    assert "declare const tools: {" in details["sdk"]
+    assert details["sdk"] in details["prompt"]
+
+
+def test_success(transcript: dict[str, Any]) -> None:
+    read, search = step(transcript, "success")["calls"]
+    assert read["tool"] == "read_file" and not read["isError"] and read["errorCode"] is None
+    assert read["text"].startswith("# Weather service")
+    assert "src/app.py:7:" in search["text"]
+
+
+def test_invalid_args_then_corrected(transcript: dict[str, Any]) -> None:
+    wrong, right = step(transcript, "invalid-args")["calls"]
+    assert wrong["isError"] and wrong["errorCode"] == "INVALID_ARGS" and wrong["errorName"] == "ToolArgsError"
+    assert "path: missing required property" in wrong["text"]
+    assert not right["isError"] and right["text"].endswith("characters")
+
+
+def test_denials(transcript: dict[str, Any]) -> None:
+    secret, outside = step(transcript, "denial")["calls"]
+    assert secret["isError"] and secret["errorCode"] is None
+    assert secret["text"] == 'Error: read_file: "secrets.txt" holds credentials and is off limits to the agent'
+    assert "correct-horse" not in orjson.dumps(transcript).decode()
+    assert outside["isError"] and outside["text"] == 'Error: list_dir: ".." is outside the workspace'
+
+
+def test_approval_outcomes(transcript: dict[str, Any]) -> None:
+    data = step(transcript, "approval")
+    allowed, rejected = data["calls"]
+    assert allowed["approval"] == "allowed-once" and not allowed["isError"]
+    assert allowed["text"].startswith("Created notes/summary.md")
+    assert rejected["approval"] == "rejected" and rejected["isError"]
+    assert rejected["text"] == 'Error: the user rejected tool "write_file"'
+    assert [r["answer"] for r in data["details"]["requests"]] == ["allowed-once", "rejected"]
+
+
+def test_timeout(transcript: dict[str, Any]) -> None:
+    (call,) = step(transcript, "timeout")["calls"]
+    assert call["isError"] and call["errorCode"] == "TOOL_TIMEOUT"
+    assert call["text"] == "Error: tool call timed out after 100ms"
+
+
+def test_post_execute_replacement_and_additional_context(transcript: dict[str, Any]) -> None:
+    (call,) = step(transcript, "post-execute")["calls"]
+    assert not call["isError"]
+    assert "API_TOKEN=[REDACTED]" in call["text"] and "sk-demo" not in call["text"]
+    assert call["contextSource"] == "demo-redactor"
+    assert "1 API token" in call["additionalContext"]
+
+
+def test_code_mode_program_and_dispatch_log(transcript: dict[str, Any]) -> None:
+    (call,) = step(transcript, "code-mode")["calls"]
+    assert call["tool"] == "run_code" and not call["isError"], call["text"]
+    lines = call["text"].splitlines()
+    assert lines[0].startswith("workspace: README.md, config.env, notes/")
+    assert lines[1] == "found 3 TODO lines"
+    assert lines[3].startswith('secrets.txt denied: read_file: "secrets.txt" holds credentials')
+    assert lines[-1] == '{"entries":6,"todos":3}'
+    events = step(transcript, "dispatch-log")["details"]["events"]
+    parent = call["callId"]
+    assert [(e["subCallId"], e["name"], e["isError"]) for e in events] == [
+        (f"{parent}:code:1", "list_dir", False),
+        (f"{parent}:code:2", "search_text", False),
+        (f"{parent}:code:3", "count_words", False),
+        (f"{parent}:code:4", "read_file", True),
+    ]
+    assert all(e["parentCallId"] == parent for e in events)
+    assert events[3]["arguments"] == {"path": "secrets.txt"}
+
+
+def test_native_mode_readable_output() -> None:
+    result = run_cli("demo", "--mode", "native")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.startswith("dsh-tools demo: a scripted agent session in mode 'native'")
+    for number in range(1, 10):
+        assert f"== Step {number}. " in out
+    assert "← error INVALID_ARGS (ToolArgsError), is_error=True" in out
+    assert "← error TOOL_TIMEOUT (ToolTimeoutError), is_error=True" in out
+    assert "approver answered: allowed-once" in out and "approver answered: rejected" in out
+    assert "+ additional context from demo-redactor:" in out
+    assert "Skipped in native mode" in out and "run_code" not in out.split("== Step 2.")[0]
+    assert out.rstrip().endswith("ms.")

@@ -1,0 +1,52 @@
+"""``dsh-tools run-code``: a TypeScript program through the full Code Mode pipeline (real Deno)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_helpers import EXAMPLES, run_cli
+
+
+def program(tmp_path: Path, source: str) -> str:
+    path = tmp_path / "program.ts"
+    path.write_text(source, encoding="utf-8")
+    return str(path)
+
+
+def test_program_chains_tools_and_prints_logs_and_value(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("one two three\nfour\n")
+    source = (
+        'const listing = await tools.list_dir({});\n'
+        'console.log("entries:", listing.split("\\n").length);\n'
+        'const counted: string = await tools.count_words({ path: "notes.txt" });\n'
+        "return { counted };\n"
+    )
+    result = run_cli(
+        "run-code", program(tmp_path, source),
+        "--tools", str(EXAMPLES / "demo_tools.py"), "--tools", str(EXAMPLES / "text_tools.py"),
+        "--dispatches", cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == 'entries: 2\n{"counted":"4 words, 2 lines, 19 characters"}\n'
+    dispatched = result.stderr.splitlines()
+    assert [line.split()[1] for line in dispatched] == ["list_dir", "count_words"]
+    assert dispatched[0].startswith("run-code:code:1 list_dir [ok]")
+
+
+def test_failing_program_exits_1_with_the_error_text(tmp_path: Path) -> None:
+    source = 'await tools.list_dir({ path: "no-such-dir" });\n'
+    result = run_cli("run-code", program(tmp_path, source), "--tools", str(EXAMPLES / "demo_tools.py"), cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout.startswith("Error: code run failed (exception)")
+    assert "no such directory: no-such-dir" in result.stdout
+
+
+def test_invalid_arguments_reject_inside_the_program(tmp_path: Path) -> None:
+    source = (
+        "try {\n  await tools.list_dir({ path: 42 });\n} catch (error) {\n"
+        '  return "caught: " + (error instanceof Error ? error.message : String(error));\n}\n'
+    )
+    result = run_cli("run-code", program(tmp_path, source), "--tools", str(EXAMPLES / "demo_tools.py"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("caught: ")
+    assert "path: expected string, got integer" in result.stdout

@@ -1,0 +1,74 @@
+"""``dsh-tools sdk``: the tools:sdk text, from every way a module can expose tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_helpers import EXAMPLES, TOOL_BODY, run_cli, write_module
+from dsh_tools.cli.loading import import_module_spec
+from dsh_tools_codegen import SDK_USAGE, render_tools_sdk
+
+
+def sdk_of(*specs: str, cwd: Path | None = None) -> str:
+    result = run_cli("sdk", *specs, cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    return result.stdout
+
+
+def test_sdk_of_an_example_module_is_the_registry_section_text() -> None:
+    out = sdk_of(str(EXAMPLES / "demo_tools.py"))
+    assert out.startswith(SDK_USAGE)
+    assert "declare const tools: {" in out
+    assert "  build_status(args: {\n" in out
+    assert "    delay_ms?: number;\n" in out
+    assert "  list_dir(args: {\n" in out
+    assert "    path?: string;\n" in out
+    assert out.index("build_status(") < out.index("list_dir(")  # lexicographic
+    module = import_module_spec(str(EXAMPLES / "demo_tools.py"))
+    expected = render_tools_sdk(tool_schema(tool) for tool in module.TOOLS)
+    assert out == expected + "\n"
+
+
+def tool_schema(tool: object) -> dict[str, object]:
+    return {"name": getattr(tool, "name"), "description": getattr(tool, "description"),
+            "parameters": getattr(tool, "parameters")}
+
+
+def test_sdk_is_byte_identical_across_runs() -> None:
+    specs = [str(EXAMPLES / "fs_tools.py"), str(EXAMPLES / "text_tools.py"), str(EXAMPLES / "demo_tools.py")]
+    first = run_cli("sdk", *specs)
+    second = run_cli("sdk", *reversed(specs))
+    assert first.returncode == second.returncode == 0
+    assert first.stdout.encode() == second.stdout.encode()
+    for name in ("build_status", "count_words", "list_dir", "read_file", "search_text", "write_file"):
+        assert f"  {name}(args: " in first.stdout
+
+
+def test_module_forms_and_attribute_selection(tmp_path: Path) -> None:
+    write_module(tmp_path, "listed", TOOL_BODY + "TOOLS = [make('alpha'), make('beta')]\nstray = make('unlisted')\n")
+    write_module(tmp_path, "registering", TOOL_BODY + "def register(ctx):\n    ctx.tools.register(make('gamma'))\n")
+    write_module(tmp_path, "loose", TOOL_BODY + "delta = make('delta')\nepsilon = make('epsilon')\n")
+    write_module(
+        tmp_path, "chooser",
+        TOOL_BODY + "ONE = make('zeta')\ndef factory():\n    return [make('eta')]\n"
+        "def install(ctx):\n    ctx.tools.register(make('theta'))\nTOOLS = [make('iota')]\n",
+    )
+    assert "alpha(" in sdk_of("listed", cwd=tmp_path) and "unlisted" not in sdk_of("listed", cwd=tmp_path)
+    assert "gamma(" in sdk_of("registering", cwd=tmp_path)
+    loose = sdk_of(str(tmp_path / "loose.py"))
+    assert "delta(" in loose and "epsilon(" in loose
+    for attr, name in (("ONE", "zeta"), ("factory", "eta"), ("install", "theta"), ("TOOLS", "iota")):
+        out = sdk_of(f"chooser:{attr}", cwd=tmp_path)
+        assert f"  {name}(args: " in out, attr
+        assert out.count("(args: ") == 1, attr
+
+
+def test_dotted_module_in_a_package(tmp_path: Path) -> None:
+    package = tmp_path / "mypkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    write_module(package, "tools", TOOL_BODY + "TOOLS = [make('kappa')]\n")
+    assert "  kappa(args: {\n    /** What to echo */\n    text: string;\n  }): Promise<string>;" in sdk_of(
+        "mypkg.tools", cwd=tmp_path
+    )
