@@ -43,8 +43,17 @@ async def notify_result(host: PipelineHost, settled: Settled) -> ToolExecutionRe
             host.logger.warning(
                 "%s observer %s failed: %s: %s",
                 EVENT,
-                safe_str(getattr(observer, "__qualname__", "?")),
+                _describe(observer),
                 type(error).__name__,
                 safe_str(error),
             )
     return result
+
+
+def _describe(observer: object) -> str:
+    """The observer's ``__qualname__`` for the log line; never raises (``__getattr__`` may)."""
+    try:
+        name: object = getattr(observer, "__qualname__", None)
+    except Exception:  # noqa: BLE001 - a hostile __getattr__ is data here
+        name = None
+    return name if type(name) is str else type(observer).__qualname__
