@@ -53,7 +53,7 @@ def _identity_problem(call: ToolExecutionInput) -> str | None:
         return "call_id must be a non-empty str"
     if type(name) is not str:
         return "name must be a str"
-    if agent is not None and not isinstance(agent, Agent):
+    if agent is not None and not _is_agent(agent):
         return f"agent must be an Agent, got {type(agent).__name__}"
     if signal is not None and type(signal) is not AbortSignal:
         return f"signal must be an AbortSignal, got {type(signal).__name__}"
@@ -70,8 +70,16 @@ def _reject(
         call_id,
         call.name if call is not None and type(call.name) is str else "",
         None,
-        call.agent if call is not None and isinstance(call.agent, Agent) else None,
+        call.agent if call is not None and _is_agent(call.agent) else None,
         None if call is None or drop_parent else call.parent,
         call.signal if call is not None and type(call.signal) is AbortSignal else None,
     )
     return Failure(Settled(execution, error_result(call_id, f"invalid tool call: {problem}")))
+
+
+def _is_agent(value: object) -> bool:
+    """``isinstance(value, Agent)``, total: a hostile ``__class__`` lookup reads as "no"."""
+    try:
+        return isinstance(value, Agent)
+    except Exception:  # noqa: BLE001 - hostile input is data here
+        return False
