@@ -74,6 +74,8 @@ def mint_token() -> ToolExecutionToken:
 class ToolExecutionInput(Record):
     """A caller's description of one call. Accepts anything; ``execute`` judges it."""
 
+    _wire_skip = frozenset({"agent", "parent", "signal"})
+
     call_id: str
     name: str
     arguments: JsonValue
@@ -97,10 +99,14 @@ class ToolExecution(Record):
 
     def to_json(self) -> dict[str, Any]:
         """``{callId, name, arguments, agent?}`` (the agent by name; tokens stay opaque)."""
-        out: dict[str, Any] = {"callId": self.call_id, "name": self.name, "arguments": wire_value(self.arguments)}
-        if self.agent is not None:
-            out["agent"] = self.agent.name
-        return out
+        return _call_wire(self.call_id, self.name, self.arguments, self.agent)
+
+
+def _call_wire(call_id: object, name: object, arguments: object, agent: Agent | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"callId": call_id, "name": name, "arguments": wire_value(arguments)}
+    if agent is not None:
+        out["agent"] = getattr(agent, "name", None)
+    return out
 
 
 class ToolErrorInfo(Record):

@@ -19,7 +19,7 @@ from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import ExecuteNext
 from dsh_tools.host.context import Context
 from dsh_tools.pipeline.outcomes import exception_result
-from dsh_tools.signals import AbortController, AbortSignal, format_ms
+from dsh_tools.signals import AbortController, format_ms
 
 __all__ = ["TimeoutPolicy", "timeout_result"]
 
@@ -41,20 +41,31 @@ class TimeoutPolicy:
         budget = tool.timeout_ms if tool is not None else None
         if budget is None:
             return await next()
-        deadline = AbortController()
-        signal = deadline.signal if execution.signal is None else AbortSignal.any([execution.signal, deadline.signal])
-        timer = asyncio.get_running_loop().call_later(budget / 1000, deadline.abort, ToolTimeoutError("deadline"))
-        inner = asyncio.ensure_future(next(signal=signal))
+        # One controller fuses the caller's signal and our deadline; the
+        # caller-side listener is removed afterwards, so a session-long signal
+        # does not collect one listener per call.
+        fused = AbortController()
+        expired = asyncio.Event()
+
+        def expire() -> None:
+            expired.set()
+            fused.abort(ToolTimeoutError(f"deadline of {format_ms(budget)}ms passed"))
+
+        follow = execution.signal.add_listener(fused.abort) if execution.signal is not None else None
+        timer = asyncio.get_running_loop().call_later(budget / 1000, expire)
+        inner = asyncio.ensure_future(next(signal=fused.signal))
         try:
             if not inner.done():
-                expired = asyncio.ensure_future(deadline.signal.wait())
+                waiter = asyncio.ensure_future(expired.wait())
                 try:
-                    await asyncio.wait((inner, expired), return_when=asyncio.FIRST_COMPLETED)
+                    await asyncio.wait((inner, waiter), return_when=asyncio.FIRST_COMPLETED)
                 finally:
-                    expired.cancel()
+                    waiter.cancel()
         finally:
             timer.cancel()
-        if inner.done() and not deadline.signal.aborted:
+            if follow is not None:
+                follow()
+        if not expired.is_set():
             return inner.result()
         if not inner.done():
             inner.cancel()  # the body ignored the signal: stop it rather than hang the loop

@@ -78,12 +78,12 @@ class _App:
 class Context:
     """A lifetime in the plugin host; see the module docstring."""
 
-    __slots__ = ("_app", "_parent", "scope", "_disposers", "_disposed", "_bound", "_release", "__weakref__")
+    __slots__ = ("_app", "_parent", "_scope", "_disposers", "_disposed", "_bound", "_release", "__weakref__")
 
     def __init__(self, *, logger: logging.Logger | None = None) -> None:
         self._app = _App(logger or _LOGGER.getChild("host"))
         self._parent: Context | None = None
-        self.scope: Agent | None = None
+        self._scope: Agent | None = None
         self._disposers: dict[Disposer, None] = {}
         self._disposed = False
         self._bound: dict[ServiceKey[Any], tuple[object, object]] = {}
@@ -92,19 +92,24 @@ class Context:
     # -- lifetimes -------------------------------------------------------
     def fork(self) -> Context:
         """A child lifetime sharing services and events; keeps this scope."""
-        return self._child(self.scope)
+        return self._child(self._scope)
 
     def _child(self, scope: Agent | None) -> Context:
         self._ensure_live()
         child = object.__new__(Context)
         child._app = self._app
         child._parent = self
-        child.scope = scope
+        child._scope = scope
         child._disposers = {}
         child._disposed = False
         child._bound = {}
         child._release = self.track(child._dispose_now)
         return child
+
+    @property
+    def scope(self) -> Agent | None:
+        """The agent this context registers for (``None``: context-global)."""
+        return self._scope
 
     @property
     def disposed(self) -> bool:
@@ -234,7 +239,7 @@ class Context:
         self._ensure_live()
         if not callable(listener):
             raise TypeError(f"listener for {name!r} must be callable")
-        remove = self._app.events.add(name, listener, self.scope, prepend=prepend)
+        remove = self._app.events.add(name, listener, self._scope, prepend=prepend)
         return self.track(remove)
 
     @property
@@ -251,21 +256,35 @@ def scope_of(ctx: Context) -> Agent | None:
 class Agent:
     """One agent: a scoped context plus its session log. The agent is the scope key."""
 
-    __slots__ = ("name", "ctx", "session", "__weakref__")
+    __slots__ = ("_name", "_ctx", "_session", "__weakref__")
 
     def __init__(self, ctx: Context, *, name: str) -> None:
         if type(name) is not str or not name:
             raise ValueError("an agent needs a non-empty str name")
-        self.name = name
-        self.ctx = ctx._child(self)
-        self.session = SessionLog()
+        self._name = name
+        self._ctx = ctx._child(self)
+        self._session = SessionLog()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def ctx(self) -> Context:
+        """The agent's scoped context: registrations through it are this agent's alone."""
+        return self._ctx
+
+    @property
+    def session(self) -> SessionLog:
+        """This agent's durable session log."""
+        return self._session
 
     async def dispose(self) -> None:
         """Dispose every registration made through ``agent.ctx``."""
-        await self.ctx.dispose()
+        await self._ctx.dispose()
 
     def __repr__(self) -> str:
-        return f"Agent({self.name!r})"
+        return f"Agent({self._name!r})"
 
 
 ScopeKey = Agent
