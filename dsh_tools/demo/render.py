@@ -72,7 +72,8 @@ def _details(key: str, details: Mapping[str, Any]) -> list[str]:
         lines = ["", f"wire tools: {', '.join(details['wireTools'])}"]
         lines.append(f"prompt sections: {', '.join(details['sections'])}")
         lines.append("system prompt text:")
-        return lines + _indented(details["prompt"], "  | ", limit=60)
+        wrapped = [part for line in details["prompt"].splitlines() for part in textwrap.wrap(line, WIDTH - 4) or [""]]
+        return lines + _indented("\n".join(wrapped), "  | ", limit=80)
     if key == "approval":
         return ["", *(f"approval asked: {r['tool']} [{r['callId']}] because {r['reason']!r} → {r['answer']}"
                       for r in details["requests"])]

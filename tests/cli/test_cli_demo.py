@@ -105,8 +105,9 @@ def test_code_mode_program_and_dispatch_log(transcript: dict[str, Any]) -> None:
     lines = call["text"].splitlines()
     assert lines[0].startswith("workspace: README.md, config.env, notes/")
     assert lines[1] == "found 3 TODO lines"
-    assert lines[3].startswith('secrets.txt denied: read_file: "secrets.txt" holds credentials')
-    assert lines[-1] == '{"entries":6,"todos":3}'
+    assert lines[2] == "README.md: 24 words, 6 lines, 151 characters"
+    assert lines[3].startswith("secrets.txt denied: ") and '"secrets.txt" holds credentials' in lines[3]
+    assert lines[-1] == '{"entries":5,"todos":3}'
     events = step(transcript, "dispatch-log")["details"]["events"]
     parent = call["callId"]
     assert [(e["subCallId"], e["name"], e["isError"]) for e in events] == [
