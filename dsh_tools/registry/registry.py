@@ -118,6 +118,7 @@ class ToolRegistry:
 
     def restrict(self, *, allow: Sequence[str] | None = None, deny: Sequence[str] | None = None) -> Disposer:
         """Mask the global layer for the calling agent (scoped contexts only)."""
+        self._ensure_live()
         scope = self._ctx.scope
         if scope is None:
             raise RuntimeError("restrict() masks tools for one agent: call it through agent.ctx.tools")
@@ -146,7 +147,12 @@ class ToolRegistry:
         """Add a monotonic synchronous guard (global, or the calling agent's)."""
         if not callable(fn):
             raise TypeError("a guard must be callable: (execution) -> str | None")
+        self._ensure_live()  # before adding: track() on a disposed context would leave it installed
         return self._ctx.track(self._core.layers.add_guard(self._ctx.scope, fn))
+
+    def _ensure_live(self) -> None:
+        if self._ctx.disposed:
+            raise RuntimeError("this context has been disposed; registering through it is not allowed")
 
     def _changed(self) -> None:
         self._ctx.events.emit(CHANGE)
