@@ -135,7 +135,11 @@ class ToolRegistry:
             raise ValueError(f"restrict() names unknown tools: {', '.join(unknown)}")
         restriction = Restriction(None if allow is None else frozenset(allow), frozenset(deny or ()))
         lift = self._core.layers.add_restriction(scope, restriction)
-        self._changed()
+        try:
+            self._changed()
+        except BaseException:
+            lift()  # a listener vetoed the change: roll back, silently (as register does)
+            raise
 
         def unrestrict() -> None:
             if lift():

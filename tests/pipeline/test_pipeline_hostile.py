@@ -425,3 +425,146 @@ async def test_tool_output_with_non_json_meta_is_an_error(ctx: Context) -> None:
     ctx.tools.register(Tool("odd", lambda args, exec: ToolOutput([text_block("x")], meta={1, 2})))  # type: ignore[arg-type]
     result = await ctx.tools.execute(ToolExecutionInput("c1", "odd", {}))
     assert result.is_error
+
+
+# -- participants whose dunder methods raise ------------------------------------------
+
+
+class _HostileClass:
+    """``isinstance`` on this raises: its ``__class__`` lookup fails."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # noqa: PLE0302
+        raise RuntimeError("no class for you")
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(f"no {name} for you")
+
+
+class _HostileEq:
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("eq")
+
+    def __ne__(self, other: object) -> bool:
+        raise RuntimeError("ne")
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _StrWithHostileNe(str):
+    def __ne__(self, other: object) -> bool:
+        raise RuntimeError("ne")
+
+    __hash__ = str.__hash__
+
+
+async def test_hostile_agent_field_is_an_error_result(ctx: Context, tool: Tool, results: Results) -> None:
+    result = await ctx.tools.execute(ToolExecutionInput("c1", "t", {}, agent=_HostileClass()))  # type: ignore[arg-type]
+    assert result.is_error and tool.runs == 0
+    assert len(results.seen) == 1 and results.seen[0][0].agent is None
+
+
+async def test_hostile_identity_fields_everywhere(ctx: Context, tool: Tool, results: Results) -> None:
+    h = _HostileEq()
+    result = await ctx.tools.execute(ToolExecutionInput(h, h, h, agent=h, parent=h, signal=h))  # type: ignore[arg-type]
+    assert result.is_error and tool.runs == 0 and len(results.seen) == 1
+
+
+async def test_guard_returning_a_hostile_object_fails_closed(ctx: Context, tool: Tool, results: Results) -> None:
+    ctx.tools.guard(lambda e: _HostileClass())  # type: ignore[arg-type,return-value]
+    result = await ctx.tools.execute(ToolExecutionInput("c1", "t", {}))
+    assert result.is_error and tool.runs == 0 and len(results.seen) == 1
+
+
+@pytest.mark.parametrize(
+    "make", [_HostileEq, _HostileClass, lambda: _StrWithHostileNe("allowed-once")], ids=["eq", "class", "str-ne"]
+)
+async def test_approval_returning_a_hostile_outcome_fails_closed(
+    ctx: Context, tool: Tool, results: Results, make: Callable[[], Any]
+) -> None:
+    outcome = make()
+    from dsh_tools.approval import ApprovalOutcome, ApprovalRequest
+    from dsh_tools.host.services import APPROVAL
+
+    class Approver:
+        async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
+            value: ApprovalOutcome = outcome
+            return value
+
+    ctx.provide(APPROVAL, Approver())
+    ctx.on("tools/pre-execute", lambda e, next: Ask())
+    result = await ctx.tools.execute(ToolExecutionInput("c1", "t", {}, agent=Agent(ctx, name="a")))
+    assert result.is_error and tool.runs == 0 and len(results.seen) == 1
+
+
+@pytest.mark.parametrize(
+    "call_id", [_HostileEq(), _StrWithHostileNe("c1"), _Str("c1"), 1, None], ids=["eq", "str-ne", "str-subclass", "int", "none"]
+)
+async def test_wrapper_result_with_a_malformed_call_id_fails_closed(
+    ctx: Context, tool: Tool, results: Results, call_id: Any
+) -> None:
+    from dsh_tools.hooks import ExecuteNext
+
+    async def wrapper(execution: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:
+        return ToolExecutionResult(call_id, [text_block("forged")], False)
+
+    ctx.on("tools/execute", wrapper)
+    result = await ctx.tools.execute(ToolExecutionInput("c1", "t", {}))
+    assert result.is_error and type(result.call_id) is str and result.call_id == "c1"
+    assert texts(result) != ["forged"]
+    assert len(results.seen) == 1
+
+
+class _NoInitHarness(HarnessError):
+    def __init__(self) -> None:  # forgets super().__init__: no message, no code
+        pass
+
+
+class _RaisingCodeHarness(HarnessError):
+    @property  # type: ignore[override]
+    def code(self) -> str:
+        raise RuntimeError("code")
+
+    @code.setter
+    def code(self, value: str) -> None:
+        pass
+
+
+class _NonStrCodeHarness(HarnessError):
+    def __init__(self) -> None:
+        super().__init__("odd code", 404)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "error", [_NoInitHarness(), _RaisingCodeHarness("m", "X"), _NonStrCodeHarness()], ids=["no-init", "raising-code", "int-code"]
+)
+async def test_malformed_harness_errors_are_still_error_results(
+    ctx: Context, results: Results, error: HarnessError
+) -> None:
+    ctx.tools.register(Tool("boom", _throw(error)))
+    result = await ctx.tools.execute(ToolExecutionInput("c1", "boom", {}))
+    assert result.is_error and result.error is None
+    assert len(results.seen) == 1
+    result.to_json()
+
+
+async def test_observer_with_hostile_attributes_is_contained(
+    ctx: Context, tool: Tool, results: Results, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    class Observer:
+        def __call__(self, execution: ToolExecution, result: ToolExecutionResult) -> None:
+            raise ValueError("observer failed")
+
+        def __getattr__(self, name: str) -> Any:
+            raise RuntimeError(f"no {name}")
+
+    ctx.on("tools/result", Observer())
+    later = Results(ctx)
+    with caplog.at_level(logging.WARNING, logger="dsh_tools"):
+        result = await ctx.tools.execute(ToolExecutionInput("c1", "t", {}))
+    assert not result.is_error
+    assert len(later.seen) == 1
+    records = [r for r in caplog.records if r.name == ctx.logger.name]
+    assert len(records) == 1 and "observer failed" in records[0].getMessage()

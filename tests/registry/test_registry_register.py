@@ -427,3 +427,39 @@ def test_registration_order_is_kept_across_unregister(ctx: Context) -> None:
     ctx.tools.register(Tool("a"))
     assert _names(ctx.tools.visible()) == ["b", "a"]
     assert _names(ctx.tools.schemas()) == ["b", "a"]
+
+
+async def test_guard_and_restrict_through_a_disposed_context_leave_nothing_behind(ctx: Context) -> None:
+    ctx.tools.register(Tool("t"))
+    agent = Agent(ctx, name="a")
+    tools = agent.ctx.tools
+    await agent.dispose()
+    with pytest.raises(RuntimeError):
+        tools.guard(lambda e: "late agent guard")
+    with pytest.raises(RuntimeError):
+        tools.restrict(deny=["t"])
+    assert ctx.tools.get("t", agent) is not None
+    assert not (await run(ctx, "t", agent=agent)).is_error
+    fork = ctx.fork()
+    fork_tools = fork.tools
+    await fork.dispose()
+    with pytest.raises(RuntimeError):
+        fork_tools.guard(lambda e: "late global guard")
+    assert not (await run(ctx, "t")).is_error
+
+
+def test_raising_change_listener_rolls_back_restrict(ctx: Context) -> None:
+    ctx.tools.register(Tool("t"))
+    agent = Agent(ctx, name="a")
+    seen: list[int] = []
+
+    def listener() -> None:
+        seen.append(1)
+        raise Veto("no")
+
+    drop = ctx.on("tools/change", listener)
+    with pytest.raises(Veto):
+        agent.ctx.tools.restrict(deny=["t"])
+    assert seen == [1]  # no second change for the rollback
+    assert agent.ctx.tools.get("t") is not None
+    drop()
