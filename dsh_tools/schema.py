@@ -9,6 +9,7 @@ captured once), and that snapshot is what ``get``/``visible`` hand back.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+import math
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dsh_tools.content import ContentBlock, ToolOutput
@@ -19,7 +20,15 @@ if TYPE_CHECKING:
     from dsh_tools.execution import ToolExecution
     from dsh_tools.presentation import ToolCallView, ToolResult, ToolResultView
 
-__all__ = ["RegisteredTool", "ToolBody", "ToolDefinition", "ToolSchema"]
+__all__ = [
+    "RegisteredTool",
+    "ToolBody",
+    "ToolDefinition",
+    "ToolSchema",
+    "check_timeout_ms",
+    "check_tool_name",
+    "describe_value",
+]
 
 ToolBody = Callable[[Any, "ToolExecution"], Awaitable[Sequence[ContentBlock] | ToolOutput]]
 
@@ -63,3 +72,32 @@ class RegisteredTool(Record):
     def schema(self) -> ToolSchema:
         """The wire schema (name, description, parameters) of this tool."""
         return ToolSchema(self.name, self.description, self.parameters)  # type: ignore[arg-type]
+
+
+# -- definition-time checks, shared by ``define_tool`` and ``register`` -----------
+
+
+def describe_value(value: object) -> str:
+    """A safe rendering for error messages (never runs a hostile ``__repr__``)."""
+    if type(value) in (str, int, float, bool, type(None)):
+        return repr(value)[:80]
+    return f"a {type(value).__name__}"
+
+
+def check_tool_name(name: object) -> str:
+    """A tool name is a non-empty ``str``; anything else is a ``ValueError``."""
+    if type(name) is not str or not name:
+        raise ValueError(f"tool name must be a non-empty str, got {describe_value(name)}")
+    return name
+
+
+def check_timeout_ms(timeout_ms: object, tool: str) -> float | None:
+    """``None``, or a positive finite number of milliseconds (a bool is not a number)."""
+    if timeout_ms is None:
+        return None
+    if type(timeout_ms) not in (int, float) or not math.isfinite(timeout_ms) or timeout_ms <= 0:  # type: ignore[arg-type,operator]
+        raise ValueError(
+            f'tool "{tool}": timeout_ms must be a positive finite number of milliseconds, '
+            f"got {describe_value(timeout_ms)}"
+        )
+    return timeout_ms  # type: ignore[return-value]

@@ -15,7 +15,6 @@ must not crash a replay.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, Generic, TypeVar, overload
@@ -29,6 +28,7 @@ from dsh_tools.errors import ToolArgsError
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import FrozenJson, JsonValue, freeze_json, thaw_json
 from pyrsistent.typing import PMap
+from dsh_tools.schema import check_timeout_ms, check_tool_name
 from dsh_tools.presentation import (
     DiffCallView,
     DiffResultView,
@@ -244,11 +244,10 @@ def define_tool(
     TypedDict field (named), both or neither of ``args``/``parameters``, or a
     non-callable ``execute``/presenter.
     """
-    if type(name) is not str or not name:
-        raise ValueError(f"tool name must be a non-empty str, got {_describe(name)}")
+    check_tool_name(name)
     if type(description) is not str:
         raise ValueError(f'tool "{name}": description must be a str, got {type(description).__name__}')
-    _check_timeout(name, timeout_ms)
+    check_timeout_ms(timeout_ms, name)
     if not callable(execute):
         raise TypeError(f'tool "{name}": execute must be callable')
     for label, presenter in (("present_call", present_call), ("present_result", present_result)):
@@ -273,20 +272,3 @@ def define_tool(
         present_call=present_call,
         present_result=present_result,
     )
-
-
-def _check_timeout(name: str, timeout_ms: object) -> None:
-    """``timeout_ms`` is ``None`` or a positive finite int/float (a bool is not a number)."""
-    if timeout_ms is None:
-        return
-    if type(timeout_ms) not in (int, float) or not math.isfinite(timeout_ms) or timeout_ms <= 0:  # type: ignore[arg-type, operator]
-        raise ValueError(
-            f'tool "{name}": timeout_ms must be a positive finite number of milliseconds, got {_describe(timeout_ms)}'
-        )
-
-
-def _describe(value: object) -> str:
-    """A safe rendering for error messages (never runs a hostile ``__repr__``)."""
-    if type(value) in (str, int, float, bool, type(None)):
-        return repr(value)[:80]
-    return f"a {type(value).__name__}"

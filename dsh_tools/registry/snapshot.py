@@ -8,32 +8,15 @@ once (replacing ``definition.execute`` later changes nothing).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from returns.result import Failure
 
 from dsh_tools.json_values import freeze_json
-from dsh_tools.schema import RegisteredTool
+from dsh_tools.schema import RegisteredTool, check_timeout_ms, check_tool_name
 
-__all__ = ["check_timeout_ms", "check_tool_name", "snapshot"]
-
-
-def check_tool_name(name: object) -> str:
-    """A tool name is a non-empty ``str``; anything else is a ``ValueError``."""
-    if type(name) is not str or not name:
-        raise ValueError(f"a tool name must be a non-empty str, got {name!r}")
-    return name
-
-
-def check_timeout_ms(timeout_ms: object, tool: str) -> float | None:
-    """``None``, or a positive finite number of milliseconds (``ValueError`` otherwise)."""
-    if timeout_ms is None:
-        return None
-    if type(timeout_ms) not in (int, float) or not math.isfinite(timeout_ms) or timeout_ms <= 0:  # type: ignore[arg-type,operator]
-        raise ValueError(f'tool "{tool}": timeout_ms must be a positive finite number, got {timeout_ms!r}')
-    return timeout_ms  # type: ignore[return-value]
+__all__ = ["snapshot"]
 
 
 def _attribute(definition: object, name: str, tool: str, *, required: bool) -> Any:
