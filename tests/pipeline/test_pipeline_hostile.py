@@ -521,7 +521,7 @@ class _NoInitHarness(HarnessError):
 
 
 class _RaisingCodeHarness(HarnessError):
-    @property  # type: ignore[override]
+    @property
     def code(self) -> str:
         raise RuntimeError("code")
 
