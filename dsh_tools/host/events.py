@@ -10,6 +10,7 @@ path of ``execute`` does no filtering.
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -27,11 +28,15 @@ class _Entry:
 class EventBus:
     """Listener registry shared by all contexts of one root."""
 
-    __slots__ = ("_entries", "_cache", "logger")
+    __slots__ = ("_entries", "_cache", "_scoped_cache", "logger")
 
     def __init__(self, logger: logging.Logger) -> None:
         self._entries: dict[str, list[_Entry]] = {}
-        self._cache: dict[tuple[str, object], tuple[Callable[..., Any], ...]] = {}
+        self._cache: dict[str, tuple[Callable[..., Any], ...]] = {}
+        # Per-scope answers live under weak keys, so a finished agent is not kept alive.
+        self._scoped_cache: weakref.WeakKeyDictionary[Any, dict[str, tuple[Callable[..., Any], ...]]] = (
+            weakref.WeakKeyDictionary()
+        )
         self.logger = logger
 
     def add(self, name: str, listener: Callable[..., Any], scope: object, *, prepend: bool) -> Callable[[], None]:
@@ -42,24 +47,30 @@ class EventBus:
             entries.insert(0, entry)
         else:
             entries.append(entry)
-        self._cache.clear()
+        self._forget()
 
         def remove() -> None:
             try:
                 entries.remove(entry)
             except ValueError:
                 return
-            self._cache.clear()
+            self._forget()
 
         return remove
 
+    def _forget(self) -> None:
+        self._cache.clear()
+        self._scoped_cache.clear()
+
     def listeners(self, name: str, scope: object = None) -> tuple[Callable[..., Any], ...]:
         """Listeners that hear an event of ``scope`` (global ones + that scope's), outermost first."""
-        key = (name, scope)
-        cached = self._cache.get(key)
+        cache = self._cache if scope is None else self._scoped_cache.get(scope)
+        if cache is None:
+            cache = self._scoped_cache[scope] = {}
+        cached = cache.get(name)
         if cached is None:
             cached = tuple(e.listener for e in self._entries.get(name, ()) if e.scope is None or e.scope is scope)
-            self._cache[key] = cached
+            cache[name] = cached
         return cached
 
     def emit(self, name: str, *args: object) -> None:

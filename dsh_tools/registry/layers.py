@@ -13,6 +13,7 @@ change, so dispatch never walks the layers.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -63,7 +64,13 @@ class ToolLayers:
         self.restrictions: dict[Agent, list[Restriction]] = {}
         self.global_guards: list[Guard] = []
         self.scoped_guards: dict[Agent, list[Guard]] = {}
-        self._views: dict[Agent | None, ScopeView] = {}
+        self._global_view: ScopeView | None = None
+        # Weak keys: an agent that is gone must not be kept alive by a cache.
+        self._agent_views: weakref.WeakKeyDictionary[Agent, ScopeView] = weakref.WeakKeyDictionary()
+
+    def _drop_views(self) -> None:
+        self._global_view = None
+        self._agent_views.clear()
 
     # -- mutation ---------------------------------------------------------
     def layer(self, scope: Agent | None) -> dict[str, RegisteredTool]:
@@ -73,7 +80,7 @@ class ToolLayers:
         """File ``tool``; returns the action removing exactly it (``True`` if it was there)."""
         layer = self.layer(scope)
         layer[tool.name] = tool
-        self._views.clear()
+        self._drop_views()
 
         def remove() -> bool:
             if layer.get(tool.name) is not tool:
@@ -81,7 +88,7 @@ class ToolLayers:
             del layer[tool.name]
             if scope is not None and not layer:
                 self.scoped.pop(scope, None)
-            self._views.clear()
+            self._drop_views()
             return True
 
         return remove
@@ -89,7 +96,7 @@ class ToolLayers:
     def add_restriction(self, scope: Agent, restriction: Restriction) -> Callable[[], bool]:
         entries = self.restrictions.setdefault(scope, [])
         entries.append(restriction)
-        self._views.clear()
+        self._drop_views()
 
         def lift() -> bool:
             if restriction not in entries:
@@ -97,7 +104,7 @@ class ToolLayers:
             entries.remove(restriction)
             if not entries:
                 self.restrictions.pop(scope, None)
-            self._views.clear()
+            self._drop_views()
             return True
 
         return lift
@@ -119,9 +126,13 @@ class ToolLayers:
 
     # -- reading ----------------------------------------------------------
     def view(self, scope: Agent | None) -> ScopeView:
-        cached = self._views.get(scope)
+        if scope is None:
+            if self._global_view is None:
+                self._global_view = ScopeView(self._compose(None))
+            return self._global_view
+        cached = self._agent_views.get(scope)
         if cached is None:
-            cached = self._views[scope] = ScopeView(self._compose(scope))
+            cached = self._agent_views[scope] = ScopeView(self._compose(scope))
         return cached
 
     def _compose(self, scope: Agent | None) -> tuple[RegisteredTool, ...]:
