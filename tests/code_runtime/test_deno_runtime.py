@@ -249,3 +249,17 @@ async def test_no_state_shared_between_runs(runtime: DenoCodeRuntime) -> None:
     assert isinstance(second.value, Sequence)
     assert second.value[0] is None
     assert second.value[1] != first.value
+
+
+@pytest.mark.parametrize(
+    ("program", "message"),
+    [
+        ("setTimeout(() => { throw new Error('late') }, 0); await new Promise((r) => setTimeout(r, 50)); return 5", "Error: late"),
+        ("Promise.reject(new Error('unh')); await new Promise((r) => setTimeout(r, 50)); return 5", "Error: unh"),
+    ],
+)
+async def test_stray_async_errors_fail_the_run(runtime: DenoCodeRuntime, program: str, message: str) -> None:
+    result = await run(runtime, program)
+    assert result.value is None
+    assert result.error is not None and result.error.kind == "exception"
+    assert result.error.message.startswith(message)
