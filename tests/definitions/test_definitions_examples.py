@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +15,7 @@ from dsh_tools.execution import ToolExecution, mint_token
 from dsh_tools.json_values import freeze_json
 from dsh_tools.presentation import DiffResultView, FileDiff, FileLocation, GenericCallView, GenericResultView, ToolResult
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-
-import fs_tools  # noqa: E402
-import text_tools  # noqa: E402
+from examples import fs_tools, text_tools
 
 
 @pytest.fixture

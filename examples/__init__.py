@@ -1,0 +1,1 @@
+"""Example tools and pipelines: real, type-checked, and exercised by the tests and the demo."""
