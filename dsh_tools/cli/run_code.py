@@ -72,5 +72,6 @@ async def run_program_file(program: str, loaded: LoadedTools) -> tuple[ToolExecu
             event = thaw_json(data)
             assert isinstance(event, dict)
             status = "error" if event.get("isError") else "ok"
-            lines.append(f"{event.get('subCallId')} {event.get('name')} [{status}] {event.get('resultSummary')}")
+            summary = " ".join(str(event.get("resultSummary")).split())  # one line per sub-call
+            lines.append(f"{event.get('subCallId')} {event.get('name')} [{status}] {summary}")
     return result, lines

@@ -41,7 +41,7 @@ def _step(step: Step) -> list[str]:
     lines = [heading + "=" * max(3, WIDTH - len(heading))]
     lines += textwrap.wrap(step.explanation, WIDTH)
     if step.note:
-        lines.append(f"(note: {step.note})")
+        lines += textwrap.wrap(f"(note: {step.note})", WIDTH)
     for call in step.calls:
         lines += ["", *_call(call)]
     lines += _details(step.key, step.details)

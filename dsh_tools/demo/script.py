@@ -52,6 +52,11 @@ MODE_EXPLANATIONS: Final[dict[str, str]] = {
     "SDK: the model can call a tool directly or chain several in one program.",
 }
 
+CODE_MODE_NOTE: Final = (
+    f"a code-mode model reaches the tools only through {RUN_CODE_NAME}; steps 2-7 send their calls straight "
+    "to ctx.tools.execute, the same pipeline every binding call of a program runs through"
+)
+
 StepPlay = Callable[[DemoSession, int], Awaitable[Step]]
 
 
@@ -69,6 +74,7 @@ async def prompt_step(session: DemoSession, number: int) -> Step:
             "sdk": sdk,
             "prompt": render_prompt(assembly),
         },
+        note=CODE_MODE_NOTE if session.ctx.tools.mode == "code" else None,
     )
 
 
