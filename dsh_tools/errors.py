@@ -18,7 +18,22 @@ __all__ = [
     "ToolArgsError",
     "ToolNotFoundError",
     "ToolTimeoutError",
+    "safe_str",
 ]
+
+
+def safe_str(value: object) -> str:
+    """``str(value)``, or ``<unprintable TypeName>`` when ``__str__`` misbehaves.
+
+    Every place that puts an exception (or any foreign object) into a message
+    uses this, so a hostile ``__str__`` can never turn error reporting itself
+    into a crash.
+    """
+    try:
+        text = str(value)
+    except Exception:  # noqa: BLE001 - a hostile __str__ is data here
+        return f"<unprintable {type(value).__name__}>"
+    return text if type(text) is str else f"<unprintable {type(value).__name__}>"
 
 
 class HarnessError(Exception):

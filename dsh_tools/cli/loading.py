@@ -36,6 +36,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TypeGuard
 
+from dsh_tools.errors import safe_str
 from dsh_tools.boot import boot
 from dsh_tools.host.context import Context
 from dsh_tools.schema import RegisteredTool, ToolDefinition, ToolSchema
@@ -252,8 +253,5 @@ def _import_file(path: Path) -> ModuleType:
 
 
 def _describe_error(error: BaseException) -> str:
-    try:
-        text = str(error)
-    except Exception:  # noqa: BLE001
-        text = f"<unprintable {type(error).__name__}>"
+    text = safe_str(error)
     return f"{type(error).__name__}: {text}" if text else type(error).__name__

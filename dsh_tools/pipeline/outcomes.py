@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from returns.result import Failure
 
-from dsh_tools.errors import HarnessError
+from dsh_tools.errors import HarnessError, safe_str
 from dsh_tools.execution import ToolErrorInfo, ToolExecution, ToolExecutionResult
 from dsh_tools.record import Record
 
@@ -25,15 +25,6 @@ class Settled(Record):
 
     execution: ToolExecution
     result: ToolExecutionResult
-
-
-def safe_str(value: object) -> str:
-    """``str(value)``, or ``<unprintable TypeName>`` when ``__str__`` misbehaves."""
-    try:
-        text = str(value)
-    except Exception:  # noqa: BLE001 - a hostile __str__ is data here
-        return f"<unprintable {type(value).__name__}>"
-    return text if type(text) is str else f"<unprintable {type(value).__name__}>"
 
 
 def error_result(call_id: str, message: str, error: ToolErrorInfo | None = None) -> ToolExecutionResult:

@@ -29,6 +29,7 @@ from dsh_tools.code_mode.runtime import (
     CodeRunResult,
     FailureKind,
 )
+from dsh_tools.errors import safe_str
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json
 from dsh_tools.signals import AbortSignal
 
@@ -49,14 +50,6 @@ class Budgets:
         self.max_value = max_value
         self.max_frame = max_frame
         self.max_rss = max_rss
-
-
-def safe_str(value: object) -> str:
-    """``str(value)``, or ``<unprintable TypeName>`` when that raises."""
-    try:
-        return str(value)
-    except Exception:  # noqa: BLE001 - hostile __str__
-        return f"<unprintable {type(value).__name__}>"
 
 
 class RunSession:

@@ -21,7 +21,8 @@ from typing import Final
 import orjson
 
 from dsh_tools.code_mode.deno._process import Limits, SandboxProcess
-from dsh_tools.code_mode.deno._run import Budgets, RunSession, safe_str
+from dsh_tools.code_mode.deno._run import Budgets, RunSession
+from dsh_tools.errors import safe_str
 from dsh_tools.code_mode.runtime import CodeRunFailure, CodeRunRequest, CodeRunResult
 
 __all__ = ["DenoCodeRuntime"]
