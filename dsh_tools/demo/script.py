@@ -78,42 +78,45 @@ async def prompt_step(session: DemoSession, number: int) -> Step:
     )
 
 
-async def success_step(session: DemoSession, number: int) -> Step:
-    calls = (
-        await session.call("read_file", {"path": "README.md"}),
-        await session.call("search_text", {"query": "TODO"}),
-    )
-    return Step(
-        number, "success", "Successful calls",
-        "Each call runs pre-execute, guards, execute and post-execute; a plain success reaches the model as text.",
-        calls,
-    )
+def calls_step(key: str, title: str, explanation: str, *calls: tuple[str, dict[str, object]]) -> StepPlay:
+    """A step that only sends ``calls`` in order and shows their results."""
+
+    async def play(session: DemoSession, number: int) -> Step:
+        results = tuple([await session.call(name, arguments) for name, arguments in calls])
+        return Step(number, key, title, explanation, results)
+
+    return play
 
 
-async def invalid_args_step(session: DemoSession, number: int) -> Step:
-    calls = (
-        await session.call("count_words", {"file": "README.md"}),
-        await session.call("count_words", {"path": "README.md"}),
-    )
-    return Step(
-        number, "invalid-args", "A validation error the model corrects",
-        "define_tool validates the model's arguments before the body runs. The mistake comes back as an "
-        "INVALID_ARGS error listing each violation, and the model retries with the right argument name.",
-        calls,
-    )
+success_step = calls_step(
+    "success", "Successful calls",
+    "Each call runs pre-execute, guards, execute and post-execute; a plain success reaches the model as text.",
+    ("read_file", {"path": "README.md"}),
+    ("search_text", {"query": "TODO"}),
+)
 
+invalid_args_step = calls_step(
+    "invalid-args", "A validation error the model corrects",
+    "define_tool validates the model's arguments before the body runs. The mistake comes back as an "
+    "INVALID_ARGS error listing each violation, and the model retries with the right argument name.",
+    ("count_words", {"file": "README.md"}),
+    ("count_words", {"path": "README.md"}),
+)
 
-async def denial_step(session: DemoSession, number: int) -> Step:
-    calls = (
-        await session.call("read_file", {"path": "secrets.txt"}),
-        await session.call("list_dir", {"path": ".."}),
-    )
-    return Step(
-        number, "denial", "Policy denials (tools/pre-execute)",
-        "A pre-execute listener refuses secrets.txt and any path outside the workspace. "
-        "The tool body never runs; the model reads the reason.",
-        calls,
-    )
+denial_step = calls_step(
+    "denial", "Policy denials (tools/pre-execute)",
+    "A pre-execute listener refuses secrets.txt and any path outside the workspace. "
+    "The tool body never runs; the model reads the reason.",
+    ("read_file", {"path": "secrets.txt"}),
+    ("list_dir", {"path": ".."}),
+)
+
+redaction_step = calls_step(
+    "post-execute", "Output replaced after execution (tools/post-execute)",
+    "The file holds an API token. A post-execute listener replaces it in the result and attaches a "
+    "HookContext note, which the loop would append as a context message after the tool results.",
+    ("read_file", {"path": "config.env"}),
+)
 
 
 async def approval_step(session: DemoSession, number: int) -> Step:
@@ -143,16 +146,6 @@ async def timeout_step(session: DemoSession, number: int) -> Step:
         "signal at the deadline and reports TOOL_TIMEOUT.",
         calls,
         details={"timeoutMs": None if budget is None else budget.timeout_ms},
-    )
-
-
-async def redaction_step(session: DemoSession, number: int) -> Step:
-    calls = (await session.call("read_file", {"path": "config.env"}),)
-    return Step(
-        number, "post-execute", "Output replaced after execution (tools/post-execute)",
-        "The file holds an API token. A post-execute listener replaces it in the result and attaches a "
-        "HookContext note, which the loop would append as a context message after the tool results.",
-        calls,
     )
 
 
