@@ -20,6 +20,7 @@ from dsh_tools.content import ContentBlock, text_block
 from dsh_tools.definitions import DefinedTool, Prop, define_tool
 from dsh_tools.execution import ToolExecution
 from dsh_tools.presentation import FileLocation, GenericCallView
+from examples.sandbox import resolve_inside
 
 __all__ = ["BUILD_STATUS_TIMEOUT_MS", "TOOLS", "BuildStatusArgs", "ListDirArgs", "make_tools"]
 
@@ -42,9 +43,7 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
 
     async def list_dir(args: ListDirArgs, exec: ToolExecution) -> list[ContentBlock]:
         relative = args.get("path", ".")
-        target = (base / relative).resolve()
-        if target != base and not target.is_relative_to(base):
-            raise ValueError(f"path {relative!r} is outside the workspace")
+        target = resolve_inside(base, relative)
         if not target.is_dir():
             raise NotADirectoryError(f"no such directory: {relative}")
         entries = sorted(

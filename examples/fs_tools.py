@@ -27,15 +27,12 @@ from dsh_tools.presentation import (
     GenericCallView,
     ToolResult,
 )
+from examples.sandbox import SandboxError, resolve_inside
 
 __all__ = ["TOOLS", "ReadFileArgs", "SandboxError", "WriteFileArgs", "make_tools"]
 
 MAX_READ_BYTES = 256 * 1024
 """Larger files are refused: a tool result that floods the context helps no one."""
-
-
-class SandboxError(ValueError):
-    """A path that would leave the tools' root (or cannot be a path at all)."""
 
 
 class ReadFileArgs(TypedDict):
@@ -47,17 +44,6 @@ class ReadFileArgs(TypedDict):
 class WriteFileArgs(TypedDict):
     path: Annotated[str, Prop(description="File path, relative to the workspace root")]
     content: Annotated[str, Prop(description="The complete new file content")]
-
-
-def resolve_inside(root: Path, relative: str) -> Path:
-    """``root / relative`` with symlinks resolved, or ``SandboxError`` if it escapes ``root``."""
-    try:
-        candidate = (root / relative).resolve()
-    except (OSError, ValueError) as error:
-        raise SandboxError(f"invalid path {relative!r}: {error}") from None
-    if candidate != root and not candidate.is_relative_to(root):
-        raise SandboxError(f"path {relative!r} is outside the workspace")
-    return candidate
 
 
 def make_tools(root: Path) -> list[DefinedTool[Any]]:

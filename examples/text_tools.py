@@ -23,6 +23,7 @@ from dsh_tools.definitions import DefinedTool, Prop, define_tool
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import JsonValue
 from dsh_tools.presentation import FileLocation, GenericCallView, GenericResultView, ToolResult
+from examples.sandbox import resolve_inside
 
 __all__ = ["COUNT_WORDS_PARAMETERS", "SEARCH_TEXT_PARAMETERS", "TOOLS", "make_tools"]
 
@@ -39,17 +40,6 @@ SEARCH_TEXT_PARAMETERS: dict[str, Prop] = {
     "case_sensitive": Prop("boolean", default=False, description="Match case exactly"),
     "max_results": Prop("integer", default=50, description="Stop after this many matching lines"),
 }
-
-
-def _inside(root: Path, relative: str) -> Path:
-    """``root / relative`` with symlinks resolved; ``ValueError`` if it escapes ``root``."""
-    try:
-        candidate = (root / relative).resolve()
-    except (OSError, ValueError) as error:
-        raise ValueError(f"invalid path {relative!r}: {error}") from None
-    if candidate != root and not candidate.is_relative_to(root):
-        raise ValueError(f"path {relative!r} is outside the workspace")
-    return candidate
 
 
 def _text(args: Mapping[str, JsonValue], key: str, default: str | None = None) -> str:
@@ -78,7 +68,7 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
     base = root.resolve()
 
     async def count_words(args: Mapping[str, JsonValue], exec: ToolExecution) -> ToolOutput:
-        target = _inside(base, _text(args, "path"))
+        target = resolve_inside(base, _text(args, "path"))
         if not target.is_file():
             raise FileNotFoundError(f"no such file: {_text(args, 'path')}")
         if target.stat().st_size > MAX_FILE_BYTES:
@@ -94,7 +84,7 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
 
     async def search_text(args: Mapping[str, JsonValue], exec: ToolExecution) -> list[ContentBlock]:
         query = _text(args, "query")
-        start = _inside(base, _text(args, "path", "."))
+        start = resolve_inside(base, _text(args, "path", "."))
         case_sensitive = args.get("case_sensitive", False) is True
         limit = args.get("max_results", 50)
         if not isinstance(limit, int) or limit < 1:

@@ -231,6 +231,18 @@ def _import_file(path: Path) -> ModuleType:
     if not path.is_file():
         raise CliError(f"file not found: {path}")
     resolved = path.resolve()
+    dotted = _package_module_name(resolved)
+    if dotted is not None:
+        # A file inside a package imports as that package's module, as pytest
+        # does, so its own absolute imports (``from examples.sandbox import ...``)
+        # work wherever the command runs from.
+        root = str(resolved.parents[dotted.count(".")])
+        if root not in sys.path:
+            sys.path.insert(0, root)
+        try:
+            return importlib.import_module(dotted)
+        except Exception as error:  # noqa: BLE001 - the module's own code raised
+            raise CliError(f"{path} failed to import: {_describe_error(error)}") from None
     # A stable, unique name: registered in sys.modules so TypedDict annotations resolve.
     name = f"_dsh_tools_cli_{resolved.stem}_{zlib.crc32(str(resolved).encode()):08x}"
     loaded = sys.modules.get(name)
@@ -250,6 +262,16 @@ def _import_file(path: Path) -> ModuleType:
         del sys.modules[name]
         raise CliError(f"{path} failed to import: {_describe_error(error)}") from None
     return module
+
+
+def _package_module_name(path: Path) -> str | None:
+    """``pkg.sub.mod`` for a file inside packages (``__init__.py`` all the way up), else ``None``."""
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder.name.isidentifier():
+        parts.append(folder.name)
+        folder = folder.parent
+    return ".".join(reversed(parts)) if len(parts) > 1 and path.stem.isidentifier() else None
 
 
 def _describe_error(error: BaseException) -> str:
