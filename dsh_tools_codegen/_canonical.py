@@ -25,7 +25,7 @@ from typing import Final, cast
 
 import orjson
 
-__all__ = ["canonical_json"]
+__all__ = ["PMAP_TYPE", "PVECTOR_TYPE", "canonical_json"]
 
 _OPTIONS: Final = (
     orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
@@ -38,6 +38,10 @@ try:  # pyrsistent is a project dependency, but this package only needs its type
     _PVECTOR: type | None = type(pvector())
 except ImportError:  # pragma: no cover
     _PMAP = _PVECTOR = None
+PMAP_TYPE: Final = _PMAP
+"""pyrsistent's ``PMap`` class (``None`` without pyrsistent)."""
+PVECTOR_TYPE: Final = _PVECTOR
+"""pyrsistent's ``PVector`` class (``None`` without pyrsistent)."""
 _FROZEN_CHILDREN: Final = frozenset({str, int, float, bool, type(None), _PMAP, _PVECTOR}) - {None}
 
 

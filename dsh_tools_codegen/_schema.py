@@ -40,32 +40,26 @@ from urllib.parse import unquote
 import orjson
 
 from ._canonical import canonical_json
+from ._fast import Fallback, fast_render
+from ._rules import (
+    _ATOM,
+    _KEYWORDS,
+    _MISSING,
+    _SCALARS,
+    _UNKNOWN,
+    MAX_DEPTH,
+    MAX_INDENT,
+    MAX_ITEMS,
+    MAX_NODES,
+    _intersection,
+    _Rendered,
+    _union,
+)
 from ._text import exact_str, jsdoc, json_literal, member_key
 
-__all__ = ["MAX_DEPTH", "MAX_INDENT", "MAX_ITEMS", "MAX_NODES", "json_schema_to_ts", "render_schema"]
+__all__ = ["MAX_DEPTH", "MAX_INDENT", "MAX_ITEMS", "MAX_NODES", "json_schema_to_ts", "render_schema", "render_tree"]
 
-MAX_DEPTH: Final = 48
-"""Schema nodes on one path (``$ref`` hops included) before degrading."""
-MAX_NODES: Final = 10_000
-"""Schema nodes rendered per :func:`json_schema_to_ts` call before degrading."""
-MAX_ITEMS: Final = 10_000
-"""Entries read from one container (properties, enum, anyOf, …)."""
-MAX_INDENT: Final = 1_000
-"""Largest accepted ``indent``; larger (or non-int) values are clamped."""
-
-_ATOM, _INTERSECTION, _UNION = 0, 1, 2
-_Rendered = tuple[str, int]
 _View = dict[object, object]
-_UNKNOWN: Final[_Rendered] = ("unknown", _ATOM)
-_MISSING: Final = object()
-_SCALARS: Final = {
-    "string": "string",
-    "number": "number",
-    "integer": "number",
-    "boolean": "boolean",
-    "null": "null",
-}
-_KEYWORDS: Final = frozenset({"$ref", "const", "enum", "anyOf", "oneOf", "allOf"})
 _NOT_SEQUENCES: Final = (str, bytes, bytearray, memoryview)
 _NO_NAMES: Final[frozenset[str]] = frozenset()
 
@@ -95,9 +89,22 @@ def json_schema_to_ts(schema: object, indent: int = 0) -> str:
     try:
         level = min(max(int.__int__(indent), 0), MAX_INDENT) if isinstance(indent, int) else 0
         canonical = canonical_json(schema)
-        return render_schema(schema if canonical is None else orjson.loads(canonical[0]), level)
+        if canonical is None:
+            return render_schema(schema, level)
+        return render_tree(orjson.loads(canonical[0]), level)
     except Exception:
         return "unknown"
+
+
+def render_tree(tree: object, level: int) -> str:
+    """Render ``orjson.loads`` output: the fast renderer, defensive on a bail-out.
+
+    Both give the same text (see :mod:`._fast`); the fast one is ~4x quicker.
+    """
+    try:
+        return fast_render(tree, level, frozen=False)
+    except Fallback:
+        return render_schema(tree, level)
 
 
 def render_schema(schema: object, level: int) -> str:
@@ -356,26 +363,3 @@ def _member(key: str, sub: object, required: bool, pad: str, level: int, ctx: _C
     except Exception:
         doc = None
     return [f"{line}{text};"] if doc is None else [pad + doc, f"{line}{text};"]
-
-
-def _union(members: list[_Rendered]) -> _Rendered:
-    """``A | B``, deduplicated in first-seen order; ``unknown`` absorbs all."""
-    seen: dict[str, int] = {}
-    for text, precedence in members:
-        if text == "unknown":
-            return _UNKNOWN
-        seen.setdefault(text, precedence)
-    if len(seen) == 1:
-        return next(iter(seen.items()))
-    return (" | ".join(seen), _UNION) if seen else _UNKNOWN
-
-
-def _intersection(members: list[_Rendered]) -> _Rendered:
-    """``A & B``; ``unknown`` parts are dropped (``unknown & T`` is ``T``)."""
-    kept: dict[str, int] = {}
-    for text, precedence in members:
-        if text != "unknown":
-            kept.setdefault(text, precedence)
-    if len(kept) <= 1:
-        return next(iter(kept.items()), _UNKNOWN)
-    return (" & ".join(f"({t})" if p == _UNION else t for t, p in kept.items()), _INTERSECTION)

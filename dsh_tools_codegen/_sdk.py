@@ -39,8 +39,9 @@ from typing import Final, Protocol, Union
 
 import orjson
 
-from ._canonical import canonical_json
-from ._schema import _view, render_schema
+from ._canonical import PMAP_TYPE, canonical_json
+from ._fast import Fallback, fast_render
+from ._schema import _view, render_schema, render_tree
 from ._text import exact_str, jsdoc, member_key
 
 __all__ = ["CACHE_SIZE", "SDK_USAGE", "ToolSchemaLike", "render_tools_sdk"]
@@ -132,9 +133,9 @@ def _fields(tool: object) -> tuple[str, str | None, object] | None:
         return None
 
 
-def _member_text(name: str, description: str | None, schema: object) -> str:
+def _member_text(name: str, description: str | None, args: str) -> str:
     doc = jsdoc(description) if description is not None else None
-    member = f"  {member_key(name, method=True)}(args: {render_schema(schema, 1)}): Promise<string>;"
+    member = f"  {member_key(name, method=True)}(args: {args}): Promise<string>;"
     return member if doc is None else f"  {doc}\n{member}"
 
 
@@ -151,13 +152,22 @@ class _MemberCache:
         hit = self._get(identity_key)
         if hit is not None and hit[0] is parameters:
             return hit[1]
+        if type(parameters) is PMAP_TYPE:
+            try:
+                text = _member_text(name, description, fast_render(parameters, 1, frozen=True))
+            except Fallback:
+                pass
+            else:
+                with self._lock:
+                    self._put(identity_key, (parameters, text))
+                return text
         canonical = canonical_json(parameters)
         if canonical is None:
-            return _member_text(name, description, parameters)  # uncacheable
+            return _member_text(name, description, render_schema(parameters, 1))  # uncacheable
         data, frozen = canonical
         content_key = (_CONTENT, name, description, data)
         hit = self._get(content_key)
-        text = _member_text(name, description, orjson.loads(data)) if hit is None else hit[1]
+        text = _member_text(name, description, render_tree(orjson.loads(data), 1)) if hit is None else hit[1]
         with self._lock:
             if hit is None:
                 self._put(content_key, (None, text))
@@ -186,3 +196,8 @@ class _MemberCache:
 _IDENTITY: Final = 0
 _CONTENT: Final = 1
 _CACHE: Final = _MemberCache(CACHE_SIZE)
+
+
+def _clear_cache() -> None:
+    """Empty the per-tool memo: for benchmarks and tests of the cold path."""
+    _CACHE.clear()

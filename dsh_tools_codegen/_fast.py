@@ -1,0 +1,306 @@
+"""The fast renderer: :mod:`._schema`'s rules for trusted trees, or a bail-out.
+
+The defensive renderer in :mod:`._schema` pays for totality at every node: a
+``try`` per node, ``isinstance`` chains, a path set of ids, snapshots of
+mappings. A cold :func:`~._sdk.render_tools_sdk` of 1,000 tools spends most of
+its time there, yet the trees it renders are almost always *trusted*:
+
+* ``orjson.loads`` output — only exact ``dict``/``list``/``str``/``int``/
+  ``float``/``bool``/``None``, no cycles; or
+* the registry's frozen parameters — ``PMap``/``PVector``/``tuple`` and exact
+  JSON scalars, which cannot contain themselves either.
+
+On such a tree no user code can run (exact builtin types only), so the
+per-node guards buy nothing. :func:`fast_render` applies the same rules with
+none of them and raises :class:`Fallback` the moment anything falls outside
+the subset it handles exactly — another type, a ``$ref``, a non-finite float,
+a container over :data:`~._rules.MAX_ITEMS`, a path :data:`~._rules.MAX_DEPTH`
+deep, a node over the :data:`~._rules.MAX_NODES` budget. The caller then runs
+the defensive renderer, so every output is, by construction, the one the
+defensive renderer gives (``tests/codegen/test_codegen_fast.py`` checks the
+two agree).
+
+In *frozen* mode (a ``PMap`` root) a plain ``dict``/``list`` whose contents
+would be read also bails: then everything the text was computed from is
+immutable, which is what lets :mod:`._sdk` cache it under the root's identity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import chain
+from typing import Final, cast
+
+from ._canonical import PMAP_TYPE, PVECTOR_TYPE
+from ._rules import _ATOM, _KEYWORDS, _MISSING, _SCALARS, _UNKNOWN, MAX_DEPTH, MAX_ITEMS, MAX_NODES, _intersection, _Rendered, _union
+from ._text import jsdoc, json_literal, member_key
+
+__all__ = ["Fallback", "fast_render"]
+
+_STR_ONLY: Final = frozenset({str})
+_from_iterable: Final = chain.from_iterable
+# Exact types that are neither a mapping nor a sequence, as the defensive
+# renderer classifies them; reading only their type is safe in frozen mode.
+_ATOMS: Final = frozenset({str, int, float, bool, type(None)})
+_LITERAL_TYPES: Final = frozenset({str, int, bool, type(None)})
+_CONTAINERS: Final = frozenset({dict, list, tuple, PMAP_TYPE, PVECTOR_TYPE}) - {None}
+_MEMO_LIMIT: Final = 4096
+
+
+class Fallback(Exception):
+    """The tree left the fast renderer's subset: use the defensive one."""
+
+
+def _pmap_view(value: object) -> dict[str, object]:
+    """A ``PMap``'s entries as a plain dict, read straight from its buckets.
+
+    ``PMap.items()`` is a Python generator; the bucket vector is C
+    (``pvectorc``), so this is several times faster. Keys must be exact
+    ``str`` (anything else may run user code on lookup): bail otherwise.
+    """
+    if _BUCKETS_OK:
+        view: dict[str, object] = dict(_from_iterable(filter(None, value._buckets)))  # type: ignore[attr-defined]
+    else:  # pragma: no cover - a pyrsistent without the bucket layout
+        view = dict(value.iteritems())  # type: ignore[attr-defined]
+    if not _STR_ONLY.issuperset(map(type, view)):
+        raise Fallback
+    return view
+
+
+def _buckets_ok() -> bool:
+    """Whether this pyrsistent's ``PMap`` keeps ``(key, value)`` lists in ``_buckets``."""
+    try:
+        from pyrsistent import pmap
+
+        sample = pmap({"a": 1, "b": (2,)})
+        buckets = cast("Iterable[list[tuple[str, object]] | None]", sample._buckets)
+        return dict(_from_iterable(filter(None, buckets))) == {"a": 1, "b": (2,)}
+    except Exception:  # pragma: no cover
+        return False
+
+
+_BUCKETS_OK: Final = _buckets_ok()
+
+
+class _Renderer:
+    __slots__ = ("budget", "frozen")
+
+    def __init__(self, frozen: bool) -> None:
+        self.budget = MAX_NODES
+        self.frozen = frozen
+
+    def mapping(self, value: object) -> dict[str, object] | None:
+        """The node's entries, ``None`` for a non-mapping; bail on others."""
+        cls = type(value)
+        if cls is dict:
+            if self.frozen:
+                raise Fallback
+            return value  # type: ignore[return-value]
+        if cls is PMAP_TYPE:
+            return _pmap_view(value)
+        if cls in _ATOMS or cls is list or cls is tuple or cls is PVECTOR_TYPE:
+            return None
+        raise Fallback
+
+    def sequence(self, value: object) -> list[object] | tuple[object, ...] | None:
+        """The items of a sequence, ``None`` for a non-sequence; bail on others."""
+        cls = type(value)
+        if cls is list:
+            if self.frozen:
+                raise Fallback
+            items: list[object] | tuple[object, ...] = value  # type: ignore[assignment]
+        elif cls is tuple or cls is PVECTOR_TYPE:
+            items = tuple(cast("Iterable[object]", value))
+        elif cls in _ATOMS or cls is dict or cls is PMAP_TYPE:
+            return None
+        else:
+            raise Fallback
+        if len(items) > MAX_ITEMS:
+            raise Fallback
+        return items
+
+    def node(self, value: object, level: int, depth: int, view: dict[str, object] | None = None) -> _Rendered:
+        self.budget -= 1
+        if self.budget < 0 or depth >= MAX_DEPTH:
+            raise Fallback
+        if view is None:
+            view = self.mapping(value)
+            if view is None:
+                return _UNKNOWN
+        if not _KEYWORDS.isdisjoint(view):
+            rendered = self.keywords(view, level, depth)
+            if rendered is not None:
+                return rendered
+        kind = view.get("type")
+        if type(kind) is str:
+            scalar = _SCALARS.get(kind)
+            return (scalar, _ATOM) if scalar is not None else self.typed(kind, view, level, depth)
+        if kind is None:
+            if self.mapping(view.get("properties")) is not None:
+                return self.members(view, level, depth)
+            if view.get("items") is not None:
+                return self.typed("array", view, level, depth)
+            return _UNKNOWN
+        names = self.sequence(kind)
+        if names:
+            typed = self.typed
+            return _union([typed(n if type(n) is str else _name(n), view, level, depth) for n in names])
+        return _UNKNOWN
+
+    def keywords(self, view: dict[str, object], level: int, depth: int) -> _Rendered | None:
+        if view.get("$ref") is not None:
+            raise Fallback
+        const = view.get("const", _MISSING)
+        if const is not _MISSING:
+            literal = _literal(const)
+            return _UNKNOWN if literal is None else (literal, _ATOM)
+        enum = view.get("enum")
+        if enum is not None:
+            values = self.sequence(enum)
+            if values is not None:
+                if not values:
+                    return _UNKNOWN
+                members: list[_Rendered] = []
+                for item in values:
+                    literal = _literal(item)
+                    if literal is None:
+                        return _UNKNOWN
+                    members.append((literal, _ATOM))
+                return _union(members)
+        for keyword in ("anyOf", "oneOf"):
+            alternatives = view.get(keyword)
+            if alternatives is not None:
+                options = self.sequence(alternatives)
+                if options:
+                    return _union([self.node(m, level, depth + 1) for m in options])
+        parts = view.get("allOf")
+        if parts is not None:
+            members_ = self.sequence(parts)
+            if members_:
+                return _intersection([self.node(m, level, depth + 1) for m in members_])
+        return None
+
+    def typed(self, name: str, view: dict[str, object], level: int, depth: int) -> _Rendered:
+        scalar = _SCALARS.get(name)
+        if scalar is not None:
+            return (scalar, _ATOM)
+        if name == "array":
+            items = view.get("items")
+            sub = self.mapping(items)
+            if sub is None:
+                return ("unknown[]", _ATOM)
+            text, precedence = self.node(items, level, depth + 1, sub)
+            return (f"({text})[]" if precedence != _ATOM else text + "[]", _ATOM)
+        if name == "object":
+            return self.members(view, level, depth)
+        return _UNKNOWN
+
+    def members(self, view: dict[str, object], level: int, depth: int) -> _Rendered:
+        properties = view.get("properties")
+        entries: list[tuple[str, object]] | None = None
+        if properties is not None:
+            props = self.mapping(properties)
+            if props is not None:
+                if len(props) > MAX_ITEMS:
+                    raise Fallback
+                # dict: insertion order; PMap: code-point order (see _schema)
+                entries = list(props.items()) if type(properties) is dict else sorted(props.items())
+        if entries:
+            required = self.required(view.get("required"))
+            inner = level + 1
+            pad = "  " * inner
+            lines = ["{"]
+            append = lines.append
+            mapping = self.mapping
+            node = self.node
+            for key, sub in entries:
+                head = _KEY_TEXT.get(key)
+                if head is None:
+                    head = _remember(_KEY_TEXT, key, member_key(key))
+                line = f"{pad}{head}{'' if key in required else '?'}: "
+                sub_view = mapping(sub)
+                if sub_view is None:
+                    append(line + "unknown;")
+                    continue
+                text = node(sub, inner, depth + 1, sub_view)[0]
+                doc = _doc(sub_view.get("description"))
+                if doc is not None:
+                    append(pad + doc)
+                append(f"{line}{text};")
+            append("  " * level + "}")
+            return ("\n".join(lines), _ATOM)
+        extra = view.get("additionalProperties")
+        sub = self.mapping(extra)
+        if sub is not None:
+            return (f"Record<string, {self.node(extra, level, depth + 1, sub)[0]}>", _ATOM)
+        return ("Record<string, unknown>", _ATOM)
+
+    def required(self, value: object) -> frozenset[str] | tuple[()]:
+        if value is None:
+            return ()
+        names = self.sequence(value)
+        if names is None:
+            return ()
+        for name in names:
+            if type(name) not in _ATOMS and type(name) not in _CONTAINERS:
+                raise Fallback  # exact_str would copy a str subclass; not our subset
+        return frozenset([name for name in names if type(name) is str])
+
+
+def _name(value: object) -> str:
+    """A non-``str`` entry of a ``type`` list: ``""`` (renders unknown)."""
+    if type(value) in _ATOMS or type(value) in _CONTAINERS:
+        return ""
+    raise Fallback
+
+
+def _literal(value: object) -> str | None:
+    """:func:`json_literal` for exact types; bail on the rest and non-finite floats."""
+    cls = type(value)
+    if cls in _LITERAL_TYPES:
+        return json_literal(value)
+    if cls is float:
+        if value - value != 0.0:  # type: ignore[operator]  # inf or nan: canonical JSON says null
+            raise Fallback
+        return float.__repr__(value)
+    if cls in _CONTAINERS:
+        return None
+    raise Fallback
+
+
+def _doc(description: object) -> str | None:
+    """The JSDoc line for a description value (memoised: descriptions repeat)."""
+    if description is None:
+        return None
+    if type(description) is not str:
+        if type(description) in _ATOMS or type(description) in _CONTAINERS:
+            return None
+        raise Fallback
+    doc = _DOC_TEXT.get(description, _MISSING)
+    if doc is _MISSING:
+        doc = _remember(_DOC_TEXT, description, jsdoc(description))
+    return doc  # type: ignore[return-value]
+
+
+def _remember(memo: dict[str, str | None], key: str, text: str | None) -> str | None:
+    """Store in a bounded memo (cleared when full: the keys are exact ``str``,
+    so neither lookups nor storing ever run user code)."""
+    if len(memo) >= _MEMO_LIMIT:
+        memo.clear()
+    memo[key] = text
+    return text
+
+
+_KEY_TEXT: Final[dict[str, str | None]] = {}
+_DOC_TEXT: Final[dict[str, str | None]] = {}
+
+
+def fast_render(tree: object, level: int, frozen: bool) -> str:
+    """``tree`` rendered at ``level`` exactly as :func:`~._schema.render_schema`
+    would, or :class:`Fallback` (also on any unexpected error)."""
+    try:
+        return _Renderer(frozen).node(tree, level, 0)[0]
+    except Fallback:
+        raise
+    except Exception as error:
+        raise Fallback from error

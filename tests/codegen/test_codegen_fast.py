@@ -1,0 +1,153 @@
+"""The fast renderer agrees with the defensive one, or bails out.
+
+``_fast.fast_render`` must give byte-identical text to ``_schema.render_schema``
+on the canonical tree whenever it answers at all; these tests generate many
+random schemas covering every rule (and the odd corners: non-str names,
+containers where scalars belong, empty combinators, depth and budget limits)
+and compare the two, for plain trees and for their frozen forms.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import orjson
+import pytest
+from pyrsistent import freeze, pmap
+
+from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
+from dsh_tools_codegen._canonical import canonical_json
+from dsh_tools_codegen._fast import Fallback, fast_render
+from dsh_tools_codegen._rules import MAX_DEPTH
+from dsh_tools_codegen._schema import render_schema
+from dsh_tools_codegen._sdk import _clear_cache
+
+TYPES: list[Any] = ["string", "number", "integer", "boolean", "null", "array", "object", "bogus", ""]
+NAMES = ["a", "b", "path", "my-key", "new", "é", "1st", "", 'q"', "zz", "B", "_x"]
+SCALARS: list[Any] = ["s", "", 'q"\n', "\u2028", 0, 1, -7, 2**40, 1.5, -0.0, 1e300, True, False, None]
+TEXTS: list[Any] = ["Plain words.", "Ends */ here\n next", "  padded  ", "", "tab\tand\x00nul", 5, None, ["x"]]
+
+
+def random_schema(rnd: random.Random, depth: int = 0) -> Any:
+    if depth > 4 or rnd.random() < 0.08:
+        return rnd.choice([*SCALARS, [], [{}], {}])
+    node: dict[str, Any] = {}
+    for keyword, chance in (("const", 0.05), ("enum", 0.1), ("anyOf", 0.08), ("oneOf", 0.04), ("allOf", 0.05)):
+        if rnd.random() < chance:
+            if keyword == "const":
+                node[keyword] = rnd.choice([*SCALARS, ["a"], {"a": 1}])
+            elif keyword == "enum":
+                node[keyword] = rnd.choice(
+                    [rnd.sample(SCALARS, rnd.randint(0, 4)), "notalist", [["nested"]], [{"a": 1}], [1.0, 1, True]]
+                )
+            else:
+                node[keyword] = [random_schema(rnd, depth + 1) for _ in range(rnd.randint(0, 3))]
+    roll = rnd.random()
+    if roll < 0.6:
+        node["type"] = rnd.choice(TYPES)
+    elif roll < 0.75:
+        node["type"] = rnd.sample(TYPES, rnd.randint(0, 3)) + rnd.choice([[], [None], [3]])
+    elif roll < 0.8:
+        node["type"] = rnd.choice([3, None, {"a": 1}, True])
+    if rnd.random() < 0.5:
+        node["properties"] = rnd.choice(
+            [
+                {name: random_schema(rnd, depth + 1) for name in rnd.sample(NAMES, rnd.randint(0, 5))},
+                ["not", "a", "mapping"],
+                "text",
+            ]
+        )
+        names: list[Any] = rnd.sample(NAMES, rnd.randint(0, 4))
+        node["required"] = rnd.choice([names, names + [3, None], "a", 7, {"a": 1}])
+    if rnd.random() < 0.3:
+        node["items"] = rnd.choice([random_schema(rnd, depth + 1), [{"type": "string"}], "x", None])
+    if rnd.random() < 0.2:
+        node["additionalProperties"] = rnd.choice([True, False, random_schema(rnd, depth + 1)])
+    if rnd.random() < 0.5:
+        node["description"] = rnd.choice(TEXTS)
+    if rnd.random() < 0.1:
+        node["minimum"] = rnd.choice(SCALARS)
+    keys = list(node)
+    rnd.shuffle(keys)  # dict order matters for properties only, but vary it everywhere
+    return {key: node[key] for key in keys}
+
+
+def reference(schema: object, level: int) -> str:
+    """What the defensive renderer gives on the canonical reading."""
+    canonical = canonical_json(schema)
+    assert canonical is not None
+    return render_schema(orjson.loads(canonical[0]), level)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fast_agrees_with_defensive_on_random_schemas(seed: int) -> None:
+    rnd = random.Random(seed)
+    answered = 0
+    for _ in range(50):
+        schema = random_schema(rnd)
+        level = rnd.randint(0, 3)
+        expected = reference(schema, level)
+        for tree, frozen in ((orjson.loads(orjson.dumps(schema)), False), (freeze(schema), True)):
+            try:
+                actual = fast_render(tree, level, frozen)
+            except Fallback:
+                continue
+            answered += 1
+            assert actual == reference(tree, level), (schema, frozen)
+        assert json_schema_to_ts(schema, level) == expected
+        assert json_schema_to_ts(freeze(schema), level) == reference(freeze(schema), level)
+    assert answered >= 50  # the fast path really is exercised
+
+
+def nested(levels: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for index in range(levels):
+        schema = {"type": "object", "properties": {"x": schema}} if index % 2 else {"type": "array", "items": schema}
+    return schema
+
+
+@pytest.mark.parametrize("levels", [MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, MAX_DEPTH + 5])
+def test_depth_limit_is_exact(levels: int) -> None:
+    for schema in (nested(levels), freeze(nested(levels))):
+        assert json_schema_to_ts(schema, 1) == reference(schema, 1)
+        assert render_tools_sdk([{"name": "t", "description": "", "parameters": schema}]).count("unknown") == (
+            reference(schema, 1).count("unknown")
+        )
+
+
+def test_node_budget_is_exact() -> None:
+    # each "object" entry of the type list renders all properties again
+    schema = {"type": ["object"] * 120, "properties": {f"p{i}": {"type": ["object"] * 3} for i in range(40)}}
+    expected = reference(schema, 0)
+    assert "unknown" in expected
+    assert json_schema_to_ts(schema) == expected
+    assert json_schema_to_ts(freeze(schema)) == reference(freeze(schema), 0)
+
+
+def test_non_finite_and_huge_numbers_follow_the_canonical_reading() -> None:
+    assert json_schema_to_ts(freeze({"enum": [float("nan"), 1]})) == "null | 1"
+    assert json_schema_to_ts(freeze({"const": float("inf")})) == "null"
+    assert json_schema_to_ts(freeze({"const": 2**70})) == str(2**70)  # no canonical bytes: rendered as is
+
+
+def test_frozen_tree_with_a_plain_dict_inside_renders_and_stays_fresh() -> None:
+    inner: dict[str, Any] = {"type": "string"}
+    properties: Any = pmap({"a": inner})
+    params = pmap({"type": "object", "properties": properties})
+    tool = {"name": "t", "description": "", "parameters": params}
+    assert "a?: string;" in render_tools_sdk([tool])
+    inner["type"] = "number"  # not deeply frozen: never cached by identity
+    assert "a?: number;" in render_tools_sdk([tool])
+
+
+def test_mutated_plain_dict_rerenders_cold_and_warm() -> None:
+    params: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "string", "description": "A."}}}
+    tool = {"name": "t", "description": "d", "parameters": params}
+    _clear_cache()
+    first = render_tools_sdk([tool])
+    params["properties"]["a"]["description"] = "B."
+    second = render_tools_sdk([tool])
+    assert "/** A. */" in first and "/** B. */" in second
+    params["properties"]["a"]["description"] = "A."
+    assert render_tools_sdk([tool]) == first
