@@ -413,18 +413,53 @@ return { ok: true };
         await runtime.run(CodeRunRequest("return 1", []))
 
 
-async def test_deno_file_import_hole_closed(tmp_path: Any) -> None:
-    """"The runtime must not be open to" ``import("file:///…", {with: {type: "text"}})``."""
-    from dsh_tools import DenoCodeRuntime
+async def test_deno_runtime_outcomes_are_results(tmp_path: Any) -> None:
+    """"``run`` resolves with an error field for every program outcome and never raises for one";
+    "Console calls become ``console`` entries with their level; bytes ... by other means become
+    ``stdout``/``stderr`` entries. Capped logs and values carry the word ``truncated`` once";
+    the file-import hole: "The runtime must not be open to it"."""
+    import asyncio
+
+    from dsh_tools import AbortController, DenoCodeRuntime
 
     secret = tmp_path / "secret.txt"
     secret.write_text("TOP-SECRET-VALUE")
-    runtime = DenoCodeRuntime(compute_ms=10_000, max_wall_ms=20_000)
+    runtime = DenoCodeRuntime(compute_ms=300, max_wall_ms=5_000, max_log_bytes=2_000, max_value_bytes=1_000)
     try:
-        program = f'const m = await import("file://{secret}", {{ with: {{ type: "text" }} }}); return m.default;'
-        result = await runtime.run(CodeRunRequest(program, []))
-        assert result.value != "TOP-SECRET-VALUE"
+        hole = f'const m = await import("file://{secret}", {{ with: {{ type: "text" }} }}); return m.default;'
+        result = await runtime.run(CodeRunRequest(hole, []))
         assert result.error is not None
         assert "TOP-SECRET-VALUE" not in json.dumps(result.to_json())
+
+        spin = await runtime.run(CodeRunRequest("while (true) {}", []))
+        assert spin.error is not None and spin.error.kind == "timeout"
+
+        raw = await runtime.run(
+            CodeRunRequest(
+                'console.error("c"); await Deno.stdout.write(new TextEncoder().encode("raw out\\n"));'
+                ' await Deno.stderr.write(new TextEncoder().encode("raw err\\n")); return 1',
+                [],
+            )
+        )
+        assert [e.to_json() for e in raw.logs] == [
+            {"source": "console", "text": "c", "level": "error"},
+            {"source": "stdout", "text": "raw out"},
+            {"source": "stderr", "text": "raw err"},
+        ]
+
+        chatty = await runtime.run(CodeRunRequest('for (let i = 0; i < 1000; i++) console.log("line " + i)', []))
+        assert chatty.error is None
+        assert sum(entry.text.count("truncated") for entry in chatty.logs) == 1
+        big = await runtime.run(CodeRunRequest('return "x".repeat(5000)', []))
+        assert json.dumps(big.to_json()).count("truncated") == 1
+
+        controller = AbortController()
+        task = asyncio.ensure_future(
+            runtime.run(CodeRunRequest("await new Promise((r) => setTimeout(r, 10_000))", [], controller.signal))
+        )
+        await asyncio.sleep(0.2)
+        controller.abort()
+        aborted = await asyncio.wait_for(task, 5)
+        assert aborted.error is not None and aborted.error.kind == "abort"
     finally:
         await runtime.dispose()
