@@ -243,3 +243,72 @@ async def test_bridge_queue_is_sequential_and_arguments_json_normalized() -> Non
     assert not result.is_error
     assert active[1] == 1
     assert seen == [(f"r:code:{i + 1}", {"i": i, "t": [1, 2]}) for i in range(4)]
+
+
+async def test_provider_known_names_validate_tool_order() -> None:
+    """``ToolProviderResult(schemas, known_names=None)``: a known but absent name is not a typo."""
+    from dsh_tools import TOOL_ORDER_REST, Context, SystemPrompt, ToolSchema
+
+    prompt = SystemPrompt(Context(), tool_order=["hidden", TOOL_ORDER_REST])
+    prompt.tools(
+        lambda c: ToolProviderResult(schemas=[ToolSchema("shown", "d", {"type": "object"})], known_names=["shown", "hidden"])
+    )
+    assembly = await prompt.assemble(AssembleContext())
+    assert [t.name for t in assembly.tools] == ["shown"]
+
+
+async def test_invalid_input_keeps_genuine_parent() -> None:
+    """"observers see an execution whose ``arguments`` is ``None`` and whose ``parent`` is
+    ``None`` if it was forged" (so a genuine parent is kept)."""
+    from dsh_tools import ToolExecutionResult
+
+    ctx = boot()
+    echo = Echo("echo")
+    ctx.tools.register(echo)
+    await call(ctx, "echo", {"text": "x"}, call_id="outer")
+    token = echo.calls[0].token
+    seen: list[ToolExecution] = []
+
+    def observe(exec: ToolExecution, result: ToolExecutionResult) -> None:
+        seen.append(exec)
+
+    ctx.on("tools/result", observe)
+    result = await call(ctx, "echo", {"bad": {1, 2}}, call_id="inner", parent=token)
+    assert result.is_error
+    assert seen[0].arguments is None and seen[0].parent is token
+
+
+async def test_sdk_section_regenerates_at_each_assembly() -> None:
+    ctx = boot(mode="code", code_runtime=FakeRuntime())
+    ctx.tools.register(Echo("first"))
+    before = await ctx.system_prompt.assemble(AssembleContext())
+    ctx.tools.register(Echo("second"))
+    after = await ctx.system_prompt.assemble(AssembleContext())
+    sdk_before = next(s.text for s in before.sections if s.name == "tools:sdk")
+    sdk_after = next(s.text for s in after.sections if s.name == "tools:sdk")
+    assert "second(args:" not in sdk_before and "second(args:" in sdk_after
+    again = await ctx.system_prompt.assemble(AssembleContext())
+    assert next(s.text for s in again.sections if s.name == "tools:sdk") == sdk_after
+
+
+def test_json_schema_to_ts_total_on_hostile_input() -> None:
+    from collections.abc import Iterator, Mapping
+
+    from dsh_tools_codegen import json_schema_to_ts
+
+    cyclic: dict[str, Any] = {"type": "object", "properties": {}}
+    cyclic["properties"]["self"] = cyclic
+
+    class Raising(Mapping[str, Any]):
+        def __getitem__(self, key: str) -> Any:
+            raise RuntimeError("boom")
+
+        def __iter__(self) -> Iterator[str]:
+            raise RuntimeError("boom")
+
+        def __len__(self) -> int:
+            raise RuntimeError("boom")
+
+    assert isinstance(json_schema_to_ts(cyclic), str)
+    assert isinstance(json_schema_to_ts(Raising()), str)
+    assert isinstance(json_schema_to_ts({"type": "object", "properties": {"x": Raising()}}), str)
