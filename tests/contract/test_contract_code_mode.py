@@ -413,6 +413,22 @@ return { ok: true };
         await runtime.run(CodeRunRequest("return 1", []))
 
 
+SANDBOX_PROBE = """
+const out: string[] = [];
+const attempts: Array<() => unknown> = [
+  () => Deno.readTextFileSync("/etc/hostname"),
+  () => Deno.env.get("HOME"),
+  () => new Deno.Command("/bin/ls").outputSync(),
+  () => Deno.dlopen("libc.so.6", {}),
+];
+for (const attempt of attempts) {
+  try { attempt(); out.push("open"); } catch (e) { out.push((e as Error).name); }
+}
+try { await fetch("http://127.0.0.1:8080/"); out.push("open"); } catch (e) { out.push((e as Error).name); }
+return out;
+"""
+
+
 async def test_deno_runtime_outcomes_are_results(tmp_path: Any) -> None:
     """"``run`` resolves with an error field for every program outcome and never raises for one";
     "Console calls become ``console`` entries with their level; bytes ... by other means become
@@ -430,6 +446,10 @@ async def test_deno_runtime_outcomes_are_results(tmp_path: Any) -> None:
         result = await runtime.run(CodeRunRequest(hole, []))
         assert result.error is not None
         assert "TOP-SECRET-VALUE" not in json.dumps(result.to_json())
+
+        # "no file, network, env, subprocess or FFI permission"
+        probe = await runtime.run(CodeRunRequest(SANDBOX_PROBE, []))
+        assert probe.error is None and probe.value == ["NotCapable"] * 5, probe.to_json()
 
         spin = await runtime.run(CodeRunRequest("while (true) {}", []))
         assert spin.error is not None and spin.error.kind == "timeout"
