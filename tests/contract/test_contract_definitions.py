@@ -384,3 +384,22 @@ async def test_registered_snapshot_keeps_presenters() -> None:
     ctx.tools.register(define_tool(name="r", description="d", args=ReadArgs, execute=read, present_call=present_call))
     snapshot: Any = ctx.tools.get("r")
     assert snapshot.present_call({"path": "/p"}) == GenericCallView(title="/p")
+
+
+class IntLiteralArgs(TypedDict):
+    level: Literal[1, 2, 3]
+
+
+async def int_literal_body(args: IntLiteralArgs, exec: ToolExecution) -> list[ContentBlock]:
+    return []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="deviation (extension): Literal of int/bool members is accepted (integer/boolean + enum), "
+    "while API.md maps only 'Literal[...] of str' and says 'anything else is a TypeError'",
+)
+def test_non_str_literal_is_type_error() -> None:
+    """"``Literal[...]`` of str→string+enum ...; anything else is a ``TypeError`` at definition time naming the field"."""
+    with pytest.raises(TypeError, match="level"):
+        define_tool(name="t", description="d", args=IntLiteralArgs, execute=int_literal_body)
