@@ -78,12 +78,27 @@ class _Thaw:
         raise TypeError("not canonical JSON")
 
 
+def _thaw_any(value: object) -> object:
+    """:class:`_Thaw` without the deep-immutability watch."""
+    cls = type(value)
+    if cls is _PMAP:
+        return dict(sorted(cast("Iterable[tuple[str, object]]", value.iteritems()), key=_first))  # type: ignore[attr-defined]
+    if cls is _PVECTOR:
+        return list(cast("Iterable[object]", value))
+    raise TypeError("not canonical JSON")
+
+
 def canonical_json(value: object) -> tuple[bytes, bool] | None:
     """``(canonical JSON bytes, deeply frozen?)`` for ``value``, or ``None``.
 
     "Deeply frozen" means built only from ``PMap``/``PVector`` and JSON
     scalars (exact types), so the value can never change.
     """
+    if type(value) is dict:  # never deeply frozen: no need to watch
+        try:
+            return orjson.dumps(value, default=_thaw_any, option=_OPTIONS), False
+        except Exception:
+            return None
     thaw = _Thaw(value)
     try:
         data = orjson.dumps(value, default=thaw, option=_OPTIONS)

@@ -27,7 +27,7 @@ immutable, which is what lets :mod:`._sdk` cache it under the root's identity.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from itertools import chain
 from typing import Final, cast
 
@@ -134,7 +134,9 @@ class _Renderer:
         kind = view.get("type")
         if type(kind) is str:
             scalar = _SCALARS.get(kind)
-            return (scalar, _ATOM) if scalar is not None else self.typed(kind, view, level, depth)
+            if scalar is not None:
+                return (scalar, _ATOM)
+            return self.members(view, level, depth) if kind == "object" else self.typed(kind, view, level, depth)
         if kind is None:
             if self.mapping(view.get("properties")) is not None:
                 return self.members(view, level, depth)
@@ -197,43 +199,85 @@ class _Renderer:
 
     def members(self, view: dict[str, object], level: int, depth: int) -> _Rendered:
         properties = view.get("properties")
-        entries: list[tuple[str, object]] | None = None
+        entries: Iterable[tuple[str, object]] | None = None
         if properties is not None:
-            props = self.mapping(properties)
-            if props is not None:
-                if len(props) > MAX_ITEMS:
+            if type(properties) is dict and not self.frozen:
+                entries = properties.items()  # insertion order (see _schema)
+                count = len(properties)
+            elif type(properties) is PMAP_TYPE and _BUCKETS_OK:
+                pairs = list(_from_iterable(filter(None, properties._buckets)))  # type: ignore[attr-defined]
+                if not _STR_ONLY.issuperset(map(type, [pair[0] for pair in pairs])):
                     raise Fallback
-                # dict: insertion order; PMap: code-point order (see _schema)
-                entries = list(props.items()) if type(properties) is dict else sorted(props.items())
+                pairs.sort()  # code-point order (see _schema); keys are unique exact str
+                entries, count = pairs, len(pairs)
+            else:
+                props = self.mapping(properties)
+                if props is not None:
+                    entries = sorted(props.items())
+                    count = len(props)
+            if entries is not None and count > MAX_ITEMS:
+                raise Fallback
         if entries:
-            required = self.required(view.get("required"))
-            inner = level + 1
-            pad = "  " * inner
-            lines = ["{"]
-            append = lines.append
-            mapping = self.mapping
-            node = self.node
-            for key, sub in entries:
-                head = _KEY_TEXT.get(key)
-                if head is None:
-                    head = _remember(_KEY_TEXT, key, member_key(key))
-                line = f"{pad}{head}{'' if key in required else '?'}: "
-                sub_view = mapping(sub)
-                if sub_view is None:
-                    append(line + "unknown;")
-                    continue
-                text = node(sub, inner, depth + 1, sub_view)[0]
-                doc = _doc(sub_view.get("description"))
-                if doc is not None:
-                    append(pad + doc)
-                append(f"{line}{text};")
-            append("  " * level + "}")
-            return ("\n".join(lines), _ATOM)
+            return (self.block(entries, self.required(view.get("required")), level, depth), _ATOM)
         extra = view.get("additionalProperties")
         sub = self.mapping(extra)
         if sub is not None:
             return (f"Record<string, {self.node(extra, level, depth + 1, sub)[0]}>", _ATOM)
         return ("Record<string, unknown>", _ATOM)
+
+    def block(self, entries: Iterable[tuple[str, object]], required: Container[str], level: int, depth: int) -> str:
+        """An object type's ``{ ... }`` block, one member (and JSDoc) a line.
+
+        The hot loop of a cold render: a member whose schema is a plain
+        scalar type (most of them) is rendered inline, without the
+        :meth:`node` call; it still counts against the node budget.
+        """
+        if depth + 1 >= MAX_DEPTH:
+            raise Fallback  # a member would be one node too deep
+        inner = level + 1
+        pad = "  " * inner
+        lines = ["{"]
+        append = lines.append
+        frozen = self.frozen
+        leaves = 0
+        key_text = _KEY_TEXT.get
+        doc_text = _DOC_TEXT.get
+        scalars = _SCALARS.get
+        no_keywords = _KEYWORDS.isdisjoint
+        pmap_type = PMAP_TYPE
+        missing = _MISSING
+        for key, sub in entries:
+            head = key_text(key)
+            if head is None:
+                head = _remember(_KEY_TEXT, key, member_key(key))
+            cls = type(sub)
+            if cls is dict and not frozen:
+                sub_view: dict[str, object] | None = cast("dict[str, object]", sub)
+            elif cls is pmap_type:
+                sub_view = _pmap_view(sub)
+            else:
+                sub_view = self.mapping(sub)
+                if sub_view is None:
+                    append(f"{pad}{head}{'' if key in required else '?'}: unknown;")
+                    continue
+            assert sub_view is not None
+            kind = sub_view.get("type")
+            text = scalars(kind) if type(kind) is str else None
+            if text is not None and no_keywords(sub_view):
+                leaves += 1
+            else:
+                text = self.node(sub, inner, depth + 1, sub_view)[0]
+            description = sub_view.get("description")
+            if description is not None:
+                doc = doc_text(description, missing) if type(description) is str else missing
+                if doc is missing:
+                    doc = _doc(description)
+                if doc is not None:
+                    append(f"{pad}{doc}")
+            append(f"{pad}{head}{'' if key in required else '?'}: {text};")
+        self.budget -= leaves
+        append("  " * level + "}")
+        return "\n".join(lines)
 
     def required(self, value: object) -> frozenset[str] | tuple[()]:
         if value is None:
@@ -299,8 +343,12 @@ def fast_render(tree: object, level: int, frozen: bool) -> str:
     """``tree`` rendered at ``level`` exactly as :func:`~._schema.render_schema`
     would, or :class:`Fallback` (also on any unexpected error)."""
     try:
-        return _Renderer(frozen).node(tree, level, 0)[0]
+        renderer = _Renderer(frozen)
+        text = renderer.node(tree, level, 0)[0]
     except Fallback:
         raise
     except Exception as error:
         raise Fallback from error
+    if renderer.budget < 0:  # inline leaves are counted per block, after the fact
+        raise Fallback
+    return text

@@ -149,9 +149,10 @@ class _MemberCache:
 
     def member(self, name: str, description: str | None, parameters: object) -> str:
         identity_key = (_IDENTITY, name, description, id(parameters))
-        hit = self._get(identity_key)
-        if hit is not None and hit[0] is parameters:
-            return hit[1]
+        if type(parameters) is not dict:  # a dict is never deeply frozen: no identity entry
+            hit = self._get(identity_key)
+            if hit is not None and hit[0] is parameters:
+                return hit[1]
         if type(parameters) is PMAP_TYPE:
             try:
                 text = _member_text(name, description, fast_render(parameters, 1, frozen=True))
