@@ -17,13 +17,22 @@ the top of the system prompt, so two properties matter more than anything:
     :mod:`._canonical`): the member text is rendered from ``orjson.loads`` of
     those very bytes, so equal keys mean equal text by construction;
   - *identity* keys ``(name, description, id(parameters))``, the fast path
-    for the registry's frozen schemas, are stored only for parameters
-    verified deeply immutable (only ``PMap``/``PVector`` and JSON scalars,
-    exact types — checked during the canonical pass). The entry holds a
-    strong reference to that object and a hit requires ``entry is
-    parameters``, so the id cannot have been recycled and the object cannot
-    have changed;
+    for the registry's frozen schemas, are stored only for parameters whose
+    text was computed from immutable data alone: either the canonical pass
+    verified them deeply immutable (only ``PMap``/``PVector`` and JSON
+    scalars, exact types), or the fast renderer (:mod:`._fast`) rendered them
+    in *frozen* mode, which bails out on any mutable container it would read.
+    The entry holds a strong reference to that object and a hit requires
+    ``entry is parameters``, so the id cannot have been recycled and the
+    object cannot have changed;
   - a value without canonical bytes is rendered directly, uncached.
+
+A cold ``PMap`` is rendered straight from its buckets in frozen mode and
+cached by identity only: the canonical pass (a Python callback per ``PMap``)
+and ``orjson.loads`` would cost more than the rendering. Everything else goes
+through the canonical bytes and renders their ``orjson.loads`` with the fast
+renderer, the defensive one taking over on a bail-out — the same text either
+way (see :mod:`._fast`).
 
 The function is still pure from the caller's view: the cache changes only
 how fast the answer comes, never the answer.

@@ -21,7 +21,7 @@ from dsh_tools_codegen._canonical import canonical_json
 from dsh_tools_codegen._fast import Fallback, fast_render
 from dsh_tools_codegen._rules import MAX_DEPTH
 from dsh_tools_codegen._schema import render_schema
-from dsh_tools_codegen._sdk import _clear_cache
+from dsh_tools_codegen._sdk import _CACHE, _clear_cache
 
 TYPES: list[Any] = ["string", "number", "integer", "boolean", "null", "array", "object", "bogus", ""]
 NAMES = ["a", "b", "path", "my-key", "new", "é", "1st", "", 'q"', "zz", "B", "_x"]
@@ -151,3 +151,26 @@ def test_mutated_plain_dict_rerenders_cold_and_warm() -> None:
     assert "/** A. */" in first and "/** B. */" in second
     params["properties"]["a"]["description"] = "A."
     assert render_tools_sdk([tool]) == first
+
+
+def test_cold_frozen_parameters_are_cached_by_identity_only() -> None:
+    params = freeze({"type": "object", "properties": {"b": {"type": "string"}, "a": {"enum": [1, 2]}}})
+    tool = {"name": "t", "description": "d", "parameters": params}
+    _clear_cache()
+    text = render_tools_sdk([tool])
+    assert "    a?: 1 | 2;\n    b?: string;" in text
+    entries = list(_CACHE._entries.values())
+    assert [entry[0] for entry in entries] == [params]  # no canonical pass, no content entry
+    assert render_tools_sdk([tool]) == text
+    _clear_cache()
+    assert not _CACHE._entries
+    assert render_tools_sdk([tool]) == text
+
+
+def test_frozen_parameters_the_fast_path_declines_still_cache_by_identity() -> None:
+    params = freeze({"$defs": {"S": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/S"}}})
+    tool = {"name": "t", "description": "", "parameters": params}
+    _clear_cache()
+    text = render_tools_sdk([tool])
+    assert "x?: string;" in text
+    assert any(entry[0] is params for entry in _CACHE._entries.values())
