@@ -30,7 +30,7 @@ _SCALARS: Final[dict[object, str]] = {str: "string", int: "integer", float: "num
 _SEQUENCES: Final = (list, collections.abc.Sequence)
 _MAPPINGS: Final = (dict, collections.abc.Mapping)
 _SUPPORTED: Final = (
-    "str, int, float, bool, Literal[...] of str/int/bool, list[T], Sequence[T], "
+    "str, int, float, bool, Literal[...] of str, list[T], Sequence[T], "
     "dict[str, T], Mapping[str, T], a nested TypedDict, X | None, Annotated[T, Prop(...)]"
 )
 
@@ -146,8 +146,8 @@ class _Reader:
     def literal(self, values: tuple[Any, ...], path: str) -> Prop:
         members = [value for value in values if value is not None]
         nullable = len(members) != len(values)
-        kinds = {type(value) for value in members}
-        if not members or len(kinds) != 1 or next(iter(kinds)) not in (str, int, bool):
-            raise self.fail(path, f"Literal{list(values)!r} must list members of one type: str, int or bool")
-        prop_type = _SCALARS[next(iter(kinds))]
-        return Prop(prop_type, enum=members, nullable=nullable)  # type: ignore[arg-type]
+        # The contract maps Literal of str only (string + enum); numbers and
+        # booleans as enums are spelled with Prop(type, enum=[...]) instead.
+        if not members or any(type(value) is not str for value in members):
+            raise self.fail(path, f"Literal{list(values)!r} must list str members (Literal[...] of str)")
+        return Prop("string", enum=members, nullable=nullable)

@@ -394,11 +394,6 @@ async def int_literal_body(args: IntLiteralArgs, exec: ToolExecution) -> list[Co
     return []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="deviation (extension): Literal of int/bool members is accepted (integer/boolean + enum), "
-    "while API.md maps only 'Literal[...] of str' and says 'anything else is a TypeError'",
-)
 def test_non_str_literal_is_type_error() -> None:
     """"``Literal[...]`` of str→string+enum ...; anything else is a ``TypeError`` at definition time naming the field"."""
     with pytest.raises(TypeError, match="level"):
