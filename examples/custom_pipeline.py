@@ -22,6 +22,7 @@ from dsh_tools.pipeline import (
     decide,
     error_result,
     execute_call,
+    failed,
     run_pre_execute,
 )
 
@@ -30,7 +31,7 @@ async def pre_execute_without_approval(host: PipelineHost, execution: ToolExecut
     """The pre-execute gate, but an ``Ask`` is a denial: nobody is there to answer."""
     decision = await run_pre_execute(host, execution)
     if isinstance(decision, Failure):
-        return Failure(Settled(execution, error_result(execution.call_id, decision.failure())))
+        return failed(execution, decision.failure())
     match decision.unwrap():
         case Ask(reason=reason):
             return Failure(Settled(execution, error_result(execution.call_id, reason or "approval needed")))

@@ -227,15 +227,19 @@ class Context:
     def on(self, name: Literal["tools/change"], listener: ChangeListener, *, prepend: bool = False) -> Disposer: ...
     @overload
     def on(self, name: Literal["system-prompt/assemble"], listener: AssembleListener, *, prepend: bool = False) -> Disposer: ...
-    @overload
-    def on(self, name: str, listener: Callable[..., Any], *, prepend: bool = False) -> Disposer: ...
-
     def on(self, name: str, listener: Callable[..., Any], *, prepend: bool = False) -> Disposer:
         """Listen to ``name``; a scoped context's listener hears only its agent's calls.
 
         Waterfall listeners compose in registration order, the first registered
-        outermost; ``prepend=True`` makes this one the outermost.
+        outermost; ``prepend=True`` makes this one the outermost. The overloads
+        accept only the library's event names, each with its listener type, so
+        ``mypy`` rejects a misspelled event or a listener of the wrong shape;
+        :meth:`on_event` is the untyped form for events of your own.
         """
+        return self.on_event(name, listener, prepend=prepend)
+
+    def on_event(self, name: str, listener: Callable[..., Any], *, prepend: bool = False) -> Disposer:
+        """:meth:`on` for any event name (a plugin's own events), without listener typing."""
         self._ensure_live()
         if not callable(listener):
             raise TypeError(f"listener for {name!r} must be callable")

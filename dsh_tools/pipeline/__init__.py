@@ -23,7 +23,7 @@ from dsh_tools.pipeline.dispatch import dispatch, invoke_tool
 from dsh_tools.pipeline.guards import check_guards
 from dsh_tools.pipeline.host import Guard, PipelineHost
 from dsh_tools.pipeline.observe import finalize, notify_result
-from dsh_tools.pipeline.outcomes import Settled, error_result, exception_result
+from dsh_tools.pipeline.outcomes import Settled, StageFailure, error_result, exception_result, failed
 from dsh_tools.pipeline.post_execute import apply_post_decision, post_execute, run_post_execute
 from dsh_tools.pipeline.pre_execute import ask_approval, decide, pre_execute, run_pre_execute
 
@@ -33,6 +33,7 @@ __all__ = [
     "Guard",
     "PipelineHost",
     "Settled",
+    "StageFailure",
     "admit",
     "apply_post_decision",
     "ask_approval",
@@ -42,6 +43,7 @@ __all__ = [
     "error_result",
     "exception_result",
     "execute_call",
+    "failed",
     "finalize",
     "invoke_tool",
     "notify_result",

@@ -14,7 +14,7 @@ from returns.result import Result, Success
 
 from dsh_tools.execution import ToolExecution
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.outcomes import Settled, denied, failed, safe_str
+from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, failed
 
 __all__ = ["check_guards"]
 
@@ -25,12 +25,12 @@ async def check_guards(host: PipelineHost, execution: ToolExecution) -> Result[T
         try:
             verdict: object = guard(execution)
         except Exception as error:  # noqa: BLE001 - a broken guard fails closed
-            return failed(execution, f"guard raised {type(error).__name__}: {safe_str(error)}")
+            return failed(execution, StageFailure.raised(error, "guard"))
         if verdict is None:
             continue
         if type(verdict) is str:
             return denied(execution, verdict)
         if type(verdict) is CoroutineType:  # exact type: isinstance could run a hostile __class__
             verdict.close()  # guards are synchronous; do not leak an un-awaited coroutine
-        return failed(execution, f"guard returned {type(verdict).__name__}, expected str or None")
+        return failed(execution, StageFailure(f"guard returned {type(verdict).__name__}, expected str or None"))
     return Success(execution)

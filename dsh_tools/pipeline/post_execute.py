@@ -17,7 +17,7 @@ from dsh_tools.decisions import Accept, Block, PostToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.pipeline.checks import check_post_decision
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.outcomes import error_result
+from dsh_tools.pipeline.outcomes import StageFailure
 from dsh_tools.pipeline.waterfall import run_waterfall
 
 __all__ = ["apply_post_decision", "post_execute", "run_post_execute"]
@@ -32,7 +32,7 @@ async def _accept() -> PostToolDecision:
 
 async def run_post_execute(
     host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult
-) -> Result[PostToolDecision, str]:
+) -> Result[PostToolDecision, StageFailure]:
     """Run the ``tools/post-execute`` waterfall (default: ``Accept()``)."""
     listeners = host.events.listeners(EVENT, execution.agent)
     if not listeners:
@@ -60,5 +60,6 @@ async def post_execute(
     """The stage: waterfall, then :func:`apply_post_decision`."""
     decision = await run_post_execute(host, execution, result)
     if isinstance(decision, Failure):
-        return error_result(execution.call_id, decision.failure())
+        failure: StageFailure = decision.failure()
+        return failure.result(execution.call_id)
     return apply_post_decision(result, decision.unwrap())

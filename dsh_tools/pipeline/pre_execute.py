@@ -17,7 +17,7 @@ from dsh_tools.decisions import Allow, Ask, Deny, PreToolDecision
 from dsh_tools.execution import ToolExecution
 from dsh_tools.pipeline.checks import check_pre_decision
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.outcomes import Settled, denied, failed, safe_str
+from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, failed
 from dsh_tools.pipeline.waterfall import run_waterfall
 
 __all__ = ["ask_approval", "decide", "pre_execute", "run_pre_execute"]
@@ -30,7 +30,7 @@ async def _allow() -> PreToolDecision:
     return _ALLOW
 
 
-async def run_pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[PreToolDecision, str]:
+async def run_pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[PreToolDecision, StageFailure]:
     """Run the ``tools/pre-execute`` waterfall (default: ``Allow()``)."""
     listeners = host.events.listeners(EVENT, execution.agent)
     if not listeners:
@@ -63,14 +63,14 @@ async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -
     try:
         outcome: object = await service.request(request)
     except Exception as error:  # noqa: BLE001 - a broken approver fails closed
-        return failed(execution, f"approval service raised {type(error).__name__}: {safe_str(error)}")
+        return failed(execution, StageFailure.raised(error, "approval service"))
     if type(outcome) is not str:  # before comparing: a hostile __eq__/__hash__ must not run
-        return failed(execution, f"approval service returned {type(outcome).__name__}, not a known outcome")
+        return failed(execution, StageFailure(f"approval service returned {type(outcome).__name__}, not a known outcome"))
     if outcome == "allowed-once":
         return Success(execution)
     denial = _DENIALS.get(outcome)
     if denial is None:
-        return failed(execution, f"approval service returned {outcome!r}, not a known outcome")
+        return failed(execution, StageFailure(f"approval service returned {outcome!r}, not a known outcome"))
     return denied(execution, denial.format(name=name))
 
 

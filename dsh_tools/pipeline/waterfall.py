@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from returns.result import Failure, Result, Success
 
-from dsh_tools.pipeline.outcomes import safe_str
+from dsh_tools.pipeline.outcomes import StageFailure
 
 __all__ = ["ListenerFailure", "run_waterfall"]
 
@@ -31,7 +31,7 @@ async def run_waterfall(
     base: Callable[[], Awaitable[T]],
     check: Callable[[object], Result[T, str]],
     event: str,
-) -> Result[T, str]:
+) -> Result[T, StageFailure]:
     """Compose ``listeners`` around ``base``; ``Failure`` is sticky (fail closed).
 
     Once any level fails (raises, or returns what ``check`` refuses), the whole
@@ -39,7 +39,7 @@ async def run_waterfall(
     the ``ListenerFailure`` and returned something valid: a policy chain must
     not be talked out of a failure by its own members.
     """
-    failures: list[str] = []
+    failures: list[StageFailure] = []
 
     async def level(index: int) -> T:
         if index == len(listeners):
@@ -52,12 +52,12 @@ async def run_waterfall(
         except ListenerFailure:
             raise
         except Exception as error:  # noqa: BLE001 - contained: becomes the call's error
-            failures.append(f"{event} listener raised {type(error).__name__}: {safe_str(error)}")
-            raise ListenerFailure(failures[0]) from None
+            failures.append(StageFailure.raised(error, f"{event} listener"))
+            raise ListenerFailure(failures[0].message) from None
         checked = check(value)
         if isinstance(checked, Failure):
-            failures.append(f"{event} listener {checked.failure()}")
-            raise ListenerFailure(failures[0])
+            failures.append(StageFailure(f"{event} listener {checked.failure()}"))
+            raise ListenerFailure(failures[0].message)
         return checked.unwrap()
 
     try:

@@ -112,11 +112,6 @@ def test_mypy_rejects_mismatched_definitions(name: str, cache_dir: Path, tmp_pat
     assert all("define_tool" in line or "overload" in line or "Argument" in line for line in own), own
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="typing hole: Context.on has a catch-all (name: str, Callable[..., Any]) overload, so a listener "
-    "with the wrong signature for a known event name type-checks",
-)
 def test_mypy_rejects_mistyped_listener_for_known_event(cache_dir: Path, tmp_path: Path) -> None:
     snippet = tmp_path / "negative_listener.py"
     snippet.write_text(

@@ -114,7 +114,7 @@ async def test_disposed_context_refuses_registration() -> None:
     with pytest.raises(RuntimeError):
         ctx.track(noop)
     with pytest.raises(RuntimeError):
-        ctx.on("x", noop)
+        ctx.on_event("x", noop)
     with pytest.raises(RuntimeError):
         ctx.provide(COUNTER, Counter())
     with pytest.raises(RuntimeError):
@@ -128,7 +128,7 @@ async def test_forks_of_a_disposed_parent_refuse_registration() -> None:
     child = root.fork()
     await root.dispose()
     with pytest.raises(RuntimeError):
-        child.on("x", noop)
+        child.on_event("x", noop)
 
 
 def test_logger_is_a_dsh_tools_logger() -> None:
@@ -171,7 +171,7 @@ async def test_agent_dispose_undoes_its_registrations_only() -> None:
     assert runs == ["agent-fork", "agent"]
     assert agent.ctx.disposed and not root.disposed
     with pytest.raises(RuntimeError):
-        agent.ctx.on("x", noop)
+        agent.ctx.on_event("x", noop)
 
 
 async def test_disposing_the_root_disposes_agents() -> None:
@@ -258,7 +258,7 @@ async def test_bound_view_is_rebuilt_for_a_new_service() -> None:
 
 def test_on_returns_a_disposer_and_rejects_non_callables() -> None:
     ctx = Context()
-    disposer = ctx.on("e", noop)
+    disposer = ctx.on_event("e", noop)
     assert isinstance(disposer, Disposer)
     assert ctx.events.listeners("e") == (noop,)
     disposer()
@@ -274,9 +274,9 @@ def test_listener_order_and_prepend() -> None:
     def second() -> None: ...
     def outermost() -> None: ...
 
-    ctx.on("e", first)
-    ctx.on("e", second)
-    ctx.on("e", outermost, prepend=True)
+    ctx.on_event("e", first)
+    ctx.on_event("e", second)
+    ctx.on_event("e", outermost, prepend=True)
     assert ctx.events.listeners("e") == (outermost, first, second)
 
 
@@ -290,10 +290,10 @@ def test_scoped_listeners_hear_only_their_agent() -> None:
     def a_fork_one() -> None: ...
     def b_one() -> None: ...
 
-    root.on("e", global_one)
-    a.ctx.on("e", a_one)
-    b.ctx.on("e", b_one, prepend=True)
-    a.ctx.fork().on("e", a_fork_one)
+    root.on_event("e", global_one)
+    a.ctx.on_event("e", a_one)
+    b.ctx.on_event("e", b_one, prepend=True)
+    a.ctx.fork().on_event("e", a_fork_one)
     events = root.events
     assert events.listeners("e") == (global_one,)
     assert events.listeners("e", None) == (global_one,)
@@ -309,8 +309,8 @@ async def test_listeners_are_removed_with_their_context() -> None:
     def global_one() -> None: ...
     def scoped() -> None: ...
 
-    root.on("e", global_one)
-    agent.ctx.on("e", scoped)
+    root.on_event("e", global_one)
+    agent.ctx.on_event("e", scoped)
     assert root.events.listeners("e", agent) == (global_one, scoped)  # populate the cache
     await agent.dispose()
     assert root.events.listeners("e", agent) == (global_one,)
@@ -334,8 +334,8 @@ def test_emit_propagates_the_first_failure() -> None:
     def bad() -> None:
         raise RuntimeError("listener")
 
-    ctx.on("e", bad)
-    ctx.on("e", lambda: heard.append("later"))
+    ctx.on_event("e", bad)
+    ctx.on_event("e", lambda: heard.append("later"))
     with pytest.raises(RuntimeError, match="listener"):
         ctx.events.emit("e")
     assert heard == []
@@ -343,7 +343,7 @@ def test_emit_propagates_the_first_failure() -> None:
 
 def test_same_listener_twice_is_removed_per_registration() -> None:
     ctx = Context()
-    first = ctx.on("e", noop)
-    ctx.on("e", noop)
+    first = ctx.on_event("e", noop)
+    ctx.on_event("e", noop)
     first()
     assert ctx.events.listeners("e") == (noop,)

@@ -134,10 +134,10 @@ async def test_waterfall_first_registered_outermost_and_prepend(ctx: Context, to
 
         return listener
 
-    ctx.on(event, make("first"))
-    ctx.on(event, make("second"))
-    ctx.on(event, make("prepended"), prepend=True)
-    ctx.on(event, make("third"))
+    ctx.on_event(event, make("first"))
+    ctx.on_event(event, make("second"))
+    ctx.on_event(event, make("prepended"), prepend=True)
+    ctx.on_event(event, make("third"))
     result = await ctx.tools.execute(call())
     assert not result.is_error
     assert log == [

@@ -143,7 +143,7 @@ async def test_only_the_signal_changes_under_a_wrapper(ctx: Context, tool: Tool)
 
 
 async def test_bad_signal_passed_to_next_fails_closed(ctx: Context, tool: Tool) -> None:
-    ctx.on("tools/execute", lambda e, next: next(signal="soon"))
+    ctx.on_event("tools/execute", lambda e, next: next(signal="soon"))
     result = await ctx.tools.execute(call())
     assert result.is_error and tool.seen == []
 
@@ -448,7 +448,7 @@ async def test_an_outer_listener_cannot_swallow_an_inner_failure(ctx: Context, t
             return Allow()
 
     ctx2.on("tools/pre-execute", pre_outer)
-    ctx2.on("tools/pre-execute", lambda e, next: {"kind": "allow"})
+    ctx2.on_event("tools/pre-execute", lambda e, next: {"kind": "allow"})
     assert (await ctx2.tools.execute(call())).is_error
     assert body.seen == []
 
