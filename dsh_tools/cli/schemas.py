@@ -2,7 +2,8 @@
 
 ``--format dsh`` (default) prints ``{name, description, parameters}`` per tool
 (what ``ctx.tools.schemas()`` returns); ``--format openai`` wraps each in the
-chat-completions function-calling shape, ready to paste into a request.
+chat-completions function-calling shape (:func:`~dsh_tools.adapters.openai.openai_tool`,
+the same conversion a chat loop uses), ready to paste into a request.
 """
 
 from __future__ import annotations
@@ -11,13 +12,12 @@ import argparse
 
 import orjson
 
+from dsh_tools.adapters.openai import openai_tool
 from dsh_tools.cli.loading import load_tools
 from dsh_tools.cli.output import emit
 from dsh_tools.cli.sdk import MODULES_HELP
-from dsh_tools.json_values import thaw_json
-from dsh_tools.schema import ToolSchema
 
-__all__ = ["add_parser", "openai_function", "run"]
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,13 +33,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def openai_function(schema: ToolSchema) -> dict[str, object]:
-    """The chat-completions ``tools`` entry for one schema."""
-    return {"type": "function", "function": schema.to_json()}
-
-
 def run(args: argparse.Namespace) -> int:
     schemas = load_tools(args.modules).schemas()
-    shaped = [openai_function(s) if args.format == "openai" else s.to_json() for s in schemas]
-    emit(orjson.dumps(thaw_json(shaped), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode(), args.output)
+    shaped = [openai_tool(s) if args.format == "openai" else s.to_json() for s in schemas]
+    emit(orjson.dumps(shaped, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode(), args.output)
     return 0
