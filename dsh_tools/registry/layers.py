@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from dsh_tools.schema import RegisteredTool, ToolSchema
+from dsh_tools.schema import RegisteredTool
 
 if TYPE_CHECKING:
     from dsh_tools.host.context import Agent
@@ -51,7 +51,7 @@ class ScopeView:
     def __init__(self, tools: tuple[RegisteredTool, ...]) -> None:
         self.tools = tools
         self.by_name = {tool.name: tool for tool in tools}
-        self.schemas = tuple(ToolSchema(t.name, t.description, t.parameters) for t in tools)  # type: ignore[arg-type]
+        self.schemas = tuple(tool.schema for tool in tools)
         self.memo: dict[str, object] = {}
 
 

@@ -43,10 +43,9 @@ CHANGE: Final = "tools/change"
 class _Core:
     """State shared by every view of one registry."""
 
-    __slots__ = ("owner", "mode", "layers", "tokens", "transport")
+    __slots__ = ("mode", "layers", "tokens", "transport")
 
-    def __init__(self, owner: Context, mode: ToolMode) -> None:
-        self.owner = owner
+    def __init__(self, mode: ToolMode) -> None:
         self.mode: ToolMode = mode
         self.layers = ToolLayers()
         self.tokens: weakref.WeakSet[ToolExecutionToken] = weakref.WeakSet()
@@ -64,7 +63,7 @@ class ToolRegistry:
         prompt = ctx.get(SYSTEM_PROMPT)
         if prompt is None:
             raise RuntimeError("ToolRegistry needs a SystemPrompt on the context: construct SystemPrompt(ctx) first")
-        self._core = _Core(ctx, mode)
+        self._core = _Core(mode)
         self._ctx = ctx
         ctx.provide(TOOLS, self)
         from dsh_tools.registry.prompt import contribute_to_prompt
@@ -91,9 +90,8 @@ class ToolRegistry:
     # -- registration -----------------------------------------------------
     def register(self, definition: ToolDefinition) -> Disposer:
         """File a frozen snapshot of ``definition`` in the calling scope's layer."""
+        self._ensure_live()
         ctx = self._ctx
-        if ctx.disposed:
-            raise RuntimeError("this context has been disposed; registering through it is not allowed")
         tool = snapshot(definition)
         if tool.name == RUN_CODE_NAME and self._core.mode != "native":
             raise ValueError(f'"{RUN_CODE_NAME}" is the reserved Code Mode transport in mode {self._core.mode!r}')
@@ -193,7 +191,7 @@ class ToolRegistry:
         schemas = list(self._core.layers.view(self._scope(scope)).schemas)
         transport = self._core.transport
         if transport is not None:
-            schemas.append(ToolSchema(transport.name, transport.description, transport.parameters))  # type: ignore[arg-type]
+            schemas.append(transport.schema)
         return schemas
 
     # -- execution (PipelineHost) ------------------------------------------
