@@ -71,7 +71,7 @@ class _App:
 
     def __init__(self, logger: logging.Logger) -> None:
         self.services: dict[ServiceKey[Any], tuple[object, Context]] = {}
-        self.events = EventBus(logger)
+        self.events = EventBus()
         self.logger = logger
 
 

@@ -9,7 +9,6 @@ path of ``execute`` does no filtering.
 
 from __future__ import annotations
 
-import logging
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -28,16 +27,15 @@ class _Entry:
 class EventBus:
     """Listener registry shared by all contexts of one root."""
 
-    __slots__ = ("_entries", "_cache", "_scoped_cache", "logger")
+    __slots__ = ("_entries", "_cache", "_scoped_cache")
 
-    def __init__(self, logger: logging.Logger) -> None:
+    def __init__(self) -> None:
         self._entries: dict[str, list[_Entry]] = {}
         self._cache: dict[str, tuple[Callable[..., Any], ...]] = {}
         # Per-scope answers live under weak keys, so a finished agent is not kept alive.
         self._scoped_cache: weakref.WeakKeyDictionary[Any, dict[str, tuple[Callable[..., Any], ...]]] = (
             weakref.WeakKeyDictionary()
         )
-        self.logger = logger
 
     def add(self, name: str, listener: Callable[..., Any], scope: object, *, prepend: bool) -> Callable[[], None]:
         """Add a listener; returns the action that removes exactly this entry."""

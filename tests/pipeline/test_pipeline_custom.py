@@ -162,7 +162,8 @@ class MiniHost:
     """A ``PipelineHost`` that is not a ``ToolRegistry``: a dict of tools, no approval."""
 
     def __init__(self, *tools: RegisteredTool) -> None:
-        self._events = EventBus(logging.getLogger("dsh_tools.test.minihost"))
+        self._events = EventBus()
+        self._logger = logging.getLogger("dsh_tools.test.minihost")
         self._tools = {tool.name: tool for tool in tools}
         self._tokens: set[int] = set()
         self._keep: list[ToolExecutionToken] = []
@@ -174,7 +175,7 @@ class MiniHost:
 
     @property
     def logger(self) -> logging.Logger:
-        return self._events.logger
+        return self._logger
 
     def resolve(self, name: str, agent: Agent | None) -> RegisteredTool | None:
         return self._tools.get(name)
