@@ -14,8 +14,8 @@ A ``Prop`` is checked completely when it is built: a malformed one raises
 from __future__ import annotations
 
 import math
-from types import MappingProxyType
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 from returns.result import Failure
@@ -187,18 +187,27 @@ def _checked_properties(prop_type: object, value: object) -> Mapping[str, Prop] 
         return None
     if prop_type not in (None, "object"):
         raise ValueError(f"Prop properties need type object, not {prop_type}")
+    return MappingProxyType(dict(_prop_entries(value, "Prop properties")))
+
+
+def _prop_entries(value: object, where: str) -> list[tuple[str, Prop]]:
+    """The ``(name, Prop)`` pairs of a mapping, read once; ``ValueError`` naming ``where`` otherwise.
+
+    One reader for a spec and a Prop's ``properties``: both are "name → Prop",
+    and a hostile mapping (raising ``items()``, odd keys) is a malformed definition.
+    """
     if not isinstance(value, Mapping):
-        raise ValueError(f"Prop properties must be a mapping of name to Prop, got {type(value).__name__}")
+        raise ValueError(f"{where} must be a mapping of name to Prop, got {type(value).__name__}")
     try:
         entries = list(value.items())
-    except Exception as error:  # noqa: BLE001 - a hostile mapping is a malformed Prop
-        raise ValueError(f"Prop properties could not be read ({type(error).__name__})") from None
-    for key, child in entries:
+    except Exception as error:  # noqa: BLE001 - a hostile mapping is a malformed definition
+        raise ValueError(f"{where} could not be read ({type(error).__name__})") from None
+    for key, prop in entries:
         if type(key) is not str:
-            raise ValueError(f"Prop properties keys must be str, got {type(key).__name__}")
-        if type(child) is not Prop:
-            raise ValueError(f"Prop properties[{key!r}] must be a Prop, got {type(child).__name__}")
-    return MappingProxyType(dict(entries))
+            raise ValueError(f"{where} keys must be str, got {type(key).__name__}")
+        if type(prop) is not Prop:
+            raise ValueError(f"{where}[{key!r}] must be a Prop, got {type(prop).__name__}")
+    return entries
 
 
 def _checked_items(prop_type: object, value: object) -> object:
@@ -229,17 +238,7 @@ def checked_spec(spec: object, *, where: str = "parameters") -> dict[str, Prop]:
     than :data:`MAX_PROP_DEPTH`. The walk is iterative, so a hostile depth is
     reported rather than overflowing the stack.
     """
-    if not isinstance(spec, Mapping):
-        raise ValueError(f"{where} must be a mapping of name to Prop, got {type(spec).__name__}")
-    try:
-        entries = list(spec.items())
-    except Exception as error:  # noqa: BLE001
-        raise ValueError(f"{where} could not be read ({type(error).__name__})") from None
-    for key, prop in entries:
-        if type(key) is not str:
-            raise ValueError(f"{where} keys must be str, got {type(key).__name__}")
-        if type(prop) is not Prop:
-            raise ValueError(f"{where}[{key!r}] must be a Prop, got {type(prop).__name__}")
+    entries = _prop_entries(spec, where)
     pending: list[tuple[str, Prop, int]] = [(key, prop, 1) for key, prop in entries]
     while pending:
         path, prop, depth = pending.pop()
