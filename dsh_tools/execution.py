@@ -87,7 +87,6 @@ class ToolExecutionInput(Record):
 class ToolExecution(Record):
     """The pipeline-owned call: immutable identity plus the operational ``signal``."""
 
-    _wire_skip = frozenset({"token", "parent", "signal"})
     _json_fields = frozenset({"arguments"})
     token: ToolExecutionToken
     call_id: str
@@ -98,15 +97,11 @@ class ToolExecution(Record):
     signal: AbortSignal | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """``{callId, name, arguments, agent?}`` (the agent by name; tokens stay opaque)."""
-        return _call_wire(self.call_id, self.name, self.arguments, self.agent)
-
-
-def _call_wire(call_id: object, name: object, arguments: object, agent: Agent | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"callId": call_id, "name": name, "arguments": wire_value(arguments)}
-    if agent is not None:
-        out["agent"] = getattr(agent, "name", None)
-    return out
+        """``{callId, name, arguments, agent?}`` (the agent by name; tokens and signal stay out)."""
+        out: dict[str, Any] = {"callId": self.call_id, "name": self.name, "arguments": wire_value(self.arguments)}
+        if self.agent is not None:
+            out["agent"] = getattr(self.agent, "name", None)
+        return out
 
 
 class ToolErrorInfo(Record):
