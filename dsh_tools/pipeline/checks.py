@@ -48,8 +48,8 @@ def check_post_decision(value: object) -> Result[PostToolDecision, str]:
     if kind is not Accept and kind is not Block:
         return Failure(f"returned {_kind(value)}, expected Accept or Block")
     context = value.additional_context  # type: ignore[attr-defined]
-    if context is not None and _hook_context_problem(context) is not None:
-        return Failure(f"{kind.__name__}.additional_context: {_hook_context_problem(context)}")
+    if context is not None and (problem := _hook_context_problem(context)) is not None:
+        return Failure(f"{kind.__name__}.additional_context: {problem}")
     content = value.content if kind is Accept else value.feedback  # type: ignore[attr-defined]
     if content is None and kind is Accept:
         return Success(value)  # type: ignore[arg-type]
@@ -82,8 +82,8 @@ def check_result(value: object, call_id: str) -> Result[ToolExecutionResult, str
     ):
         return Failure("result.error must be a ToolErrorInfo of two strs")
     context = result.additional_context
-    if context is not None and _hook_context_problem(context) is not None:
-        return Failure(f"result.additional_context: {_hook_context_problem(context)}")
+    if context is not None and (problem := _hook_context_problem(context)) is not None:
+        return Failure(f"result.additional_context: {problem}")
     return Success(result)
 
 
