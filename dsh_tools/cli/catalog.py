@@ -9,7 +9,6 @@ the same codegen as the SDK, so the catalog cannot drift from what models see.
 from __future__ import annotations
 
 import argparse
-import re
 from collections.abc import Mapping
 
 import orjson
@@ -20,10 +19,9 @@ from dsh_tools.cli.sdk import MODULES_HELP
 from dsh_tools.json_values import thaw_json
 from dsh_tools.schema import ToolSchema
 from dsh_tools_codegen import json_schema_to_ts
+from dsh_tools_codegen._text import member_key
 
 __all__ = ["add_parser", "render_catalog", "run"]
-
-_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -53,7 +51,7 @@ def _tool_section(schema: ToolSchema) -> str:
     params = parameters if isinstance(parameters, dict) else {}
     lines = [f"## `{schema.name}`", "", schema.description or "_No description._", ""]
     lines.extend(_parameter_table(params))
-    key = schema.name if _IDENTIFIER.match(schema.name) else orjson.dumps(schema.name).decode()
+    key = member_key(schema.name, method=True)  # quoted exactly as the SDK quotes it
     lines += ["", "```ts", f"{key}(args: {json_schema_to_ts(params)}): Promise<string>;", "```"]
     return "\n".join(lines)
 

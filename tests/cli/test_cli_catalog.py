@@ -42,3 +42,16 @@ def test_catalog_to_an_unwritable_path_is_a_usage_error(tmp_path: Path) -> None:
     result = run_cli("catalog", str(EXAMPLES / "demo_tools.py"), "-o", str(tmp_path / "no" / "such" / "dir.md"))
     assert result.returncode == 2
     assert "cannot write" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_catalog_signature_quotes_names_as_the_sdk_does() -> None:
+    # `new` is an identifier, but a bare `new(...)` member declares a construct
+    # signature; a line separator in a name must be escaped, not written raw.
+    from dsh_tools.cli.catalog import render_catalog
+    from dsh_tools.schema import ToolSchema
+    from dsh_tools_codegen import render_tools_sdk
+
+    for name in ("new", "read-file", "a\u2028b"):
+        schema = ToolSchema(name, "d", {"type": "object", "properties": {}})
+        signature = render_catalog([schema]).split("```ts\n")[1].split("\n```")[0]
+        assert f"  {signature}\n" in render_tools_sdk([schema])
