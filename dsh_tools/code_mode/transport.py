@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
-from pyrsistent import freeze
+from pyrsistent import PVector, freeze
 
 from dsh_tools.code_mode.bridge import run_program
 from dsh_tools.content import ToolOutput
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import FrozenJson
 from dsh_tools.presentation import GenericCallView, GenericResultView, ToolResult
+from dsh_tools.registry.registry import RUN_CODE_NAME
 from dsh_tools.schema import RegisteredTool
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def make_run_code(registry: ToolRegistry) -> RegisteredTool:
         return await run_program(registry, args, execution)
 
     return RegisteredTool(
-        name="run_code",
+        name=RUN_CODE_NAME,
         description=RUN_CODE_DESCRIPTION,
         parameters=RUN_CODE_PARAMETERS,
         execute=execute,
@@ -68,10 +69,10 @@ def present_run_code_result(args: object, result: ToolResult) -> GenericResultVi
     """The captured logs as one text block (no content when there were none)."""
     meta = result.meta
     logs = meta.get("logs") if isinstance(meta, Mapping) else None
-    if not isinstance(logs, (list, tuple)) and type(logs).__name__ != "PVector":
+    if not isinstance(logs, (list, tuple, PVector)):
         return None
-    texts = [entry.get("text") for entry in logs if isinstance(entry, Mapping)]  # type: ignore[union-attr]
-    if len(texts) != len(logs) or not all(type(text) is str for text in texts):  # type: ignore[arg-type]
+    texts = [entry.get("text") for entry in logs if isinstance(entry, Mapping)]
+    if len(texts) != len(logs) or not all(type(text) is str for text in texts):
         return None
     if not texts:
         return GenericResultView()
