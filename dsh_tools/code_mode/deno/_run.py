@@ -33,7 +33,7 @@ from dsh_tools.errors import safe_str
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json
 from dsh_tools.signals import AbortSignal
 
-__all__ = ["Budgets", "RunSession"]
+__all__ = ["Budgets", "RunSession", "abort_message"]
 
 _LEVELS: Final = frozenset({"log", "info", "warn", "error", "debug"})
 _CHUNK: Final = 1 << 16
@@ -114,8 +114,7 @@ class RunSession:
             self._outcome.set_result((value, error))
 
     def _on_abort(self, reason: object) -> None:
-        text = safe_str(reason) or type(reason).__name__
-        self.stop("abort", f"the run was aborted: {text}")
+        self.stop("abort", abort_message(reason))
 
     async def _watch(self) -> None:
         """Poll CPU time, memory and the wall clock; kill on the first budget exceeded."""
@@ -267,6 +266,11 @@ class RunSession:
             return
         message = {"id": call_id, "ok": True, "value": value} if error is None else {"id": call_id, "ok": False, "error": error}
         await self._proc.send(dumps(message))
+
+
+def abort_message(reason: object) -> str:
+    """The failure text of a run its caller aborted (before or during the run)."""
+    return f"the run was aborted: {safe_str(reason) or type(reason).__name__}"
 
 
 def _exit_text(code: int) -> str:

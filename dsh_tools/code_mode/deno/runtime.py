@@ -21,8 +21,7 @@ from typing import Final
 import orjson
 
 from dsh_tools.code_mode.deno._process import Limits, SandboxProcess
-from dsh_tools.code_mode.deno._run import Budgets, RunSession
-from dsh_tools.errors import safe_str
+from dsh_tools.code_mode.deno._run import Budgets, RunSession, abort_message
 from dsh_tools.code_mode.runtime import CodeRunFailure, CodeRunRequest, CodeRunResult
 
 __all__ = ["DenoCodeRuntime"]
@@ -107,8 +106,7 @@ class DenoCodeRuntime:
             raise ValueError(f"binding namespaces need distinct non-empty global names, got {names!r}")
         signal = request.signal
         if signal is not None and signal.aborted:
-            reason = safe_str(signal.reason) or type(signal.reason).__name__
-            return CodeRunResult((), None, CodeRunFailure("abort", f"the run was aborted: {reason}"))
+            return CodeRunResult((), None, CodeRunFailure("abort", abort_message(signal.reason)))
         process = await self._take_spare()
         if self.disposed:  # disposed while we were waiting for the process
             await self._retire(process)
