@@ -25,9 +25,6 @@ class AbortError(Exception):
         super().__init__(message)
 
 
-_UNSET: Final = object()
-
-
 class AbortSignal:
     """Read side of an abort: observe, never trigger. Create via a controller."""
 
@@ -97,10 +94,10 @@ class AbortSignal:
                 pass
 
     @staticmethod
-    def abort(reason: object = _UNSET) -> AbortSignal:
-        """An already-aborted signal."""
+    def abort(reason: object = None) -> AbortSignal:
+        """An already-aborted signal (``None`` becomes an ``AbortError``, as with a controller)."""
         controller = AbortController()
-        controller.abort(None if reason is _UNSET else reason)
+        controller.abort(reason)
         return controller.signal
 
     @staticmethod
