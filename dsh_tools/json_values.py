@@ -32,7 +32,6 @@ __all__ = [
     "dumps",
     "freeze_json",
     "is_json",
-    "json_type_name",
     "member_path_segment",
     "thaw_json",
 ]
@@ -270,23 +269,3 @@ def dumps(value: object) -> bytes:
         return orjson.dumps(value, default=_encode_default, option=orjson.OPT_PASSTHROUGH_SUBCLASS)
     except orjson.JSONEncodeError as error:
         raise TypeError(str(error)) from None
-
-
-def json_type_name(value: object) -> str:
-    """The JSON type word used in validation messages (``got <type>``)."""
-    kind = type(value)
-    if value is None:
-        return "null"
-    if kind is bool:
-        return "boolean"
-    if kind is int:
-        return "integer"
-    if kind is float:
-        return "number"
-    if kind is str:
-        return "string"
-    if kind is dict or kind is _PMAP_TYPE:
-        return "object"
-    if kind is list or kind is tuple or kind is _PVECTOR_TYPE:
-        return "array"
-    return kind.__name__

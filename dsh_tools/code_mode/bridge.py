@@ -29,12 +29,11 @@ from dsh_tools.code_mode.runtime import (
     CodeLogEntry,
     CodeRunRequest,
     CodeRunResult,
-    CodeRuntime,
+    typescript_runtime,
 )
 from dsh_tools.content import ToolOutput, text_block
 from dsh_tools.errors import CodeRunFailedError, ToolArgsError
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
-from dsh_tools.host.services import CODE_RUNTIME
 from dsh_tools.json_values import JsonValue, dumps, thaw_json
 from dsh_tools.signals import AbortController
 
@@ -119,19 +118,14 @@ def render_run_text(logs: Sequence[CodeLogEntry], value: JsonValue | None) -> st
     return "\n".join(lines) if lines else NO_OUTPUT
 
 
-def _runtime(registry: ToolRegistry) -> CodeRuntime:
-    runtime = registry.context.get(CODE_RUNTIME)
-    if runtime is None or getattr(runtime, "language", None) != "typescript":
-        raise CodeRunFailedError("run_code needs a TypeScript code runtime (ctx.provide(CODE_RUNTIME, ...))")
-    return runtime
-
-
 async def run_program(registry: ToolRegistry, args: object, execution: ToolExecution) -> ToolOutput:
     """``run_code``'s body: run ``args["code"]`` with bindings into the pipeline."""
     code = args.get("code") if isinstance(args, Mapping) else None
     if type(code) is not str:
         raise ToolArgsError(["code: expected string" if isinstance(args, Mapping) else "(root): expected object"])
-    runtime = _runtime(registry)
+    runtime = typescript_runtime(registry.context)
+    if isinstance(runtime, str):
+        raise CodeRunFailedError(f"run_code needs a TypeScript code runtime: {runtime}")
     controller = AbortController()
     follow = execution.signal.add_listener(controller.abort) if execution.signal is not None else None
     run = _Run(registry, execution, controller)

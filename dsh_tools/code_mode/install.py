@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from dsh_tools.code_mode.runtime import typescript_runtime
 from dsh_tools.code_mode.transport import make_run_code
-from dsh_tools.host.services import CODE_RUNTIME
 from dsh_tools.system_prompt.records import TOOL_ORDER_REST, AssembleContext, PromptSection
 from dsh_tools_codegen import render_tools_sdk
 
@@ -44,18 +44,9 @@ def install_code_mode(registry: ToolRegistry, prompt: SystemPrompt) -> None:
 
 
 def _preflight(registry: ToolRegistry, prompt: SystemPrompt, context: AssembleContext) -> None:
-    runtime = registry.context.get(CODE_RUNTIME)
-    if runtime is None:
-        raise RuntimeError(
-            f"tools mode {registry.mode!r} needs a TypeScript code runtime: "
-            "provide one with ctx.provide(CODE_RUNTIME, DenoCodeRuntime())"
-        )
-    language = getattr(runtime, "language", None)
-    if language != "typescript":
-        raise RuntimeError(
-            f"tools mode {registry.mode!r} needs a TypeScript code runtime, "
-            f"but the mounted CODE_RUNTIME runs {language!r}"
-        )
+    runtime = typescript_runtime(registry.context)
+    if isinstance(runtime, str):
+        raise RuntimeError(f"tools mode {registry.mode!r} needs a TypeScript code runtime: {runtime}")
     if registry.mode == "code" and prompt.tool_order is not None:
         wire = {RUN_CODE_NAME, TOOL_ORDER_REST}
         stale = [name for name in prompt.tool_order if name not in wire]

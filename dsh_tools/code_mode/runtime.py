@@ -10,11 +10,14 @@ abort or a dead worker are *results* with ``error`` set, never exceptions.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from dsh_tools.json_values import JsonValue
 from dsh_tools.record import Record
 from dsh_tools.signals import AbortSignal
+
+if TYPE_CHECKING:
+    from dsh_tools.host.context import Context
 
 __all__ = [
     "Binding",
@@ -26,6 +29,7 @@ __all__ = [
     "CodeRuntime",
     "FailureKind",
     "LogSource",
+    "typescript_runtime",
 ]
 
 Binding = Callable[[JsonValue], Awaitable[JsonValue]]
@@ -85,3 +89,17 @@ class CodeRuntime(Protocol):
     def isolation(self) -> str: ...
     async def run(self, request: CodeRunRequest, /) -> CodeRunResult: ...
     async def dispose(self) -> None: ...
+
+
+def typescript_runtime(ctx: Context) -> CodeRuntime | str:
+    """The ``CODE_RUNTIME`` Code Mode can use, or the reason there is none (one check, two callers:
+    prompt assembly refuses early, ``run_code`` refuses at call time)."""
+    from dsh_tools.host.services import CODE_RUNTIME
+
+    runtime = ctx.get(CODE_RUNTIME)
+    if runtime is None:
+        return "no CODE_RUNTIME is provided; provide one with ctx.provide(CODE_RUNTIME, DenoCodeRuntime())"
+    language = getattr(runtime, "language", None)
+    if language != "typescript":
+        return f"the provided CODE_RUNTIME runs {language!r}, not 'typescript'"
+    return runtime

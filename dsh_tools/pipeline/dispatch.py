@@ -22,7 +22,7 @@ from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import KEEP, Keep
 from dsh_tools.pipeline.checks import check_result, check_tool_output
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.outcomes import error_result, exception_result
+from dsh_tools.pipeline.outcomes import StageFailure, error_result, exception_result
 from dsh_tools.signals import AbortSignal
 
 __all__ = ["dispatch", "invoke_tool"]
@@ -58,7 +58,7 @@ async def _level(
         if inspect.isawaitable(value):
             value = await value
     except Exception as error:  # noqa: BLE001 - the wrapper's failure is this level's result
-        return exception_result(execution.call_id, error)
+        return StageFailure.raised(error, f"{EVENT} listener").result(execution.call_id)
     checked = check_result(value, execution.call_id)
     if isinstance(checked, Failure):
         return error_result(execution.call_id, f"{EVENT} listener {checked.failure()}")

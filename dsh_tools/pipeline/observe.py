@@ -13,10 +13,11 @@ from typing import Final
 
 from returns.result import Failure
 
+from dsh_tools.errors import safe_str
 from dsh_tools.execution import ToolExecutionResult
 from dsh_tools.pipeline.checks import check_result
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.outcomes import Settled, error_result, safe_str
+from dsh_tools.pipeline.outcomes import Settled, error_result
 
 __all__ = ["finalize", "notify_result"]
 

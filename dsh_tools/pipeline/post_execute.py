@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from returns.result import Failure, Result
+from returns.result import Failure, Result, Success
 
 from dsh_tools.decisions import Accept, Block, PostToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
@@ -36,7 +36,7 @@ async def run_post_execute(
     """Run the ``tools/post-execute`` waterfall (default: ``Accept()``)."""
     listeners = host.events.listeners(EVENT, execution.agent)
     if not listeners:
-        return Result.from_value(_ACCEPT)
+        return Success(_ACCEPT)
     return await run_waterfall(listeners, (execution, result), _accept, check_post_decision, EVENT)
 
 

@@ -16,7 +16,6 @@ from dsh_tools.json_values import (
     dumps,
     freeze_json,
     is_json,
-    json_type_name,
     thaw_json,
 )
 
@@ -419,28 +418,3 @@ def test_dumps_refuses_non_json_with_type_error(value: object) -> None:
         dumps(value)
 
 
-@pytest.mark.parametrize(
-    ("value", "name"),
-    [
-        (None, "null"),
-        (True, "boolean"),
-        (False, "boolean"),
-        (0, "integer"),
-        (1.0, "number"),
-        (math.inf, "number"),
-        ("", "string"),
-        ({}, "object"),
-        (pmap(), "object"),
-        ([], "array"),
-        ((), "array"),
-        (pvector(), "array"),
-        (b"x", "bytes"),
-        (bytearray(), "bytearray"),
-        ({1}, "set"),
-        (StatelessDict(), "StatelessDict"),
-        (RaisingEverything(), "RaisingEverything"),
-    ],
-    ids=lambda v: v if isinstance(v, str) else type(v).__name__,
-)
-def test_json_type_name(value: object, name: str) -> None:
-    assert json_type_name(value) == name

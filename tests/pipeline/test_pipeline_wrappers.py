@@ -236,7 +236,7 @@ async def test_raising_wrapper_fails_closed(ctx: Context, tool: Tool) -> None:
 
     ctx.on("tools/execute", wrapper)
     result = await ctx.tools.execute(call())
-    assert result.is_error and texts(result) == ["Error: metrics exploded"]
+    assert result.is_error and texts(result) == ["Error: tools/execute listener raised ValueError: metrics exploded"]
 
 
 async def test_next_yields_an_error_result_for_a_raising_body(ctx: Context) -> None:
