@@ -13,6 +13,7 @@ from typing import Any
 
 from returns.result import Failure
 
+from dsh_tools.errors import safe_str
 from dsh_tools.json_values import freeze_json
 from dsh_tools.schema import RegisteredTool, check_timeout_ms, check_tool_name
 
@@ -20,10 +21,15 @@ __all__ = ["snapshot"]
 
 
 def _attribute(definition: object, name: str, tool: str, *, required: bool) -> Any:
+    """Read one attribute once; a missing or misbehaving one is a ``TypeError`` naming it."""
     try:
-        return getattr(definition, name) if required else getattr(definition, name, None)
+        return getattr(definition, name)
     except AttributeError:
+        if not required:
+            return None
         raise TypeError(f'tool definition "{tool}" has no {name!r}') from None
+    except Exception as error:  # noqa: BLE001 - a property that raises is the definition's fault
+        raise TypeError(f'tool definition "{tool}": reading {name!r} raised {type(error).__name__}: {safe_str(error)}') from None
 
 
 def snapshot(definition: object) -> RegisteredTool:

@@ -32,3 +32,4 @@ async def test_a_disposed_agent_that_executed_calls_can_be_collected() -> None:
     del agent, result
     gc.collect()
     assert ref() is None, "the registry or the event bus still holds the agent"
+
