@@ -46,6 +46,7 @@ from ._rules import (
     MAX_ITEMS,
     MAX_NODES,
     _intersection,
+    _literal_union,
     _Rendered,
     _union,
 )
@@ -176,15 +177,7 @@ class _Renderer:
         if enum is not None:
             values = self.sequence(enum)
             if values is not None:
-                if not values:
-                    return _UNKNOWN
-                members: list[_Rendered] = []
-                for item in values:
-                    literal = _literal(item)
-                    if literal is None:
-                        return _UNKNOWN
-                    members.append((literal, _ATOM))
-                return _union(members)
+                return _literal_union(values, _literal)
         for keyword in ("anyOf", "oneOf"):
             alternatives = view.get(keyword)
             if alternatives is not None:

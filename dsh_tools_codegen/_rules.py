@@ -7,6 +7,7 @@ share lives here so the two cannot drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Final
 
 __all__ = ["MAX_DEPTH", "MAX_INDENT", "MAX_ITEMS", "MAX_NODES"]
@@ -46,6 +47,17 @@ def _union(members: list[_Rendered]) -> _Rendered:
     if len(seen) == 1:
         return next(iter(seen.items()))
     return (" | ".join(seen), _UNION) if seen else _UNKNOWN
+
+
+def _literal_union(values: Iterable[object], literal: Callable[[object], str | None]) -> _Rendered:
+    """An ``enum`` as a union of JSON literals; ``unknown`` if empty or any member has none."""
+    members: list[_Rendered] = []
+    for value in values:
+        text = literal(value)
+        if text is None:
+            return _UNKNOWN
+        members.append((text, _ATOM))
+    return _union(members) if members else _UNKNOWN
 
 
 def _intersection(members: list[_Rendered]) -> _Rendered:

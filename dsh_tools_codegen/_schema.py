@@ -52,6 +52,7 @@ from ._rules import (
     MAX_ITEMS,
     MAX_NODES,
     _intersection,
+    _literal_union,
     _Rendered,
     _union,
 )
@@ -257,16 +258,7 @@ def _resolve(ref: str, root: object) -> object:
 
 
 def _render_enum(enum: object) -> _Rendered:
-    values = _take(enum)
-    if not values:
-        return _UNKNOWN
-    members: list[_Rendered] = []
-    for value in values:
-        literal = json_literal(value)
-        if literal is None:
-            return _UNKNOWN
-        members.append((literal, _ATOM))
-    return _union(members)
+    return _literal_union(_take(enum) or (), json_literal)
 
 
 def _render_type(name: str, node: _View, level: int, ctx: _Context) -> _Rendered:
