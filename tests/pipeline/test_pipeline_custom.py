@@ -39,6 +39,7 @@ from dsh_tools.pipeline import (
 )
 from dsh_tools.registry.snapshot import snapshot
 from dsh_tools.schema import RegisteredTool
+from pipeline_support import texts
 
 
 class Tool:
@@ -51,10 +52,6 @@ class Tool:
     async def execute(self, args: Any, exec: ToolExecution) -> Sequence[ContentBlock]:
         self.runs += 1
         return [text_block(f"{self.name} ran")]
-
-
-def texts(result: ToolExecutionResult) -> list[str]:
-    return [str(block.get("text")) for block in result.content]
 
 
 async def deny_rm(host: PipelineHost, execution: ToolExecution) -> Result[ToolExecution, Settled]:

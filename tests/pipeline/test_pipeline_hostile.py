@@ -22,6 +22,7 @@ from dsh_tools.execution import (
 from dsh_tools.hooks import PreNext
 from dsh_tools.host.context import Agent, Context
 from dsh_tools.signals import AbortController
+from pipeline_support import Results, texts
 
 Body = Callable[[Any, ToolExecution], Any]
 
@@ -40,19 +41,6 @@ class Tool:
             return [text_block("ran")]
         value: Sequence[ContentBlock] | ToolOutput = self.body(args, exec)
         return value
-
-
-class Results:
-    def __init__(self, ctx: Context) -> None:
-        self.seen: list[tuple[ToolExecution, ToolExecutionResult]] = []
-        ctx.on("tools/result", self)
-
-    def __call__(self, execution: ToolExecution, result: ToolExecutionResult) -> None:
-        self.seen.append((execution, result))
-
-
-def texts(result: ToolExecutionResult) -> list[str]:
-    return [str(block.get("text")) for block in result.content]
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from dsh_tools.hooks import ExecuteNext, PostNext, PreNext
 from dsh_tools.host.context import Agent, Context
 from dsh_tools.host.services import APPROVAL
 from dsh_tools.signals import AbortController, AbortSignal
+from pipeline_support import Results, texts
 
 
 class Tool:
@@ -47,21 +48,6 @@ class Approver:
             self.log.append("approval")
         outcome: ApprovalOutcome = self.outcome
         return outcome
-
-
-class Results:
-    """A ``tools/result`` observer keeping everything it saw."""
-
-    def __init__(self, ctx: Context) -> None:
-        self.seen: list[tuple[ToolExecution, ToolExecutionResult]] = []
-        ctx.on("tools/result", self)
-
-    def __call__(self, execution: ToolExecution, result: ToolExecutionResult) -> None:
-        self.seen.append((execution, result))
-
-
-def texts(result: ToolExecutionResult) -> list[str]:
-    return [str(block.get("text")) for block in result.content]
 
 
 def call(name: str = "t", agent: Agent | None = None, signal: AbortSignal | None = None) -> ToolExecutionInput:

@@ -17,6 +17,7 @@ from dsh_tools.hooks import ExecuteNext
 from dsh_tools.host.context import Agent, Context
 from dsh_tools.signals import AbortController, AbortSignal
 from dsh_tools.timeout_policy import TimeoutPolicy
+from pipeline_support import texts
 
 TIMEOUT = ToolErrorInfo("ToolTimeoutError", "TOOL_TIMEOUT")
 Body = Callable[[ToolExecution], Awaitable[Sequence[ContentBlock]]]
@@ -45,10 +46,6 @@ async def honours_signal(exec: ToolExecution) -> Sequence[ContentBlock]:
 
 async def fast(exec: ToolExecution) -> Sequence[ContentBlock]:
     return [text_block("fast")]
-
-
-def texts(result: ToolExecutionResult) -> list[str]:
-    return [str(block.get("text")) for block in result.content]
 
 
 def call(name: str, agent: Agent | None = None, signal: AbortSignal | None = None) -> ToolExecutionInput:

@@ -23,6 +23,7 @@ from dsh_tools.execution import (
 from dsh_tools.hooks import ExecuteNext, PostNext, PreNext
 from dsh_tools.host.context import Agent, Context
 from dsh_tools.signals import AbortController, AbortSignal
+from pipeline_support import Results, texts
 
 
 class Tool:
@@ -40,19 +41,6 @@ class Tool:
         if self.fail:
             raise RuntimeError("body failed")
         return [text_block("body ran")]
-
-
-class Results:
-    def __init__(self, ctx: Context) -> None:
-        self.seen: list[tuple[ToolExecution, ToolExecutionResult]] = []
-        ctx.on("tools/result", self)
-
-    def __call__(self, execution: ToolExecution, result: ToolExecutionResult) -> None:
-        self.seen.append((execution, result))
-
-
-def texts(result: ToolExecutionResult) -> list[str]:
-    return [str(block.get("text")) for block in result.content]
 
 
 def call(agent: Agent | None = None, signal: AbortSignal | None = None, name: str = "t") -> ToolExecutionInput:
