@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, Literal, get_args
 
 from dsh_tools.disposer import Disposer
@@ -91,28 +91,16 @@ class ToolRegistry:
     def register(self, definition: ToolDefinition) -> Disposer:
         """File a frozen snapshot of ``definition`` in the calling scope's layer."""
         self._ensure_live()
-        ctx = self._ctx
         tool = snapshot(definition)
         if tool.name == RUN_CODE_NAME and self._core.mode != "native":
             raise ValueError(f'"{RUN_CODE_NAME}" is the reserved Code Mode transport in mode {self._core.mode!r}')
-        scope = ctx.scope
+        scope = self._ctx.scope
         layers = self._core.layers
         if tool.name in layers.layer(scope):
             where = "globally" if scope is None else f"for agent {scope.name!r}"
             hint = "; register a per-agent variant through agent.ctx instead" if scope is None else ""
             raise ValueError(f'tool "{tool.name}" is already registered {where}{hint}')
-        remove = layers.add_tool(scope, tool)
-        try:
-            self._changed()
-        except BaseException:
-            remove()  # a listener vetoed the change: roll back, silently
-            raise
-
-        def unregister() -> None:
-            if remove():
-                self._changed()
-
-        return ctx.track(unregister)
+        return self._announce(layers.add_tool(scope, tool))
 
     def restrict(self, *, allow: Sequence[str] | None = None, deny: Sequence[str] | None = None) -> Disposer:
         """Mask the global layer for the calling agent (scoped contexts only)."""
@@ -132,18 +120,7 @@ class ToolRegistry:
         if unknown:
             raise ValueError(f"restrict() names unknown tools: {', '.join(unknown)}")
         restriction = Restriction(None if allow is None else frozenset(allow), frozenset(deny or ()))
-        lift = self._core.layers.add_restriction(scope, restriction)
-        try:
-            self._changed()
-        except BaseException:
-            lift()  # a listener vetoed the change: roll back, silently (as register does)
-            raise
-
-        def unrestrict() -> None:
-            if lift():
-                self._changed()
-
-        return self._ctx.track(unrestrict)
+        return self._announce(self._core.layers.add_restriction(scope, restriction))
 
     def guard(self, fn: Guard) -> Disposer:
         """Add a monotonic synchronous guard (global, or the calling agent's)."""
@@ -155,6 +132,25 @@ class ToolRegistry:
     def _ensure_live(self) -> None:
         if self._ctx.disposed:
             raise RuntimeError("this context has been disposed; registering through it is not allowed")
+
+    def _announce(self, undo: Callable[[], bool]) -> Disposer:
+        """Fire ``tools/change`` for a change just applied, and return its disposer.
+
+        A listener that raises vetoes the change: it is rolled back silently
+        (no second event) and the error propagates. Undoing later fires
+        ``tools/change`` once more, and only if the change was still in place.
+        """
+        try:
+            self._changed()
+        except BaseException:
+            undo()
+            raise
+
+        def revert() -> None:
+            if undo():
+                self._changed()
+
+        return self._ctx.track(revert)
 
     def _changed(self) -> None:
         self._ctx.events.emit(CHANGE)
