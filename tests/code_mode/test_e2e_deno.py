@@ -26,7 +26,6 @@ from dsh_tools import (
     Context,
     Deny,
     PreNext,
-    PreToolDecision,
     ToolExecution,
     ToolExecutionInput,
     ToolExecutionResult,

@@ -21,7 +21,6 @@ from dsh_tools import (
     CodeRunFailure,
     CodeRunRequest,
     CodeRunResult,
-    ContentBlock,
     Context,
     Deny,
     GenericCallView,

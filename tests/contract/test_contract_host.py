@@ -25,12 +25,10 @@ from dsh_tools import (
     SystemPrompt,
     TimeoutPolicy,
     ToolExecution,
-    ToolExecutionInput,
     ToolExecutionResult,
     ToolRegistry,
     boot,
     scope_of,
-    text_block,
 )
 
 from contract_support import Echo, call

@@ -23,18 +23,7 @@ from dsh_tools import (
     boot,
 )
 
-from contract_support import Echo, call, text_of
-
-
-class FakeRuntime:
-    language = "typescript"
-    isolation = "none"
-
-    async def run(self, request: CodeRunRequest) -> CodeRunResult:
-        return CodeRunResult(logs=[])
-
-    async def dispose(self) -> None:
-        return None
+from contract_support import Echo, FakeRuntime, call, text_of
 
 
 async def test_every_registration_call_returns_an_idempotent_disposer() -> None:

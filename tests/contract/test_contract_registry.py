@@ -11,8 +11,6 @@ from pyrsistent import thaw
 from dsh_tools import (
     RUN_CODE_NAME,
     Agent,
-    CodeRunRequest,
-    CodeRunResult,
     ContentBlock,
     Context,
     SystemPrompt,
@@ -23,18 +21,7 @@ from dsh_tools import (
     text_block,
 )
 
-from contract_support import Echo, call, text_of
-
-
-class FakeRuntime:
-    language = "typescript"
-    isolation = "none"
-
-    async def run(self, request: CodeRunRequest) -> CodeRunResult:
-        return CodeRunResult(logs=[])
-
-    async def dispose(self) -> None:
-        return None
+from contract_support import Echo, FakeRuntime, call, text_of
 
 
 def counting(ctx: Context) -> list[int]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections import OrderedDict
 from typing import Any, NoReturn
