@@ -124,8 +124,10 @@ class Prop(Record):
                 enum=_checked_enum(type, enum),
                 default=_checked_default(default),
                 properties=_checked_properties(type, properties),
-                items=_checked_items(type, items),
-                additional_properties=_checked_additional(type, additional_properties),
+                items=_checked_child("items", "array", type, items),
+                additional_properties=_checked_child(
+                    "additional_properties", "object", type, additional_properties, or_bool=True
+                ),
                 nullable=_checked_flag("nullable", nullable),
             )
 
@@ -210,23 +212,15 @@ def _prop_entries(value: object, where: str) -> list[tuple[str, Prop]]:
     return entries
 
 
-def _checked_items(prop_type: object, value: object) -> object:
+def _checked_child(field: str, needs: str, prop_type: object, value: object, *, or_bool: bool = False) -> object:
+    """A nested schema field (``items``, ``additional_properties``): only on its type, only a Prop."""
     if value is None:
         return None
-    if prop_type not in (None, "array"):
-        raise ValueError(f"Prop items need type array, not {prop_type}")
-    if type(value) is not Prop:
-        raise ValueError(f"Prop items must be a Prop, got {type(value).__name__}")
-    return value
-
-
-def _checked_additional(prop_type: object, value: object) -> object:
-    if value is None:
-        return None
-    if prop_type not in (None, "object"):
-        raise ValueError(f"Prop additional_properties needs type object, not {prop_type}")
-    if type(value) is not Prop and type(value) is not bool:
-        raise ValueError(f"Prop additional_properties must be a Prop or a bool, got {type(value).__name__}")
+    if prop_type not in (None, needs):
+        raise ValueError(f"Prop {field} requires type {needs}, not {prop_type}")
+    if type(value) is not Prop and not (or_bool and type(value) is bool):
+        allowed = "a Prop or a bool" if or_bool else "a Prop"
+        raise ValueError(f"Prop {field} must be {allowed}, got {type(value).__name__}")
     return value
 
 
@@ -257,16 +251,6 @@ def checked_spec(spec: object, *, where: str = "parameters") -> dict[str, Prop]:
 
 def replace_prop(prop: Prop, **changes: Any) -> Prop:
     """A copy of ``prop`` with some fields changed, re-checked like any new Prop."""
-    fields: dict[str, Any] = {
-        "required": prop.required,
-        "description": prop.description,
-        "enum": prop.enum,
-        "default": prop.default,
-        "properties": prop.properties,
-        "items": prop.items,
-        "additional_properties": prop.additional_properties,
-        "nullable": prop.nullable,
-    }
+    fields: dict[str, Any] = {name: getattr(prop, name) for name in Prop._record_fields}
     fields.update(changes)
-    prop_type = fields.pop("type", prop.type)
-    return Prop(prop_type, **fields)
+    return Prop(fields.pop("type"), **fields)

@@ -200,6 +200,20 @@ def test_malformed_prop_is_value_error_at_construction(build: object) -> None:
         build()  # type: ignore[operator]
 
 
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: Prop("string", items=Prop("string")), "Prop items requires type array, not string"),
+        (lambda: Prop("array", items=True), "Prop items must be a Prop, got bool"),
+        (lambda: Prop("array", additional_properties=True), "Prop additional_properties requires type object"),
+        (lambda: Prop("object", additional_properties=1), "must be a Prop or a bool, got int"),
+    ],
+)
+def test_nested_schema_fields_name_what_is_wrong(build: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        build()
+
+
 def test_prop_positional_type_then_keyword_only() -> None:
     with pytest.raises(TypeError):
         Prop("string", True)  # type: ignore[call-arg]
