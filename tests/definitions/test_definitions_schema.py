@@ -204,9 +204,9 @@ def test_malformed_prop_is_value_error_at_construction(build: object) -> None:
     ("build", "message"),
     [
         (lambda: Prop("string", items=Prop("string")), "Prop items requires type array, not string"),
-        (lambda: Prop("array", items=True)  # type: ignore[arg-type], "Prop items must be a Prop, got bool"),
+        (lambda: Prop("array", items=True), "Prop items must be a Prop, got bool"),  # type: ignore[arg-type]
         (lambda: Prop("array", additional_properties=True), "Prop additional_properties requires type object"),
-        (lambda: Prop("object", additional_properties=1)  # type: ignore[arg-type], "must be a Prop or a bool, got int"),
+        (lambda: Prop("object", additional_properties=1), "must be a Prop or a bool, got int"),  # type: ignore[arg-type]
     ],
 )
 def test_nested_schema_fields_name_what_is_wrong(build: Any, message: str) -> None:
