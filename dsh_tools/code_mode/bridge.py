@@ -59,12 +59,15 @@ class _Run:
         self.controller = controller
         self.queue = asyncio.Lock()
         self.dispatches = 0
-        self.in_flight: set[asyncio.Future[object]] = set()
+        self.in_flight: set[asyncio.Task[str]] = set()
 
     def binding(self, name: str) -> Binding:
         async def call(args: JsonValue) -> JsonValue:
+            # The sub-call runs as its own task, shielded: when the runtime
+            # cancels a binding because the run ended, the pipeline call it
+            # started still finishes (and is logged) before ``drain`` returns.
             task = asyncio.ensure_future(self._dispatch(name, args))
-            self.in_flight.add(task)  # type: ignore[arg-type]
+            self.in_flight.add(task)
             task.add_done_callback(self.in_flight.discard)
             return await asyncio.shield(task)
 
