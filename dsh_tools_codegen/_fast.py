@@ -32,7 +32,6 @@ immutable, which is what lets :mod:`._sdk` cache it under the root's identity.
 from __future__ import annotations
 
 from collections.abc import Container, Iterable
-from itertools import chain
 from typing import Final, cast
 
 from ._canonical import PMAP_TYPE, PVECTOR_TYPE
@@ -52,16 +51,15 @@ from ._rules import (
 )
 from ._text import jsdoc, json_literal, member_key
 
-__all__ = ["Fallback", "fast_render"]
+__all__ = ["Fallback", "clear_memos", "fast_render"]
 
-_STR_ONLY: Final = frozenset({str})
-_from_iterable: Final = chain.from_iterable
 # Exact types that are neither a mapping nor a sequence, as the defensive
 # renderer classifies them; reading only their type is safe in frozen mode.
 _ATOMS: Final = frozenset({str, int, float, bool, type(None)})
 _LITERAL_TYPES: Final = frozenset({str, int, bool, type(None)})
 _CONTAINERS: Final = frozenset({dict, list, tuple, PMAP_TYPE, PVECTOR_TYPE}) - {None}
 _MEMO_LIMIT: Final = 4096
+_NO_NAMES: Final[frozenset[str]] = frozenset()
 
 
 class Fallback(Exception):
@@ -72,15 +70,22 @@ def _pmap_view(value: object) -> dict[str, object]:
     """A ``PMap``'s entries as a plain dict, read straight from its buckets.
 
     ``PMap.items()`` is a Python generator; the bucket vector is C
-    (``pvectorc``), so this is several times faster. Keys must be exact
-    ``str`` (anything else may run user code on lookup): bail otherwise.
+    (``pvectorc``) and ``tolist()`` copies it in one call, so this is several
+    times faster (and compiles to tight loops). Keys must be exact ``str``
+    (anything else may run user code on lookup): bail otherwise.
     """
-    if _BUCKETS_OK:
-        view: dict[str, object] = dict(_from_iterable(filter(None, value._buckets)))  # type: ignore[attr-defined]
-    else:  # pragma: no cover - a pyrsistent without the bucket layout
-        view = dict(value.iteritems())  # type: ignore[attr-defined]
-    if not _STR_ONLY.issuperset(map(type, view)):
-        raise Fallback
+    view: dict[str, object] = {}
+    if not _BUCKETS_OK:  # pragma: no cover - a pyrsistent without the bucket layout
+        pairs: list[tuple[object, object]] = list(getattr(value, "iteritems")())
+        buckets: list[list[tuple[object, object]] | None] = [pairs]
+    else:
+        buckets = getattr(value, "_buckets").tolist()
+    for bucket in buckets:
+        if bucket is not None:
+            for key, item in bucket:
+                if type(key) is not str:
+                    raise Fallback
+                view[key] = item
     return view
 
 
@@ -89,9 +94,10 @@ def _buckets_ok() -> bool:
     try:
         from pyrsistent import pmap
 
-        sample = pmap({"a": 1, "b": (2,)})
-        buckets = cast("Iterable[list[tuple[str, object]] | None]", sample._buckets)
-        return dict(_from_iterable(filter(None, buckets))) == {"a": 1, "b": (2,)}
+        sample = {"a": 1, "b": (2,), "c": None}
+        buckets = getattr(pmap(sample), "_buckets").tolist()
+        found = [pair for bucket in buckets if bucket is not None for pair in bucket]
+        return type(buckets) is list and all(type(b) is list for b in buckets if b is not None) and dict(found) == sample
     except Exception:  # pragma: no cover
         return False
 
@@ -208,23 +214,18 @@ class _Renderer:
 
     def members(self, view: dict[str, object], level: int, depth: int) -> _Rendered:
         properties = view.get("properties")
-        entries: Iterable[tuple[str, object]] | None = None
+        entries: list[tuple[str, object]] | None = None
         if properties is not None:
-            if type(properties) is dict and not self.frozen:
-                entries = properties.items()  # insertion order (see _schema)
-                count = len(properties)
-            elif type(properties) is PMAP_TYPE and _BUCKETS_OK:
-                pairs = list(_from_iterable(filter(None, properties._buckets)))  # type: ignore[attr-defined]
-                if not _STR_ONLY.issuperset(map(type, [pair[0] for pair in pairs])):
-                    raise Fallback
-                pairs.sort()  # code-point order (see _schema); keys are unique exact str
-                entries, count = pairs, len(pairs)
+            cls = type(properties)
+            if cls is dict and not self.frozen:
+                entries = list(cast("dict[str, object]", properties).items())  # insertion order (see _schema)
             else:
                 props = self.mapping(properties)
                 if props is not None:
-                    entries = sorted(props.items())
-                    count = len(props)
-            if entries is not None and count > MAX_ITEMS:
+                    # code-point order (see _schema); sorting the exact-str keys alone is
+                    # much cheaper than sorting the pairs
+                    entries = [(key, props[key]) for key in sorted(props)]
+            if entries is not None and len(entries) > MAX_ITEMS:
                 raise Fallback
         if entries:
             return (self.block(entries, self.required(view.get("required")), level, depth), _ATOM)
@@ -234,7 +235,7 @@ class _Renderer:
             return (f"Record<string, {self.node(extra, level, depth + 1, sub)[0]}>", _ATOM)
         return ("Record<string, unknown>", _ATOM)
 
-    def block(self, entries: Iterable[tuple[str, object]], required: Container[str], level: int, depth: int) -> str:
+    def block(self, entries: list[tuple[str, object]], required: frozenset[str], level: int, depth: int) -> str:
         """An object type's ``{ ... }`` block, one member (and JSDoc) a line.
 
         The hot loop of a cold render: a member whose schema is a plain
@@ -245,55 +246,44 @@ class _Renderer:
             raise Fallback  # a member would be one node too deep
         inner = level + 1
         pad = "  " * inner
-        lines = ["{"]
-        append = lines.append
+        body: list[str] = []
         frozen = self.frozen
         leaves = 0
-        key_text = _KEY_TEXT.get
-        doc_text = _DOC_TEXT.get
-        scalars = _SCALARS.get
-        no_keywords = _KEYWORDS.isdisjoint
-        pmap_type = PMAP_TYPE
-        missing = _MISSING
         for key, sub in entries:
-            head = key_text(key)
-            if head is None:
-                head = _remember(_KEY_TEXT, key, member_key(key))
+            head = _head(key, key in required)
             cls = type(sub)
+            sub_view: dict[str, object] | None
             if cls is dict and not frozen:
-                sub_view: dict[str, object] | None = cast("dict[str, object]", sub)
-            elif cls is pmap_type:
+                sub_view = cast("dict[str, object]", sub)
+            elif cls is PMAP_TYPE:
                 sub_view = _pmap_view(sub)
             else:
                 sub_view = self.mapping(sub)
                 if sub_view is None:
-                    append(f"{pad}{head}{'' if key in required else '?'}: unknown;")
+                    body.append(head + "unknown;")
                     continue
-            assert sub_view is not None
             kind = sub_view.get("type")
-            text = scalars(kind) if type(kind) is str else None
-            if text is not None and no_keywords(sub_view):
+            text = _SCALARS.get(kind) if type(kind) is str else None
+            if text is not None and _KEYWORDS.isdisjoint(sub_view):
                 leaves += 1
             else:
                 text = self.node(sub, inner, depth + 1, sub_view)[0]
             description = sub_view.get("description")
             if description is not None:
-                doc = doc_text(description, missing) if type(description) is str else missing
-                if doc is missing:
-                    doc = _doc(description)
+                doc = _doc(description)
                 if doc is not None:
-                    append(f"{pad}{doc}")
-            append(f"{pad}{head}{'' if key in required else '?'}: {text};")
+                    body.append(doc)
+            body.append(head + text + ";")
         self.budget -= leaves
-        append("  " * level + "}")
-        return "\n".join(lines)
+        newline = "\n" + pad
+        return "{" + newline + newline.join(body) + "\n" + "  " * level + "}"
 
-    def required(self, value: object) -> frozenset[str] | tuple[()]:
+    def required(self, value: object) -> frozenset[str]:
         if value is None:
-            return ()
+            return _NO_NAMES
         names = self.sequence(value)
         if names is None:
-            return ()
+            return _NO_NAMES
         for name in names:
             if type(name) not in _ATOMS and type(name) not in _CONTAINERS:
                 raise Fallback  # exact_str would copy a str subclass; not our subset
@@ -331,8 +321,19 @@ def _doc(description: object) -> str | None:
         raise Fallback
     doc = _DOC_TEXT.get(description, _MISSING)
     if doc is _MISSING:
-        doc = _remember(_DOC_TEXT, description, jsdoc(description))
-    return doc  # type: ignore[return-value]
+        return _remember(_DOC_TEXT, description, jsdoc(description))
+    return cast("str | None", doc)
+
+
+def _head(key: str, required: bool) -> str:
+    """A member line's start, ``name: `` or ``name?: `` (memoised: names repeat)."""
+    memo = _REQUIRED_HEADS if required else _OPTIONAL_HEADS
+    head = memo.get(key)
+    if head is None:
+        if len(memo) >= _MEMO_LIMIT:
+            memo.clear()
+        head = memo[key] = member_key(key) + (": " if required else "?: ")
+    return head
 
 
 def _remember(memo: dict[str, str | None], key: str, text: str | None) -> str | None:
@@ -344,8 +345,16 @@ def _remember(memo: dict[str, str | None], key: str, text: str | None) -> str | 
     return text
 
 
-_KEY_TEXT: Final[dict[str, str | None]] = {}
+_REQUIRED_HEADS: Final[dict[str, str]] = {}
+_OPTIONAL_HEADS: Final[dict[str, str]] = {}
 _DOC_TEXT: Final[dict[str, str | None]] = {}
+
+
+def clear_memos() -> None:
+    """Forget the memoised member heads and JSDoc lines (a truly cold start)."""
+    _REQUIRED_HEADS.clear()
+    _OPTIONAL_HEADS.clear()
+    _DOC_TEXT.clear()
 
 
 def fast_render(tree: object, level: int, frozen: bool) -> str:

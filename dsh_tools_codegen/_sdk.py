@@ -8,14 +8,17 @@ the top of the system prompt, so two properties matter more than anything:
   gives byte-identical text whatever the input order — prompt prefix caches
   stay warm. Property order follows :mod:`._schema`'s rule (insertion order
   for ``dict``, code-point order for other mappings such as ``PMap``).
-* **Cost.** Each tool's member text is memoised in a bounded LRU
-  (:data:`CACHE_SIZE` entries) so an unchanged tool set is not rendered
-  twice; per call only the lookups, the sort and the join run. Keys are
-  chosen so a hit can never be stale:
+* **Cost.** Each tool's member text is memoised in a bounded memo (at most
+  :data:`CACHE_SIZE` entries, two generations approximating an LRU) so an
+  unchanged tool set is not rendered twice; per call only the lookups, the
+  sort and the join run. Keys are chosen so a hit can never be stale:
 
   - *content* keys ``(name, description, canonical JSON bytes)`` (see
     :mod:`._canonical`): the member text is rendered from ``orjson.loads`` of
-    those very bytes, so equal keys mean equal text by construction;
+    those very bytes, or from the exact ``dict`` they were dumped from when
+    the fast renderer accepts it (then the two trees are equal: exact
+    builtin types only, so the text is the same), so equal keys mean equal
+    text — for a ``dict`` that no other thread mutates during the call;
   - *identity* keys ``(name, description, id(parameters))``, the fast path
     for the registry's frozen schemas, are stored only for parameters whose
     text was computed from immutable data alone: either the canonical pass
@@ -30,9 +33,8 @@ the top of the system prompt, so two properties matter more than anything:
 A cold ``PMap`` is rendered straight from its buckets in frozen mode and
 cached by identity only: the canonical pass (a Python callback per ``PMap``)
 and ``orjson.loads`` would cost more than the rendering. Everything else goes
-through the canonical bytes and renders their ``orjson.loads`` with the fast
-renderer, the defensive one taking over on a bail-out — the same text either
-way (see :mod:`._fast`).
+through the canonical bytes and the fast renderer, the defensive one taking
+over on a bail-out — the same text either way (see :mod:`._fast`).
 
 The function is still pure from the caller's view: the cache changes only
 how fast the answer comes, never the answer.
@@ -40,16 +42,14 @@ how fast the answer comes, never the answer.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from itertools import islice
-from typing import Final, Protocol, Union
+from typing import Final, Protocol, Union, cast
 
 import orjson
 
 from ._canonical import PMAP_TYPE, canonical_json
-from ._fast import Fallback, fast_render
+from ._fast import Fallback, clear_memos, fast_render
 from ._schema import _view, render_schema, render_tree
 from ._text import exact_str, jsdoc, member_key
 
@@ -71,7 +71,7 @@ SDK_USAGE: Final = (
 """The fixed usage instructions that open the SDK text (one paragraph)."""
 
 CACHE_SIZE: Final = 8192
-"""Entries (identity and content keys) kept by the per-tool LRU memo."""
+"""Most entries (identity and content keys) the per-tool memo keeps."""
 MAX_TOOLS: Final = 100_000
 """Tools read from the input iterable; the rest are ignored."""
 
@@ -129,8 +129,17 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
 def _fields(tool: object) -> tuple[str, str | None, object] | None:
     """``(name, description, parameters)`` of one tool, or ``None`` to skip it."""
     try:
-        view = _view(tool)
-        if view is not None:
+        cls = type(tool)
+        mapping = _MAPPING_TYPES.get(cls)
+        if mapping is None:
+            if len(_MAPPING_TYPES) >= 256:  # classes made on the fly must not pile up
+                _MAPPING_TYPES.clear()
+            mapping = _MAPPING_TYPES[cls] = isinstance(tool, Mapping)
+        if mapping:
+            view = tool if cls is dict else _view(tool)
+            if view is None:
+                return None
+            view = cast("Mapping[object, object]", view)
             name, description, parameters = view.get("name"), view.get("description"), view.get("parameters")
         else:
             name = getattr(tool, "name", None)
@@ -142,65 +151,100 @@ def _fields(tool: object) -> tuple[str, str | None, object] | None:
         return None
 
 
+# Whether a tool's class is a Mapping (an ABC check is slow; classes repeat).
+_MAPPING_TYPES: Final[dict[type, bool]] = {}
+
+
 def _member_text(name: str, description: str | None, args: str) -> str:
     doc = jsdoc(description) if description is not None else None
     member = f"  {member_key(name, method=True)}(args: {args}): Promise<string>;"
     return member if doc is None else f"  {doc}\n{member}"
 
 
+def _render_canonical(parameters: object, data: bytes) -> str:
+    """The type text for parameters whose canonical JSON is ``data``.
+
+    An exact ``dict`` is rendered as it is: on a tree the fast renderer
+    accepts (exact builtin types only) ``orjson.loads(data)`` is the same
+    tree, so the text is the same, without paying for the copy. Anything
+    else, or a bail-out, renders the loaded copy.
+    """
+    if type(parameters) is dict:
+        try:
+            return fast_render(parameters, 1, frozen=False)
+        except Fallback:
+            pass
+    return render_tree(orjson.loads(data), 1)
+
+
 class _MemberCache:
-    """Bounded, thread-safe LRU of member texts (see the module docstring)."""
+    """Bounded memo of member texts (see the module docstring).
+
+    Two generations of plain dicts approximate an LRU: hits come from the
+    young one (an old hit is promoted), and a full young generation becomes
+    the old one, dropping the previous old. No lock is needed: each ``dict``
+    operation is atomic, and every entry is immutable and validated on use
+    (identity entries by ``entry is parameters``), so a race can only cost a
+    miss, never return a wrong text.
+    """
 
     def __init__(self, capacity: int) -> None:
-        self._capacity = capacity
-        self._entries: OrderedDict[tuple[object, ...], tuple[object, str]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._generation = max(capacity // 2, 1)
+        self._young: dict[tuple[object, ...], tuple[object, str]] = {}
+        self._old: dict[tuple[object, ...], tuple[object, str]] = {}
 
     def member(self, name: str, description: str | None, parameters: object) -> str:
-        identity_key = (_IDENTITY, name, description, id(parameters))
-        if type(parameters) is not dict:  # a dict is never deeply frozen: no identity entry
+        cls = type(parameters)
+        identity_key: tuple[object, ...] = (_IDENTITY, name, description, id(parameters))
+        if cls is not dict:  # a dict is never deeply frozen: no identity entry
             hit = self._get(identity_key)
             if hit is not None and hit[0] is parameters:
                 return hit[1]
-        if type(parameters) is PMAP_TYPE:
+        if cls is PMAP_TYPE:
             try:
                 text = _member_text(name, description, fast_render(parameters, 1, frozen=True))
             except Fallback:
                 pass
             else:
-                with self._lock:
-                    self._put(identity_key, (parameters, text))
+                self._put(identity_key, (parameters, text))
                 return text
         canonical = canonical_json(parameters)
         if canonical is None:
             return _member_text(name, description, render_schema(parameters, 1))  # uncacheable
         data, frozen = canonical
-        content_key = (_CONTENT, name, description, data)
+        content_key: tuple[object, ...] = (_CONTENT, name, description, data)
         hit = self._get(content_key)
-        text = _member_text(name, description, render_tree(orjson.loads(data), 1)) if hit is None else hit[1]
-        with self._lock:
-            if hit is None:
-                self._put(content_key, (None, text))
-            if frozen:
-                self._put(identity_key, (parameters, text))
+        if hit is None:
+            text = _member_text(name, description, _render_canonical(parameters, data))
+            self._put(content_key, (None, text))
+        else:
+            text = hit[1]
+        if frozen:
+            self._put(identity_key, (parameters, text))
         return text
 
     def _get(self, key: tuple[object, ...]) -> tuple[object, str] | None:
-        with self._lock:
-            hit = self._entries.get(key)
+        hit = self._young.get(key)
+        if hit is None:
+            hit = self._old.get(key)
             if hit is not None:
-                self._entries.move_to_end(key)
-            return hit
+                self._put(key, hit)
+        return hit
 
     def _put(self, key: tuple[object, ...], value: tuple[object, str]) -> None:
-        self._entries[key] = value
-        self._entries.move_to_end(key)
-        while len(self._entries) > self._capacity:
-            self._entries.popitem(last=False)
+        young = self._young
+        if len(young) >= self._generation:
+            self._old = young
+            young = self._young = {}
+        young[key] = value
+
+    def entries(self) -> list[tuple[object, str]]:
+        """Every stored ``(pinned parameters or None, text)`` (for tests)."""
+        return [*self._old.values(), *self._young.values()]
 
     def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
+        self._young = {}
+        self._old = {}
 
 
 _IDENTITY: Final = 0
@@ -209,5 +253,7 @@ _CACHE: Final = _MemberCache(CACHE_SIZE)
 
 
 def _clear_cache() -> None:
-    """Empty the per-tool memo: for benchmarks and tests of the cold path."""
+    """Empty the per-tool memo and the renderer's text memos: for benchmarks
+    and tests of the cold path."""
     _CACHE.clear()
+    clear_memos()

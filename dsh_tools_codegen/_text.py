@@ -37,10 +37,10 @@ __all__ = [
 _IDENTIFIER: Final = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # Characters JSON leaves raw but we do not want raw: lone surrogates (not
 # encodable as UTF-8) and the two Unicode line terminators.
-_UNSAFE_IN_LITERAL: Final = re.compile("[\ud800-\udfff\u2028\u2029]")
+_UNSAFE_IN_LITERAL: Final = re.compile("[" + chr(0xD800) + "-" + chr(0xDFFF) + "\u2028\u2029]")
 # Control characters become spaces, then split() collapses every whitespace run.
 _CONTROLS: Final = {c: " " for c in (*range(0x00, 0x20), *range(0x7F, 0xA0))}
-_SURROGATES: Final = re.compile("[\ud800-\udfff]")
+_SURROGATES: Final = re.compile("[" + chr(0xD800) + "-" + chr(0xDFFF) + "]")
 
 
 def exact_str(value: object) -> str | None:

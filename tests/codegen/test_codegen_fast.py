@@ -159,11 +159,11 @@ def test_cold_frozen_parameters_are_cached_by_identity_only() -> None:
     _clear_cache()
     text = render_tools_sdk([tool])
     assert "    a?: 1 | 2;\n    b?: string;" in text
-    entries = list(_CACHE._entries.values())
+    entries = _CACHE.entries()
     assert [entry[0] for entry in entries] == [params]  # no canonical pass, no content entry
     assert render_tools_sdk([tool]) == text
     _clear_cache()
-    assert not _CACHE._entries
+    assert not _CACHE.entries()
     assert render_tools_sdk([tool]) == text
 
 
@@ -173,4 +173,30 @@ def test_frozen_parameters_the_fast_path_declines_still_cache_by_identity() -> N
     _clear_cache()
     text = render_tools_sdk([tool])
     assert "x?: string;" in text
-    assert any(entry[0] is params for entry in _CACHE._entries.values())
+    assert any(entry[0] is params for entry in _CACHE.entries())
+
+
+def tupled(value: Any, rnd: random.Random) -> Any:
+    """``value`` with some lists turned into tuples (orjson dumps both as arrays)."""
+    if type(value) is dict:
+        return {key: tupled(item, rnd) for key, item in value.items()}
+    if type(value) is list:
+        items = [tupled(item, rnd) for item in value]
+        return tuple(items) if rnd.random() < 0.5 else items
+    return value
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_plain_dict_renders_as_its_canonical_copy_does(seed: int) -> None:
+    # _sdk renders an exact dict as it is instead of orjson.loads(its canonical bytes)
+    rnd = random.Random(1000 + seed)
+    for _ in range(50):
+        schema = tupled(random_schema(rnd), rnd)
+        canonical = canonical_json(schema)
+        assert canonical is not None
+        try:
+            direct = fast_render(schema, 1, frozen=False)
+        except Fallback:
+            continue
+        assert direct == fast_render(orjson.loads(canonical[0]), 1, frozen=False)
+        assert direct == reference(schema, 1)

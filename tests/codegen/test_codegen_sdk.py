@@ -12,7 +12,7 @@ from codegen_catalog import CATALOG
 from pyrsistent import freeze
 
 from dsh_tools_codegen import SDK_USAGE, ToolSchemaLike, json_schema_to_ts, render_tools_sdk
-from dsh_tools_codegen._sdk import _CACHE
+from dsh_tools_codegen._sdk import _CACHE, _MemberCache
 
 
 @dataclass(frozen=True)
@@ -230,3 +230,26 @@ def test_unchanged_set_of_1000_tools_renders_within_budget(frozen: bool) -> None
         assert render_tools_sdk(tools) == expected
         timings.append(time.perf_counter() - started)
     assert min(timings) < 0.010 * 5  # measured ≈ 3 ms; 5x slack for loaded CI machines
+
+
+def test_member_memo_is_bounded_and_keeps_recent_entries() -> None:
+    memo = _MemberCache(4)
+    tools = [(f"t{index}", None, freeze({"type": "object", "properties": {"a": {"type": "string"}}})) for index in range(10)]
+    texts = [memo.member(*fields) for fields in tools]
+    assert len(memo.entries()) <= 4  # two generations of two
+    assert all(text.startswith(f"  t{index}(args: {{") for index, text in enumerate(texts))
+    recent = tools[-1]
+    assert any(entry[0] is recent[2] for entry in memo.entries())
+    assert memo.member(*recent) == texts[-1]  # an identity hit, same text
+
+
+def test_member_memo_promotes_old_hits() -> None:
+    memo = _MemberCache(4)
+    first = ("first", None, freeze({"type": "string"}))
+    memo.member(*first)
+    memo.member("b", None, freeze({"type": "number"}))  # fills the young generation
+    memo.member("c", None, freeze({"type": "number"}))  # young -> old
+    memo.member(*first)  # found in old: promoted to young
+    memo.member("d", None, freeze({"type": "number"}))  # young full again -> old
+    memo.member("e", None, freeze({"type": "number"}))  # without the promotion, "first" would be gone now
+    assert any(entry[0] is first[2] for entry in memo.entries())
