@@ -1,0 +1,90 @@
+"""Build hook: compile the SDK renderer's hot modules with mypyc, if possible.
+
+Everything is declared in ``pyproject.toml``; this file only adds the
+optional native build. The modules named in ``COMPILED_MODULES`` (see
+``dsh_tools_codegen/_implementation.py``) are strictly typed Python, and
+mypyc (part of mypy) compiles that same source to C extensions, which makes a
+cold ``render_tools_sdk`` about three times faster. The build is best-effort:
+without mypyc or a C compiler, or with ``DSH_TOOLS_PURE_PYTHON=1`` set, the
+package installs as pure Python and behaves identically, only slower.
+
+Next to the extensions the build writes ``_compiled_sources.json``, the
+SHA-256 of each compiled source. At import the package compares it with the
+sources on disk and ignores extensions built from other sources (an editable
+install whose ``.py`` files were edited after the build), so stale native
+code can never run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+PACKAGE = "dsh_tools_codegen"
+MODULES = ("_rules", "_text", "_canonical", "_fast", "_sdk")  # = _implementation.COMPILED_MODULES
+SIDECAR = "_compiled_sources.json"
+
+
+def _digests(directory: Path) -> dict[str, str]:
+    return {f"{name}.py": hashlib.sha256((directory / f"{name}.py").read_bytes()).hexdigest() for name in MODULES}
+
+
+class OptionalMypycBuild(build_ext):
+    """``build_ext`` that compiles with mypyc, or leaves pure Python on any failure."""
+
+    def finalize_options(self) -> None:
+        self.distribution.ext_modules = _mypyc_extensions()
+        super().finalize_options()
+
+    def run(self) -> None:
+        if not self.extensions:
+            return
+        try:
+            super().run()
+            target = Path(self.get_ext_fullpath(f"{PACKAGE}._fast")).parent
+            (target / SIDECAR).write_text(json.dumps(_digests(Path(PACKAGE)), indent=2, sort_keys=True) + "\n")
+        except Exception as error:  # no compiler, no headers, ...
+            self._remove_outputs()
+            self.extensions = []
+            self.warn(f"mypyc build failed, installing pure Python ({type(error).__name__}: {error})")
+
+    def _remove_outputs(self) -> None:
+        """All or nothing: compiled modules import each other's native parts."""
+        for extension in self.extensions:
+            Path(self.get_ext_fullpath(extension.name)).unlink(missing_ok=True)
+        target = Path(self.get_ext_fullpath(f"{PACKAGE}._fast")).parent
+        (target / SIDECAR).unlink(missing_ok=True)
+
+
+_EXTENSIONS: list[Extension] | None = None
+
+
+def _mypyc_extensions() -> list[Extension]:
+    """mypyc's extensions for ``MODULES`` (once per process), or ``[]``."""
+    global _EXTENSIONS
+    if _EXTENSIONS is None:
+        _EXTENSIONS = []
+        if os.environ.get("DSH_TOOLS_PURE_PYTHON"):
+            print("DSH_TOOLS_PURE_PYTHON is set: installing pure Python")
+        else:
+            try:
+                from mypyc.build import mypycify
+
+                sources = [f"{PACKAGE}/{name}.py" for name in MODULES]
+                _EXTENSIONS = mypycify(["--ignore-missing-imports", *sources], opt_level="3", separate=True)
+            except (Exception, SystemExit) as error:  # mypyc exits on a type error
+                print(f"warning: mypyc unavailable, installing pure Python ({type(error).__name__}: {error})")
+    return _EXTENSIONS
+
+
+# A placeholder so setuptools runs build_ext (and tags the wheel per
+# platform); OptionalMypycBuild swaps in mypyc's extensions.
+setup(
+    ext_modules=[Extension(f"{PACKAGE}._placeholder", sources=[])],
+    cmdclass={"build_ext": OptionalMypycBuild},
+)

@@ -1,0 +1,108 @@
+"""Choosing between the mypyc-compiled renderer and its pure-Python sources.
+
+The compiled extensions may run only when they were built from the sources
+on disk; ``DSH_TOOLS_PURE_PYTHON`` forces the sources. Both must give the same
+text — the Makefile also runs this whole folder with the variable set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from codegen_catalog import CATALOG
+
+import dsh_tools_codegen
+from dsh_tools_codegen import render_tools_sdk
+from dsh_tools_codegen._implementation import COMPILED_MODULES, IMPLEMENTATION, PURE_ENV, SIDECAR, choose
+
+SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
+PACKAGE_DIR = Path(dsh_tools_codegen.__file__).parent
+
+
+def built_package(tmp_path: Path, *, extensions: tuple[str, ...] = COMPILED_MODULES, sidecar: object = "match") -> Path:
+    """A fake package directory: sources, (empty) extensions and a sidecar."""
+    digests: dict[str, str] = {}
+    for name in COMPILED_MODULES:
+        source = tmp_path / f"{name}.py"
+        source.write_text(f"# {name}\n")
+        digests[source.name] = hashlib.sha256(source.read_bytes()).hexdigest()
+    for name in extensions:
+        (tmp_path / f"{name}{SUFFIX}").write_bytes(b"")
+    if sidecar == "match":
+        (tmp_path / SIDECAR).write_text(json.dumps(digests))
+    elif isinstance(sidecar, str):
+        (tmp_path / SIDECAR).write_text(sidecar)
+    return tmp_path
+
+
+def test_sources_only_is_pure_without_special_loading(tmp_path: Path) -> None:
+    assert choose(built_package(tmp_path, extensions=(), sidecar=None), {}) == ("pure", False)
+
+
+def test_extensions_built_from_these_sources_run(tmp_path: Path) -> None:
+    assert choose(built_package(tmp_path), {}) == ("compiled", False)
+
+
+def test_the_environment_variable_forces_the_sources(tmp_path: Path) -> None:
+    assert choose(built_package(tmp_path), {PURE_ENV: "1"}) == ("pure", True)
+    assert choose(built_package(tmp_path), {PURE_ENV: ""}) == ("compiled", False)
+
+
+def test_an_edited_source_makes_the_extensions_stale(tmp_path: Path) -> None:
+    package = built_package(tmp_path)
+    with (package / "_fast.py").open("a") as source:
+        source.write("# edited after the build\n")
+    assert choose(package, {}) == ("pure", True)
+
+
+@pytest.mark.parametrize("sidecar", [None, "not json", "[1, 2]", '{"_fast.py": 3}', "{}"])
+def test_a_missing_or_odd_sidecar_means_stale(tmp_path: Path, sidecar: str | None) -> None:
+    assert choose(built_package(tmp_path, sidecar=sidecar), {}) == ("pure", True)
+
+
+def test_a_partial_build_is_not_used(tmp_path: Path) -> None:
+    assert choose(built_package(tmp_path, extensions=COMPILED_MODULES[:-1]), {}) == ("pure", True)
+
+
+def test_this_process_runs_what_choose_picks() -> None:
+    expected, _ = choose(PACKAGE_DIR, os.environ)
+    assert IMPLEMENTATION == expected
+    import dsh_tools_codegen._fast as fast
+
+    assert fast.__file__ is not None
+    assert fast.__file__.endswith(".py") == (IMPLEMENTATION == "pure")
+
+
+def test_the_other_implementation_renders_the_same_sdk() -> None:
+    other = {**os.environ}
+    if IMPLEMENTATION == "compiled":
+        other[PURE_ENV] = "1"
+    else:
+        other.pop(PURE_ENV, None)
+    script = (
+        "import sys, json, orjson\n"
+        "from dsh_tools_codegen import render_tools_sdk\n"
+        "from dsh_tools_codegen._implementation import IMPLEMENTATION\n"
+        "import dsh_tools_codegen._fast as fast\n"
+        "tools = orjson.loads(sys.stdin.buffer.read())\n"
+        "print(json.dumps([IMPLEMENTATION, fast.__file__, render_tools_sdk(tools)]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps(CATALOG).encode(),
+        capture_output=True,
+        env=other,
+        check=True,
+        timeout=60,
+    )
+    implementation, module_file, text = json.loads(done.stdout)
+    if IMPLEMENTATION == "compiled":
+        assert implementation == "pure" and module_file.endswith("_fast.py")
+    assert text == render_tools_sdk(CATALOG)
