@@ -183,7 +183,7 @@ class _Renderer:
         if enum is not None:
             values = self.sequence(enum)
             if values is not None:
-                return _literal_union(values, _literal)
+                return _literal_union(_literals(values))
         for keyword in ("anyOf", "oneOf"):
             alternatives = view.get(keyword)
             if alternatives is not None:
@@ -297,8 +297,27 @@ def _name(value: object) -> str:
     raise Fallback
 
 
+def _literals(values: list[object] | tuple[object, ...]) -> list[str | None]:
+    """The literal texts of ``values``, up to and including the first ``None``
+    (after which :func:`~._rules._literal_union` stops reading)."""
+    texts: list[str | None] = []
+    for value in values:
+        text = _literal(value)
+        texts.append(text)
+        if text is None:
+            break
+    return texts
+
+
 def _literal(value: object) -> str | None:
     """:func:`json_literal` for exact types; bail on the rest and non-finite floats."""
+    if type(value) is str:  # enum members repeat across tools: memoised
+        text = _STRING_LITERALS.get(value)
+        if text is None:
+            if len(_STRING_LITERALS) >= _MEMO_LIMIT:
+                _STRING_LITERALS.clear()
+            text = _STRING_LITERALS[value] = json_literal(value)
+        return text
     cls = type(value)
     if cls in _LITERAL_TYPES:
         return json_literal(value)
@@ -348,13 +367,16 @@ def _remember(memo: dict[str, str | None], key: str, text: str | None) -> str | 
 _REQUIRED_HEADS: Final[dict[str, str]] = {}
 _OPTIONAL_HEADS: Final[dict[str, str]] = {}
 _DOC_TEXT: Final[dict[str, str | None]] = {}
+_STRING_LITERALS: Final[dict[str, str | None]] = {}  # json_literal of a str is never None
 
 
 def clear_memos() -> None:
-    """Forget the memoised member heads and JSDoc lines (a truly cold start)."""
+    """Forget the memoised member heads, JSDoc lines and string literals (a
+    truly cold start)."""
     _REQUIRED_HEADS.clear()
     _OPTIONAL_HEADS.clear()
     _DOC_TEXT.clear()
+    _STRING_LITERALS.clear()
 
 
 def fast_render(tree: object, level: int, frozen: bool) -> str:

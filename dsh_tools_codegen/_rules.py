@@ -7,7 +7,7 @@ share lives here so the two cannot drift apart.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Final
 
 __all__ = ["MAX_DEPTH", "MAX_INDENT", "MAX_ITEMS", "MAX_NODES"]
@@ -49,11 +49,11 @@ def _union(members: list[_Rendered]) -> _Rendered:
     return (" | ".join(seen), _UNION) if seen else _UNKNOWN
 
 
-def _literal_union(values: Iterable[object], literal: Callable[[object], str | None]) -> _Rendered:
-    """An ``enum`` as a union of JSON literals; ``unknown`` if empty or any member has none."""
+def _literal_union(literals: Iterable[str | None]) -> _Rendered:
+    """An ``enum`` as a union of its members' JSON literal texts; ``unknown``
+    if it is empty or a member has no literal (``None``: reading stops there)."""
     members: list[_Rendered] = []
-    for value in values:
-        text = literal(value)
+    for text in literals:
         if text is None:
             return _UNKNOWN
         members.append((text, _ATOM))

@@ -258,7 +258,7 @@ def _resolve(ref: str, root: object) -> object:
 
 
 def _render_enum(enum: object) -> _Rendered:
-    return _literal_union(_take(enum) or (), json_literal)
+    return _literal_union(map(json_literal, _take(enum) or ()))
 
 
 def _render_type(name: str, node: _View, level: int, ctx: _Context) -> _Rendered:

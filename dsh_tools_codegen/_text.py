@@ -111,7 +111,7 @@ def json_literal(value: object) -> str | None:
 
 def jsdoc(text: str) -> str | None:
     """A one-line ``/** ... */`` comment for ``text``, or ``None`` if blank."""
-    if text.isprintable() and "*/" not in text and "  " not in text and text.strip() == text:
+    if text.isprintable() and not text.startswith(" ") and not text.endswith(" ") and "  " not in text and "*/" not in text:
         # Fast path, same result: printable text has no whitespace but " ",
         # no controls, no surrogates, so there is nothing to collapse.
         return f"/** {text} */" if text else None
