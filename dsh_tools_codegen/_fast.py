@@ -273,10 +273,10 @@ class _Renderer:
                 doc = _doc(description)
                 if doc is not None:
                     body.append(doc)
-            body.append(head + text + ";")
+            body.append(f"{head}{text};")  # one allocation, where + would make two
         self.budget -= leaves
         newline = "\n" + pad
-        return "{" + newline + newline.join(body) + "\n" + "  " * level + "}"
+        return f"{{{newline}{newline.join(body)}\n{'  ' * level}}}"
 
     def required(self, value: object) -> frozenset[str]:
         if value is None:
