@@ -59,7 +59,6 @@ _ATOMS: Final = frozenset({str, int, float, bool, type(None)})
 _LITERAL_TYPES: Final = frozenset({str, int, bool, type(None)})
 _CONTAINERS: Final = frozenset({dict, list, tuple, PMAP_TYPE, PVECTOR_TYPE}) - {None}
 _MEMO_LIMIT: Final = 4096
-_NO_NAMES: Final[frozenset[str]] = frozenset()
 
 
 class Fallback(Exception):
@@ -235,7 +234,7 @@ class _Renderer:
             return (f"Record<string, {self.node(extra, level, depth + 1, sub)[0]}>", _ATOM)
         return ("Record<string, unknown>", _ATOM)
 
-    def block(self, entries: list[tuple[str, object]], required: frozenset[str], level: int, depth: int) -> str:
+    def block(self, entries: list[tuple[str, object]], required: set[str], level: int, depth: int) -> str:
         """An object type's ``{ ... }`` block, one member (and JSDoc) a line.
 
         The hot loop of a cold render: a member whose schema is a plain
@@ -278,16 +277,16 @@ class _Renderer:
         newline = "\n" + pad
         return f"{{{newline}{newline.join(body)}\n{'  ' * level}}}"
 
-    def required(self, value: object) -> frozenset[str]:
-        if value is None:
-            return _NO_NAMES
-        names = self.sequence(value)
-        if names is None:
-            return _NO_NAMES
-        for name in names:
-            if type(name) not in _ATOMS and type(name) not in _CONTAINERS:
-                raise Fallback  # exact_str would copy a str subclass; not our subset
-        return frozenset([name for name in names if type(name) is str])
+    def required(self, value: object) -> set[str]:
+        names = None if value is None else self.sequence(value)
+        required: set[str] = set()
+        if names is not None:
+            for name in names:
+                if type(name) is str:
+                    required.add(name)
+                elif type(name) not in _ATOMS and type(name) not in _CONTAINERS:
+                    raise Fallback  # exact_str would copy a str subclass; not our subset
+        return required
 
 
 def _name(value: object) -> str:

@@ -39,6 +39,10 @@ _KEYWORDS: Final = frozenset({"$ref", "const", "enum", "anyOf", "oneOf", "allOf"
 
 def _union(members: list[_Rendered]) -> _Rendered:
     """``A | B``, deduplicated in first-seen order; ``unknown`` absorbs all."""
+    if len(members) == 2:  # the common case (``["string", "null"]``), without the dict
+        first, second = members[0][0], members[1][0]
+        if first != "unknown" and second != "unknown":
+            return members[0] if first == second else (f"{first} | {second}", _UNION)
     seen: dict[str, int] = {}
     for text, precedence in members:
         if text == "unknown":
