@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from pyrsistent import freeze
 
 from dsh_tools_codegen import json_schema_to_ts
+from dsh_tools_codegen._rules import _literal_union, _union
 
 
 def obj(props: dict[str, object], required: list[str] | None = None) -> dict[str, object]:
@@ -226,3 +229,34 @@ def test_huge_integers_and_lone_surrogates_still_render() -> None:
     assert json_schema_to_ts({"const": 2**70}) == str(2**70)
     assert json_schema_to_ts({"const": "\ud800"}) == '"\\ud800"'
     assert json_schema_to_ts({"enum": ["\u2028"]}) == '"\\u2028"'
+
+
+@pytest.mark.parametrize(
+    ("members", "expected"),
+    [
+        ([], ("unknown", 0)),
+        ([("string", 0)], ("string", 0)),
+        ([("string", 0), ("null", 0)], ("string | null", 2)),
+        ([("A & B", 1), ("A & B", 1)], ("A & B", 1)),
+        ([("unknown", 0), ("null", 0)], ("unknown", 0)),
+        ([("string", 0), ("unknown", 0)], ("unknown", 0)),
+        ([("a", 0), ("b", 0), ("a", 0)], ("a | b", 2)),
+        ([("a", 0), ("a", 0), ("a", 0)], ("a", 0)),
+    ],
+)
+def test_union_combinator(members: list[tuple[str, int]], expected: tuple[str, int]) -> None:
+    assert _union(members) == expected
+
+
+def test_literal_union_stops_at_the_first_member_without_a_literal() -> None:
+    read: list[str | None] = []
+
+    def literals() -> Iterator[str | None]:
+        for text in ('"a"', None, '"b"'):
+            read.append(text)
+            yield text
+
+    assert _literal_union(literals()) == ("unknown", 0)
+    assert read == ['"a"', None]
+    assert _literal_union(['"a"', '"b"', '"a"']) == ('"a" | "b"', 2)
+    assert _literal_union([]) == ("unknown", 0)
