@@ -8,8 +8,8 @@ budget as an extra gate after the guards. Everything here type-checks under
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
+from weakref import WeakKeyDictionary
 
 from returns.result import Failure, Result, Success
 
@@ -40,12 +40,23 @@ async def pre_execute_without_approval(host: PipelineHost, execution: ToolExecut
 
 
 def call_budget(limit: int) -> Gate:
-    """A gate that settles a call once its agent has made ``limit`` calls."""
-    spent: Counter[Agent | None] = Counter()
+    """A gate that settles a call once its agent has made ``limit`` calls.
+
+    Counts are held per agent *weakly*, so a finished agent is not kept alive
+    by its count; calls made without an agent share one count.
+    """
+    spent: WeakKeyDictionary[Agent, int] = WeakKeyDictionary()
+    unscoped = 0
 
     async def gate(host: PipelineHost, execution: ToolExecution) -> Result[ToolExecution, Settled]:
-        spent[execution.agent] += 1
-        if spent[execution.agent] > limit:
+        nonlocal unscoped
+        agent = execution.agent
+        if agent is None:
+            unscoped += 1
+            count = unscoped
+        else:
+            count = spent[agent] = spent.get(agent, 0) + 1
+        if count > limit:
             return Failure(Settled(execution, error_result(execution.call_id, f"call budget of {limit} spent")))
         return Success(execution)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from typing import Any
 
 from dsh_tools import (
@@ -50,3 +52,29 @@ async def test_the_batch_pipeline_denies_asks_and_enforces_a_call_budget() -> No
     assert asked.is_error and asked.text == "Error: needs a human"
     assert third.is_error and third.text == "Error: call budget of 2 spent"
     assert [r.call_id for r in seen] == ["1", "ask", "2", "3"], "observers still see every call once"
+
+
+async def test_the_budget_counts_calls_without_an_agent_too() -> None:
+    ctx = boot()
+    ctx.tools.register(Hello())
+    gates = batch_gates(limit=1)
+    first = await execute_batch(ctx.tools, ToolExecutionInput("1", "hello", {}), gates)
+    second = await execute_batch(ctx.tools, ToolExecutionInput("2", "hello", {}), gates)
+    assert not first.is_error
+    assert second.is_error and second.text == "Error: call budget of 1 spent"
+
+
+async def test_the_budget_does_not_keep_a_finished_agent_alive() -> None:
+    ctx = boot()
+    ctx.tools.register(Hello())
+    gates = batch_gates(limit=5)
+    agent = Agent(ctx, name="short-lived")
+    result = await execute_batch(ctx.tools, ToolExecutionInput("1", "hello", {}, agent=agent), gates)
+    assert not result.is_error
+    await agent.dispose()
+    ref = weakref.ref(agent)
+    del agent, result
+    gc.collect()
+    assert ref() is None, "the call budget still holds the agent"
+    other = Agent(ctx, name="fresh")  # a new agent starts with a fresh budget
+    assert not (await execute_batch(ctx.tools, ToolExecutionInput("2", "hello", {}, agent=other), gates)).is_error
