@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from dsh_tools import AssembleContext, ContentBlock, ToolExecution, boot
-from dsh_tools.code_mode.runtime import CodeRunRequest, CodeRunResult
+from dsh_tools.testing import ScriptedCodeRuntime
 
 Row = tuple[str, float, str, bool]
 TOOLS = 1_000
@@ -40,19 +40,8 @@ class _Tool:
         return []
 
 
-class _NullRuntime:
-    language = "typescript"
-    isolation = "none"
-
-    async def run(self, request: CodeRunRequest) -> CodeRunResult:
-        return CodeRunResult(logs=[])
-
-    async def dispose(self) -> None:
-        return None
-
-
 async def _median_ms(mode: str) -> float:
-    ctx = boot(mode=mode, code_runtime=_NullRuntime())  # type: ignore[arg-type]
+    ctx = boot(mode=mode, code_runtime=ScriptedCodeRuntime())  # type: ignore[arg-type]
     for index in range(TOOLS):
         ctx.tools.register(_Tool(index))
     context = AssembleContext()

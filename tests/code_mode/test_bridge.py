@@ -1,4 +1,4 @@
-"""The run_code bridge, driven by a fake runtime that runs Python "programs".
+"""The run_code bridge, driven by ``ScriptedCodeRuntime`` (Python "programs").
 
 The fake keeps these tests about the bridge (queueing, ids, logging, abort,
 drain, result shaping), independent of Deno; the end-to-end tests run the same
@@ -8,7 +8,6 @@ paths through the real runtime.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import pytest
@@ -22,30 +21,9 @@ from dsh_tools.host.services import CODE_RUNTIME
 from dsh_tools.boot import boot
 from dsh_tools.hooks import PreNext
 from dsh_tools.json_values import JsonValue, thaw_json
+from dsh_tools.registry.registry import ToolMode
 from dsh_tools.signals import AbortController
-
-Program = Callable[[Mapping[str, Callable[[Any], Awaitable[Any]]]], Awaitable[CodeRunResult]]
-
-
-class FakeRuntime:
-    """Runs ``programs[request.program]`` with the ``tools`` bindings."""
-
-    language = "typescript"
-    isolation = "none"
-
-    def __init__(self, programs: dict[str, Program]) -> None:
-        self.programs = programs
-        self.requests: list[CodeRunRequest] = []
-
-    async def run(self, request: CodeRunRequest) -> CodeRunResult:
-        self.requests.append(request)
-        (namespace,) = request.bindings
-        assert namespace.global_name == "tools"
-        return await self.programs[request.program](namespace.functions)
-
-    async def dispose(self) -> None:
-        return None
-
+from dsh_tools.testing import Bindings, ScriptedCodeRuntime, ScriptedProgram
 
 class Echo:
     name = "echo"
@@ -66,9 +44,9 @@ class Echo:
         return [text_block(f"echo:{args['text']}")]
 
 
-def setup(programs: dict[str, Program], *, mode: str = "code") -> tuple[Context, Agent, Echo, FakeRuntime]:
-    runtime = FakeRuntime(programs)
-    ctx = boot(mode=mode, code_runtime=runtime)  # type: ignore[arg-type]
+def setup(programs: dict[str, ScriptedProgram], *, mode: ToolMode = "code") -> tuple[Context, Agent, Echo, ScriptedCodeRuntime]:
+    runtime = ScriptedCodeRuntime(programs)
+    ctx = boot(mode=mode, code_runtime=runtime)
     echo = Echo()
     ctx.tools.register(echo)
     return ctx, Agent(ctx, name="coder"), echo, runtime
@@ -84,7 +62,7 @@ async def run_code(ctx: Context, agent: Agent | None, program: str, *, call_id: 
 
 
 async def test_sub_calls_run_through_the_pipeline_in_order_with_ids_parent_and_log() -> None:
-    async def program(tools: Mapping[str, Callable[[Any], Awaitable[Any]]]) -> CodeRunResult:
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
         results = await asyncio.gather(*(tools["echo"]({"text": str(i)}) for i in range(3)))
         return CodeRunResult(logs=[CodeLogEntry("console", "done", "log")], value=list(results))
 
@@ -112,7 +90,7 @@ async def test_sub_calls_run_through_the_pipeline_in_order_with_ids_parent_and_l
 async def test_a_denied_sub_call_rejects_inside_the_program_and_counts_as_a_dispatch() -> None:
     caught: list[str] = []
 
-    async def program(tools: Mapping[str, Callable[[Any], Awaitable[Any]]]) -> CodeRunResult:
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
         try:
             await tools["echo"]({"text": "secret"})
         except Exception as error:  # noqa: BLE001 - the program's catch
@@ -136,7 +114,7 @@ async def test_a_denied_sub_call_rejects_inside_the_program_and_counts_as_a_disp
 
 
 async def test_a_failed_run_is_a_code_run_failed_result_with_kind_message_and_logs() -> None:
-    async def program(tools: Mapping[str, Callable[[Any], Awaitable[Any]]]) -> CodeRunResult:
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
         return CodeRunResult(
             logs=[CodeLogEntry("console", "about to fail", "log")],
             error=CodeRunFailure("exception", "ReferenceError: x is not defined"),
@@ -162,7 +140,7 @@ async def test_the_run_scoped_signal_follows_the_caller_and_aborts_when_the_run_
             signals.append(exec.signal)
             return []
 
-    async def program(tools: Mapping[str, Callable[[Any], Awaitable[Any]]]) -> CodeRunResult:
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
         await tools["watch"]({})
         assert not signals[0].aborted
         return CodeRunResult(logs=[])
@@ -173,7 +151,7 @@ async def test_the_run_scoped_signal_follows_the_caller_and_aborts_when_the_run_
     await ctx.tools.execute(ToolExecutionInput("o", "run_code", {"code": "p"}, agent=agent, signal=caller.signal))
     assert signals[0] is not caller.signal and signals[0].aborted, "aborted once the run settled"
 
-    async def waits(tools: Mapping[str, Callable[[Any], Awaitable[Any]]]) -> CodeRunResult:
+    async def waits(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
         await tools["watch"]({})
         caller2.abort("user pressed stop")
         assert signals[1].aborted and signals[1].reason == "user pressed stop"
@@ -201,7 +179,7 @@ async def test_calls_still_queued_when_the_run_ends_are_not_dispatched_and_in_fl
             finished.append(exec.call_id)
             return []
 
-    async def program(tools: Mapping[str, Callable[[Any], Awaitable[Any]]]) -> CodeRunResult:
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
         pending.extend(asyncio.ensure_future(tools["slow"]({})) for _ in range(2))
         await started.wait()
         asyncio.get_running_loop().call_soon(release.set)
@@ -219,7 +197,7 @@ async def test_calls_still_queued_when_the_run_ends_are_not_dispatched_and_in_fl
 
 
 async def test_bindings_are_the_agents_visible_end_capabilities() -> None:
-    async def program(tools: Mapping[str, Callable[[Any], Awaitable[Any]]]) -> CodeRunResult:
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
         return CodeRunResult(logs=[], value=sorted(tools))
 
     ctx, agent, _, _ = setup({"p": program})
@@ -264,7 +242,7 @@ def test_run_code_presentation() -> None:
 
 
 @pytest.mark.parametrize("mode", ["code", "both"])
-async def test_modes_contribute_the_transport_and_protected_sdk(mode: str) -> None:
+async def test_modes_contribute_the_transport_and_protected_sdk(mode: ToolMode) -> None:
     from dsh_tools.system_prompt.records import AssembleContext, PromptAssembly
 
     ctx, agent, _, _ = setup({}, mode=mode)

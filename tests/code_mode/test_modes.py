@@ -19,20 +19,7 @@ from dsh_tools import (
     boot,
     thaw_json,
 )
-from dsh_tools.code_mode.runtime import CodeRunRequest, CodeRunResult
-
-
-class NullRuntime:
-    isolation = "none"
-
-    def __init__(self, language: str = "typescript") -> None:
-        self.language = language
-
-    async def run(self, request: CodeRunRequest) -> CodeRunResult:
-        return CodeRunResult(logs=[])
-
-    async def dispose(self) -> None:
-        return None
+from dsh_tools.testing import ScriptedCodeRuntime
 
 
 class Tool:
@@ -47,7 +34,7 @@ class Tool:
 
 
 def make(mode: str, *names: str, runtime: object | None = None, tool_order: list[str] | None = None) -> Context:
-    ctx = boot(mode=mode, tool_order=tool_order, code_runtime=runtime if runtime is not None else NullRuntime())  # type: ignore[arg-type]
+    ctx = boot(mode=mode, tool_order=tool_order, code_runtime=runtime if runtime is not None else ScriptedCodeRuntime())  # type: ignore[arg-type]
     for name in names:
         ctx.tools.register(Tool(name))
     return ctx
@@ -136,7 +123,7 @@ async def test_assembly_needs_a_typescript_runtime(mode: str) -> None:
     ctx = boot(mode=mode)  # type: ignore[arg-type]
     with pytest.raises(RuntimeError, match="CODE_RUNTIME"):
         await ctx.system_prompt.assemble(AssembleContext())
-    ctx.provide(CODE_RUNTIME, NullRuntime("python"))
+    ctx.provide(CODE_RUNTIME, ScriptedCodeRuntime(language="python"))
     with pytest.raises(RuntimeError, match="'python'"):
         await ctx.system_prompt.assemble(AssembleContext())
 
@@ -157,7 +144,7 @@ async def test_disposing_the_registry_context_takes_code_mode_with_it() -> None:
     SystemPrompt(root)
     fork = root.fork()
     ToolRegistry(fork, mode="code")
-    fork.provide(CODE_RUNTIME, NullRuntime())
+    fork.provide(CODE_RUNTIME, ScriptedCodeRuntime())
     assert [s.name for s in (await root.system_prompt.assemble(AssembleContext())).sections] == ["tools:sdk"]
     await fork.dispose()
     assembly = await root.system_prompt.assemble(AssembleContext())

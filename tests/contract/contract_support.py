@@ -7,8 +7,6 @@ from typing import Any
 
 from dsh_tools import (
     Agent,
-    CodeRunRequest,
-    CodeRunResult,
     ContentBlock,
     Context,
     ToolExecution,
@@ -36,19 +34,6 @@ class Echo:
     async def execute(self, args: Any, exec: ToolExecution) -> list[ContentBlock]:
         self.calls.append(exec)
         return [text_block(f"{self.name}:{args.get('text') if hasattr(args, 'get') else args}")]
-
-
-class FakeRuntime:
-    """A TypeScript ``CodeRuntime`` that runs nothing: enough for prompt-side Code Mode checks."""
-
-    language = "typescript"
-    isolation = "none"
-
-    async def run(self, request: CodeRunRequest) -> CodeRunResult:
-        return CodeRunResult(logs=[])
-
-    async def dispose(self) -> None:
-        return None
 
 
 async def call(

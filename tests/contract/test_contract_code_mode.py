@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -34,35 +34,13 @@ from dsh_tools import (
     boot,
     text_block,
 )
+from dsh_tools.testing import Bindings, ScriptedCodeRuntime, ScriptedProgram
 from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
 
 from contract_support import Echo, call, text_of
 
-Bindings = Mapping[str, Callable[[Any], Awaitable[Any]]]
-Program = Callable[[Bindings, CodeRunRequest], Awaitable[CodeRunResult]]
-
-
-class FakeRuntime:
-    """Runs Python 'programs' keyed by their source text."""
-
-    isolation = "none"
-
-    def __init__(self, programs: dict[str, Program] | None = None, language: str = "typescript") -> None:
-        self.language = language
-        self.programs = programs or {}
-        self.requests: list[CodeRunRequest] = []
-
-    async def run(self, request: CodeRunRequest) -> CodeRunResult:
-        self.requests.append(request)
-        (namespace,) = request.bindings
-        return await self.programs[request.program](namespace.functions, request)
-
-    async def dispose(self) -> None:
-        return None
-
-
-def code_ctx(programs: dict[str, Program], mode: Any = "code") -> tuple[Context, Echo, FakeRuntime]:
-    runtime = FakeRuntime(programs)
+def code_ctx(programs: dict[str, ScriptedProgram], mode: Any = "code") -> tuple[Context, Echo, ScriptedCodeRuntime]:
+    runtime = ScriptedCodeRuntime(programs)
     ctx = boot(mode=mode, code_runtime=runtime)
     echo = Echo("echo")
     ctx.tools.register(echo)
@@ -100,7 +78,7 @@ async def test_missing_or_wrong_runtime_makes_every_assemble_raise(mode: Any) ->
     ctx = boot(mode=mode)
     with pytest.raises(Exception, match="(?i)runtime|CODE_RUNTIME"):
         await ctx.system_prompt.assemble(AssembleContext())
-    ctx.provide(CODE_RUNTIME, FakeRuntime(language="python"))
+    ctx.provide(CODE_RUNTIME, ScriptedCodeRuntime(language="python"))
     with pytest.raises(Exception, match="(?i)typescript"):
         await ctx.system_prompt.assemble(AssembleContext())
 
@@ -119,7 +97,7 @@ async def test_transport_and_sdk_protected_against_listeners() -> None:
 
 
 async def test_tool_order_naming_tool_mode_no_longer_contributes_raises() -> None:
-    ctx = boot(mode="code", tool_order=["echo", "<unlisted-tools>"], code_runtime=FakeRuntime())
+    ctx = boot(mode="code", tool_order=["echo", "<unlisted-tools>"], code_runtime=ScriptedCodeRuntime())
     ctx.tools.register(Echo("echo"))
     with pytest.raises(Exception):
         await ctx.system_prompt.assemble(AssembleContext())

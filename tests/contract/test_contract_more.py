@@ -22,8 +22,9 @@ from dsh_tools import (
     ToolProviderResult,
     boot,
 )
+from dsh_tools.testing import Bindings, ScriptedCodeRuntime
 
-from contract_support import Echo, FakeRuntime, call, text_of
+from contract_support import Echo, call, text_of
 
 
 async def test_every_registration_call_returns_an_idempotent_disposer() -> None:
@@ -114,7 +115,7 @@ async def test_image_and_other_content_kinds_pass_through() -> None:
 
 @pytest.mark.parametrize("mode", ["code", "both"])
 async def test_restriction_cannot_remove_transport(mode: Any) -> None:
-    ctx = boot(mode=mode, code_runtime=FakeRuntime())
+    ctx = boot(mode=mode, code_runtime=ScriptedCodeRuntime())
     ctx.tools.register(Echo("echo"))
     agent = Agent(ctx, name="a")
     agent.ctx.tools.restrict(allow=[])
@@ -128,7 +129,7 @@ async def test_restriction_cannot_remove_transport(mode: Any) -> None:
 
 @pytest.mark.parametrize("mode", ["code", "both"])
 def test_scoped_section_cannot_shadow_protected_sdk(mode: Any) -> None:
-    ctx = boot(mode=mode, code_runtime=FakeRuntime())
+    ctx = boot(mode=mode, code_runtime=ScriptedCodeRuntime())
     agent = Agent(ctx, name="a")
     with pytest.raises(ValueError):
         agent.ctx.system_prompt.section(PromptSection("tools:sdk", 150, "mine"))
@@ -152,7 +153,7 @@ async def test_approval_and_runtime_read_at_use_time() -> None:
     assert result.is_error  # no runtime mounted at use time
     from dsh_tools import CODE_RUNTIME
 
-    ctx.provide(CODE_RUNTIME, FakeRuntime())
+    ctx.provide(CODE_RUNTIME, ScriptedCodeRuntime())
     ok = await call(ctx, RUN_CODE_NAME, {"code": "return 1"}, agent=Agent(ctx, name="a"))
     assert not ok.is_error
 
@@ -219,14 +220,12 @@ async def test_bridge_queue_is_sequential_and_arguments_json_normalized() -> Non
             active[0] -= 1
             return [text_block("ok")]
 
-    class GatherRuntime(FakeRuntime):
-        async def run(self, request: CodeRunRequest) -> CodeRunResult:
-            fn = request.bindings[0].functions["slow"]
-            await asyncio.gather(*(fn({"i": i, "t": (1, 2)}) for i in range(4)))
-            return CodeRunResult(logs=[])
+    async def gather(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
+        await asyncio.gather(*(tools["slow"]({"i": i, "t": (1, 2)}) for i in range(4)))
+        return CodeRunResult(logs=[])
 
     ctx = boot(mode="code")
-    ctx.provide(CODE_RUNTIME, GatherRuntime())
+    ctx.provide(CODE_RUNTIME, ScriptedCodeRuntime({"x": gather}))
     ctx.tools.register(Slow())
     result = await call(ctx, RUN_CODE_NAME, {"code": "x"}, call_id="r", agent=Agent(ctx, name="a"))
     assert not result.is_error
@@ -268,7 +267,7 @@ async def test_invalid_input_keeps_genuine_parent() -> None:
 
 
 async def test_sdk_section_regenerates_at_each_assembly() -> None:
-    ctx = boot(mode="code", code_runtime=FakeRuntime())
+    ctx = boot(mode="code", code_runtime=ScriptedCodeRuntime())
     ctx.tools.register(Echo("first"))
     before = await ctx.system_prompt.assemble(AssembleContext())
     ctx.tools.register(Echo("second"))

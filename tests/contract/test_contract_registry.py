@@ -20,8 +20,9 @@ from dsh_tools import (
     boot,
     text_block,
 )
+from dsh_tools.testing import ScriptedCodeRuntime
 
-from contract_support import Echo, FakeRuntime, call, text_of
+from contract_support import Echo, call, text_of
 
 
 def counting(ctx: Context) -> list[int]:
@@ -145,7 +146,7 @@ def test_restrictions_intersect_and_scoped_registrations_bypass() -> None:
 
 
 def test_visible_order_global_then_scope_shadow_takes_place_then_run_code() -> None:
-    ctx = boot(mode="both", code_runtime=FakeRuntime())
+    ctx = boot(mode="both", code_runtime=ScriptedCodeRuntime())
     ctx.tools.register(Echo("g1"))
     ctx.tools.register(Echo("g2"))
     ctx.tools.register(Echo("g3"))

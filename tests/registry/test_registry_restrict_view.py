@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from dsh_tools.boot import boot
-from dsh_tools.code_mode.runtime import CodeRunRequest, CodeRunResult
 from dsh_tools.content import ContentBlock, text_block
 from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolErrorInfo, ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.host.context import Agent, Context
+from dsh_tools.testing import ScriptedCodeRuntime
 
 
 class Tool:
@@ -24,19 +24,6 @@ class Tool:
 
     async def execute(self, args: Any, exec: ToolExecution) -> Sequence[ContentBlock]:
         return [text_block(self.text)]
-
-
-class FakeRuntime:
-    """Enough of a ``CodeRuntime`` for the registry to build its transport."""
-
-    language = "typescript"
-    isolation = "none"
-
-    async def run(self, request: CodeRunRequest) -> CodeRunResult:
-        return CodeRunResult(logs=())
-
-    async def dispose(self) -> None:
-        return None
 
 
 def names(tools: Iterable[Any]) -> list[str]:
@@ -263,7 +250,7 @@ def test_shadow_whose_global_twin_leaves_moves_to_the_scope_section(ctx: Context
 
 @pytest.mark.parametrize("mode", ["code", "both"])
 async def test_run_code_comes_last_when_the_mode_has_it(mode: Any) -> None:
-    ctx = boot(mode=mode, timeouts=False, code_runtime=FakeRuntime())
+    ctx = boot(mode=mode, timeouts=False, code_runtime=ScriptedCodeRuntime())
     ctx.tools.register(Tool("g1"))
     ctx.tools.register(Tool("g2"))
     agent = Agent(ctx, name="a")

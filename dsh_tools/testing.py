@@ -1,0 +1,58 @@
+"""Test doubles for code built on dsh-tools.
+
+:class:`ScriptedCodeRuntime` stands in for :class:`~dsh_tools.DenoCodeRuntime`
+the way httpx's ``MockTransport`` stands in for the network: unit tests of
+Code Mode policies, bridges and prompts get a real registry and pipeline
+without starting Deno. A *program* is a Python coroutine function, registered
+under the exact source text the model would send to ``run_code``; it gets the
+``tools`` bindings (each call re-enters the full pipeline, exactly as a call
+from TypeScript does) and the request, and returns the run's
+:class:`~dsh_tools.CodeRunResult`. A source with no program runs nothing and
+completes with an empty result, so ``ScriptedCodeRuntime()`` also serves tests
+that only need Code Mode to assemble.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from types import MappingProxyType
+
+from dsh_tools.code_mode.runtime import Binding, CodeRunRequest, CodeRunResult
+
+__all__ = ["Bindings", "ScriptedCodeRuntime", "ScriptedProgram"]
+
+Bindings = Mapping[str, Binding]
+"""The ``tools`` namespace a program sees: binding name → async function."""
+ScriptedProgram = Callable[[Bindings, CodeRunRequest], Awaitable[CodeRunResult]]
+"""A stand-in program: ``async def program(tools, request) -> CodeRunResult``."""
+
+_NO_BINDINGS: Bindings = MappingProxyType({})
+
+
+class ScriptedCodeRuntime:
+    """A ``CodeRuntime`` whose programs are Python coroutine functions.
+
+    ``programs`` maps source text to program, and stays mutable (add one
+    with ``runtime.programs[source] = program``). Every request is kept in
+    :attr:`requests`, in order. ``language`` defaults to ``"typescript"``,
+    which Code Mode requires; another value lets a test check that refusal.
+    """
+
+    isolation = "none"
+
+    def __init__(self, programs: Mapping[str, ScriptedProgram] | None = None, *, language: str = "typescript") -> None:
+        self.language = language
+        self.programs: dict[str, ScriptedProgram] = dict(programs or {})
+        self.requests: list[CodeRunRequest] = []
+
+    async def run(self, request: CodeRunRequest, /) -> CodeRunResult:
+        """Run the program registered for ``request.program`` (or nothing)."""
+        self.requests.append(request)
+        program = self.programs.get(request.program)
+        if program is None:
+            return CodeRunResult(logs=())
+        tools = next((space.functions for space in request.bindings if space.global_name == "tools"), _NO_BINDINGS)
+        return await program(tools, request)
+
+    async def dispose(self) -> None:
+        """Nothing to release."""
