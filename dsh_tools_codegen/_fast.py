@@ -121,6 +121,7 @@ class _Renderer:
         if cls is PMAP_TYPE:
             return _pmap_view(value)
         if cls in _ATOMS or cls is list or cls is tuple or cls is PVECTOR_TYPE:
+            _check_finite(value)
             return None
         raise Fallback
 
@@ -134,6 +135,7 @@ class _Renderer:
         elif cls is tuple or cls is PVECTOR_TYPE:
             items = tuple(cast("Iterable[object]", value))
         elif cls in _ATOMS or cls is dict or cls is PMAP_TYPE:
+            _check_finite(value)
             return None
         else:
             raise Fallback
@@ -287,6 +289,18 @@ class _Renderer:
                 elif type(name) not in _ATOMS and type(name) not in _CONTAINERS:
                     raise Fallback  # exact_str would copy a str subclass; not our subset
         return required
+
+
+def _check_finite(value: object) -> None:
+    """Bail on a NaN or infinity the renderer is about to act on.
+
+    The canonical reading turns them into ``null``, and "absent" and "not a
+    schema" are different rules (``{"items": nan}`` is ``unknown[]`` as read,
+    ``unknown`` canonically), so only the defensive renderer, which reads
+    the canonical form, may answer.
+    """
+    if type(value) is float and value - value != 0.0:
+        raise Fallback
 
 
 def _name(value: object) -> str:

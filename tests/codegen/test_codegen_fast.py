@@ -25,7 +25,7 @@ from dsh_tools_codegen._sdk import _CACHE, _clear_cache
 
 TYPES: list[Any] = ["string", "number", "integer", "boolean", "null", "array", "object", "bogus", ""]
 NAMES = ["a", "b", "path", "my-key", "new", "é", "1st", "", 'q"', "zz", "B", "_x"]
-SCALARS: list[Any] = ["s", "", 'q"\n', "\u2028", 0, 1, -7, 2**40, 1.5, -0.0, 1e300, True, False, None]
+SCALARS: list[Any] = ["s", "", 'q"\n', "\u2028", 0, 1, -7, 2**40, 1.5, -0.0, 1e300, True, False, None, float("nan"), float("-inf")]
 TEXTS: list[Any] = ["Plain words.", "Ends */ here\n next", "  padded  ", "", "tab\tand\x00nul", 5, None, ["x"]]
 
 
@@ -200,3 +200,30 @@ def test_a_plain_dict_renders_as_its_canonical_copy_does(seed: int) -> None:
             continue
         assert direct == fast_render(orjson.loads(canonical[0]), 1, frozen=False)
         assert direct == reference(schema, 1)
+
+
+def with_value(bad: object) -> list[dict[str, Any]]:
+    """Schemas where ``bad`` sits where the renderer decides a rule."""
+    return [
+        {"items": bad},
+        {"type": bad, "properties": {"z": {"type": "string"}}},
+        {"type": "array", "items": bad},
+        {"anyOf": bad, "type": "string"},
+        {"properties": bad},
+        {"type": "object", "properties": {"a": bad}},
+    ]
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_numbers_read_as_the_canonical_null_and_never_share_a_memo_entry_wrongly(bad: float) -> None:
+    for schema, as_null in zip(with_value(bad), with_value(None)):
+        for value, null_value in ((schema, as_null), (freeze(schema), freeze(as_null))):
+            expected = reference(as_null, 1)
+            assert json_schema_to_ts(value, 1) == expected
+            tool = {"name": "t", "description": "", "parameters": {"type": "object", "properties": {"x": value}}}
+            null_tool = {"name": "t", "description": "", "parameters": {"type": "object", "properties": {"x": null_value}}}
+            _clear_cache()
+            cold_null = render_tools_sdk([null_tool])
+            _clear_cache()
+            assert render_tools_sdk([tool]) == cold_null  # renders as its canonical reading
+            assert render_tools_sdk([null_tool]) == cold_null  # and the memo it filled is right
