@@ -27,6 +27,7 @@ from returns.result import Failure, Result, Success
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_VALUES",
     "FrozenJson",
     "JsonValue",
     "dumps",
@@ -67,6 +68,13 @@ MAX_DEPTH: Final = 128
 (orjson caps at 254 when encoding, recursive renderers, the Deno peer) safe,
 with headroom for the envelopes a value is later wrapped in (a result inside a
 session event inside a transport frame) and for :func:`thaw_json`'s recursion."""
+
+MAX_VALUES: Final = 1_000_000
+"""More values than this (containers and scalars, a sub-value that appears
+several times counted each time, as an encoder writes it) is "not JSON": it
+bounds the walk, and every later encoding of the value, so that a few shared
+containers nested into an exponentially large tree fail fast instead of
+hanging whoever freezes, encodes or renders them."""
 
 _PVECTOR_TYPE: Final[type] = type(pvector([]))
 _PMAP_TYPE: Final[type] = type(pmap({}))
@@ -148,7 +156,11 @@ def _scalar_problem(value: object) -> str | None:
 def _freeze(root: object) -> Result[FrozenJson, str]:
     """Iterative walk (no recursion limit to hit); exact types only, so no user code runs.
 
-    A frame is ``[source, keys | None, items, position, built, changed]``.
+    A frame is ``[source, keys | None, items, position, built, changed, size]``
+    (``size``: the values below it, counted as an encoder writes them).
+    A container met again (shared, not a cycle) reuses its frozen form and
+    size, so the walk is linear in the *distinct* containers and a tree that
+    sharing makes exponentially large is refused at once (:data:`MAX_VALUES`).
     Paths are rendered only on failure, from the open frames.
     """
     if not _is_container_type(type(root)):
@@ -156,6 +168,7 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
         return Failure(f"(root): {problem}") if problem else Success(root)  # type: ignore[arg-type]
 
     on_path: set[int] = {id(root)}
+    done: dict[int, tuple[object, int]] = {}  # id -> (frozen, size); the sources stay alive meanwhile
     stack: list[list[Any]] = [_open(root)]
     built: object = None
     while stack:
@@ -166,11 +179,12 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
             stack.pop()
             on_path.discard(id(frame[0]))
             built = _build(frame)
+            size = frame[6]
+            if size > MAX_VALUES:
+                return Failure(f"{_path(stack)}: more than {MAX_VALUES:,} values")
+            done[id(frame[0])] = (built, size)
             if stack:
-                parent = stack[-1]
-                if built is not parent[2][parent[3] - 1]:
-                    parent[5] = True
-                parent[4].append(built)
+                _adopt(stack[-1], built, size)
             continue
         frame[3] = position + 1
         keys = frame[1]
@@ -182,6 +196,10 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
         if _is_container_type(kind):
             if id(child) in on_path:
                 return Failure(f"{_path(stack)}: cycle")
+            seen = done.get(id(child))
+            if seen is not None:
+                _adopt(frame, seen[0], seen[1])
+                continue
             if len(stack) >= MAX_DEPTH:
                 return Failure(f"{_path(stack)}: nesting deeper than {MAX_DEPTH}")
             on_path.add(id(child))
@@ -192,19 +210,28 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
             if problem is not None:
                 return Failure(f"{_path(stack)}: {problem}")
         frame[4].append(child)
+        frame[6] += 1
     return Success(built)  # type: ignore[arg-type]
+
+
+def _adopt(parent: list[Any], built: object, size: int) -> None:
+    """Hand a finished child (frozen form and size) to its parent frame."""
+    if built is not parent[2][parent[3] - 1]:
+        parent[5] = True
+    parent[4].append(built)
+    parent[6] += size
 
 
 def _open(source: Any) -> list[Any]:
     kind: type = type(source)
     if kind is dict or kind is _PMAP_TYPE:
         # Exact dict / PMap: .keys()/.values() run no user code.
-        return [source, list(source.keys()), list(source.values()), 0, [], kind is dict]
-    return [source, None, list(source), 0, [], kind is not _PVECTOR_TYPE]
+        return [source, list(source.keys()), list(source.values()), 0, [], kind is dict, 1]
+    return [source, None, list(source), 0, [], kind is not _PVECTOR_TYPE, 1]
 
 
 def _build(frame: list[Any]) -> object:
-    source, keys, _, _, built, changed = frame
+    source, keys, _, _, built, changed, _ = frame
     if not changed:
         return source
     if keys is not None:

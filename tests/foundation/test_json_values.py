@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 from typing import Any, NoReturn
 
@@ -12,6 +11,7 @@ from returns.result import Failure, Success
 
 from dsh_tools.json_values import (
     MAX_DEPTH,
+    MAX_VALUES,
     dumps,
     freeze_json,
     is_json,
@@ -227,12 +227,22 @@ def test_hostile_values_are_not_json_and_never_raise(index: int) -> None:
 
 @pytest.mark.parametrize("levels", [100_000])
 @pytest.mark.parametrize("build", [nested_lists, nested_dicts], ids=["lists", "dicts"])
-def test_very_deep_nesting_is_not_json_quickly(build: Any, levels: int) -> None:
-    value = build(levels)
-    start = time.perf_counter()
-    message = failure_of(value)
-    assert time.perf_counter() - start < 0.5
+def test_very_deep_nesting_is_refused_after_max_depth_containers(
+    build: Any, levels: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dsh_tools.json_values as json_values
+
+    opened: list[object] = []
+    original = json_values._open
+
+    def counting_open(source: Any) -> list[Any]:
+        opened.append(source)
+        return original(source)
+
+    monkeypatch.setattr(json_values, "_open", counting_open)
+    message = failure_of(build(levels))
     assert "nesting deeper than" in message
+    assert len(opened) == MAX_DEPTH  # the walk stops at the limit, not after 100,000 levels
 
 
 def test_depth_limit_is_exact_and_encodable() -> None:
@@ -417,3 +427,38 @@ def test_dumps_refuses_non_json_with_type_error(value: object) -> None:
         dumps(value)
 
 
+
+
+def shared_tree(levels: int) -> dict[str, Any]:
+    """``levels`` containers, each holding the one below twice: 2**levels leaves once expanded."""
+    node: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        node = {"anyOf": [node, node]}
+    return node
+
+
+def test_shared_containers_stay_shared_when_frozen() -> None:
+    leaf = {"type": "string"}
+    frozen = freeze_json({"a": leaf, "b": [leaf, leaf]}).unwrap()
+    assert isinstance(frozen, PMap)
+    pair = frozen["b"]
+    assert isinstance(pair, PVector)
+    assert frozen["a"] is pair[0] is pair[1]
+
+
+def test_a_tree_that_sharing_makes_huge_is_not_json() -> None:
+    # 2**60 leaves once expanded: encoding it would never finish; refusing it takes 60 steps
+    outcome = freeze_json(shared_tree(60))
+    assert isinstance(outcome, Failure)
+    assert outcome.failure().endswith(f"more than {MAX_VALUES:,} values")
+    fine = freeze_json(shared_tree(12)).unwrap()
+    assert thaw_json(fine) == shared_tree(12)
+
+
+def test_the_value_count_limit_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dsh_tools.json_values as json_values
+
+    monkeypatch.setattr(json_values, "MAX_VALUES", 5)
+    assert isinstance(freeze_json([1, 2, [3]]), Success)  # 5 values: root, 1, 2, [3], 3
+    refused = freeze_json([1, 2, [3, 4]])
+    assert isinstance(refused, Failure) and refused.failure() == "(root): more than 5 values"
