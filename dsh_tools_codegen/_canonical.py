@@ -14,18 +14,18 @@ iteration order depends on the string-hash seed) and ``PVector``. Two wins:
 
 A value without canonical bytes (custom classes, ``str``/``dict`` subclasses,
 non-``str`` keys, cycles, lone surrogates, integers beyond 64 bits, nesting
-deeper than orjson's limit) is rendered directly by the defensive renderer,
-uncached. Non-finite floats canonicalise to ``null`` (as JSON has no NaN).
+deeper than orjson's limit, more than :data:`MAX_VALUES` values written out)
+is rendered directly by the defensive renderer, uncached. Non-finite floats canonicalise to ``null`` (as JSON has no NaN).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Final, cast
 
 import orjson
 
-__all__ = ["PMAP_TYPE", "PVECTOR_TYPE", "canonical_json"]
+__all__ = ["MAX_VALUES", "PMAP_TYPE", "PVECTOR_TYPE", "canonical_json", "dumps_to"]
 
 _OPTIONS: Final = (
     orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
@@ -38,6 +38,7 @@ try:  # pyrsistent is a project dependency, but this package only needs its type
     _PVECTOR: type | None = type(pvector())
 except ImportError:  # pragma: no cover
     _PMAP = _PVECTOR = None
+# Final (not the try-block variables) so compiled code reads them as constants
 PMAP_TYPE: Final = _PMAP
 """pyrsistent's ``PMap`` class (``None`` without pyrsistent)."""
 PVECTOR_TYPE: Final = _PVECTOR
@@ -65,12 +66,12 @@ class _Thaw:
 
     def __call__(self, value: object) -> object:
         cls = type(value)
-        if cls is _PMAP:
+        if cls is PMAP_TYPE:
             items = sorted(cast("Iterable[tuple[str, object]]", value.iteritems()), key=_first)  # type: ignore[attr-defined]
             if self.frozen:
                 self.frozen = all(type(k) is str and type(v) in _FROZEN_CHILDREN for k, v in items)
             return dict(items)
-        if cls is _PVECTOR:
+        if cls is PVECTOR_TYPE:
             children = list(cast("Iterable[object]", value))
             if self.frozen:
                 self.frozen = all(type(v) in _FROZEN_CHILDREN for v in children)
@@ -81,19 +82,72 @@ class _Thaw:
 def _thaw_any(value: object) -> object:
     """:class:`_Thaw` without the deep-immutability watch."""
     cls = type(value)
-    if cls is _PMAP:
+    if cls is PMAP_TYPE:
         return dict(sorted(cast("Iterable[tuple[str, object]]", value.iteritems()), key=_first))  # type: ignore[attr-defined]
-    if cls is _PVECTOR:
+    if cls is PVECTOR_TYPE:
         return list(cast("Iterable[object]", value))
     raise TypeError("not canonical JSON")
+
+
+MAX_VALUES: Final = 100_000
+"""Values (a shared one counted each time, as orjson writes it) above which a
+schema has no canonical bytes. orjson has no size limit, and a few nested
+shared lists would make it write an exponentially long text."""
+
+
+def _written_size_within(value: object, limit: int) -> bool:
+    """Whether writing ``value`` out takes at most ``limit`` values.
+
+    An iterative count, stopped as soon as the limit is passed (so a cycle
+    or a huge shared tree costs at most ``limit`` steps). Only exact
+    containers are entered, as only those are written without ``default``;
+    every child counts, but only containers are pushed. (Typed branches, so
+    the compiled build iterates natively: this runs for every schema.)
+    """
+    budget = limit - 1
+    stack: list[object] = [value]
+    while stack:
+        node = stack.pop()
+        cls = type(node)
+        if cls is dict:
+            mapping = cast("dict[object, object]", node)
+            budget -= len(mapping)
+            if budget < 0:
+                return False
+            for child in mapping.values():
+                if _is_container(child):
+                    stack.append(child)
+        elif cls is list:
+            items = cast("list[object]", node)
+            budget -= len(items)
+            if budget < 0:
+                return False
+            for child in items:
+                if _is_container(child):
+                    stack.append(child)
+        elif cls is tuple or cls is PVECTOR_TYPE or cls is PMAP_TYPE:
+            values = list(cast("Iterable[object]", node.itervalues() if cls is PMAP_TYPE else node))  # type: ignore[attr-defined]
+            budget -= len(values)
+            if budget < 0:
+                return False
+            stack.extend(child for child in values if _is_container(child))
+    return True
+
+
+def _is_container(value: object) -> bool:
+    cls = type(value)
+    return cls is dict or cls is list or cls is tuple or cls is PMAP_TYPE or cls is PVECTOR_TYPE
 
 
 def canonical_json(value: object) -> tuple[bytes, bool] | None:
     """``(canonical JSON bytes, deeply frozen?)`` for ``value``, or ``None``.
 
     "Deeply frozen" means built only from ``PMap``/``PVector`` and JSON
-    scalars (exact types), so the value can never change.
+    scalars (exact types), so the value can never change. A value that would
+    take more than :data:`MAX_VALUES` values to write has no canonical bytes.
     """
+    if not _written_size_within(value, MAX_VALUES):
+        return None
     if type(value) is dict:  # never deeply frozen: no need to watch
         try:
             return orjson.dumps(value, default=_thaw_any, option=_OPTIONS), False
@@ -105,3 +159,14 @@ def canonical_json(value: object) -> tuple[bytes, bool] | None:
     except Exception:
         return None
     return data, thaw.frozen
+
+
+def dumps_to(value: object, data: bytes) -> bool:
+    """Whether ``value`` (a ``dict`` already found to have canonical bytes
+    ``data``) still dumps to them: a cheap re-check, without the size count,
+    after reading it live (a writer that races its own schema into a huge
+    shared tree in between is code that could hang the process anyway)."""
+    try:
+        return orjson.dumps(value, default=_thaw_any, option=_OPTIONS) == data
+    except Exception:
+        return False

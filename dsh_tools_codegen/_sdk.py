@@ -8,17 +8,17 @@ the top of the system prompt, so two properties matter more than anything:
   gives byte-identical text whatever the input order — prompt prefix caches
   stay warm. Property order follows :mod:`._schema`'s rule (insertion order
   for ``dict``, code-point order for other mappings such as ``PMap``).
-* **Cost.** Each tool's member text is memoised in a bounded memo (at most
-  :data:`CACHE_SIZE` entries, two generations approximating an LRU) so an
+* **Cost.** Each tool's member text is memoised in a bounded memo (keeping
+  the :data:`CACHE_SIZE` most recently used entries) so an
   unchanged tool set is not rendered twice; per call only the lookups, the
   sort and the join run. Keys are chosen so a hit can never be stale:
 
   - *content* keys ``(name, description, canonical JSON bytes)`` (see
     :mod:`._canonical`): the member text is rendered from ``orjson.loads`` of
     those very bytes, or from the exact ``dict`` they were dumped from when
-    the fast renderer accepts it (then the two trees are equal: exact
-    builtin types only, so the text is the same), so equal keys mean equal
-    text — for a ``dict`` that no other thread mutates during the call;
+    the fast renderer accepts it (then the two trees render alike, see
+    ``_render_canonical``) and the dict dumps to the same bytes again after
+    rendering, so equal keys mean equal text;
   - *identity* keys ``(name, description, id(parameters))``, the fast path
     for the registry's frozen schemas, are stored only for parameters whose
     text was computed from immutable data alone: either the canonical pass
@@ -44,11 +44,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from itertools import islice
-from typing import Final, Protocol, Union, cast
+from typing import Final, Protocol, Union
 
 import orjson
 
-from ._canonical import PMAP_TYPE, canonical_json
+from ._canonical import PMAP_TYPE, canonical_json, dumps_to
 from ._fast import Fallback, clear_memos, fast_render
 from ._schema import _view, render_schema, render_tree
 from ._text import exact_str, jsdoc, member_key
@@ -71,7 +71,8 @@ SDK_USAGE: Final = (
 """The fixed usage instructions that open the SDK text (one paragraph)."""
 
 CACHE_SIZE: Final = 8192
-"""Most entries (identity and content keys) the per-tool memo keeps."""
+"""Entries (identity and content keys) the per-tool memo is sure to keep:
+the most recently used ones (it may hold up to twice as many)."""
 MAX_TOOLS: Final = 100_000
 """Tools read from the input iterable; the rest are ignored."""
 
@@ -129,17 +130,8 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
 def _fields(tool: object) -> tuple[str, str | None, object] | None:
     """``(name, description, parameters)`` of one tool, or ``None`` to skip it."""
     try:
-        cls = type(tool)
-        mapping = _MAPPING_TYPES.get(cls)
-        if mapping is None:
-            if len(_MAPPING_TYPES) >= 256:  # classes made on the fly must not pile up
-                _MAPPING_TYPES.clear()
-            mapping = _MAPPING_TYPES[cls] = isinstance(tool, Mapping)
-        if mapping:
-            view = tool if cls is dict else _view(tool)
-            if view is None:
-                return None
-            view = cast("Mapping[object, object]", view)
+        view = tool if type(tool) is dict else _view(tool) if _is_mapping_class(type(tool)) else None
+        if view is not None:
             name, description, parameters = view.get("name"), view.get("description"), view.get("parameters")
         else:
             name = getattr(tool, "name", None)
@@ -151,8 +143,22 @@ def _fields(tool: object) -> tuple[str, str | None, object] | None:
         return None
 
 
-# Whether a tool's class is a Mapping (an ABC check is slow; classes repeat).
-_MAPPING_TYPES: Final[dict[type, bool]] = {}
+def _is_mapping_class(cls: type) -> bool:
+    """``issubclass(cls, Mapping)``, memoised by class *identity*: an ABC check
+    per tool is measurable, and keying by ``id`` (confirmed by ``is``) runs
+    no metaclass ``__hash__``/``__eq__``. A class registered as a ``Mapping``
+    after it was first seen keeps its old answer."""
+    entry = _MAPPING_CLASSES.get(id(cls))
+    if entry is not None and entry[0] is cls:
+        return entry[1]
+    if len(_MAPPING_CLASSES) >= 256:  # classes made on the fly must not pile up
+        _MAPPING_CLASSES.clear()
+    answer = issubclass(cls, Mapping)
+    _MAPPING_CLASSES[id(cls)] = (cls, answer)
+    return answer
+
+
+_MAPPING_CLASSES: Final[dict[int, tuple[type, bool]]] = {}
 
 
 def _member_text(name: str, description: str | None, args: str) -> str:
@@ -161,35 +167,38 @@ def _member_text(name: str, description: str | None, args: str) -> str:
     return member if doc is None else f"  {doc}\n{member}"
 
 
-def _render_canonical(parameters: object, data: bytes) -> str:
-    """The type text for parameters whose canonical JSON is ``data``.
+def _render_canonical(parameters: object, data: bytes) -> tuple[str, bool]:
+    """``(type text, read live?)`` for parameters whose canonical JSON is ``data``.
 
-    An exact ``dict`` is rendered as it is: on a tree the fast renderer
-    accepts (exact builtin types only) ``orjson.loads(data)`` is the same
-    tree, so the text is the same, without paying for the copy. Anything
-    else, or a bail-out, renders the loaded copy.
+    An exact ``dict`` is rendered as it is (*live*): where the fast renderer
+    accepts it (exact builtin types, no NaN or infinity where it decides a
+    rule), ``orjson.loads(data)`` is the same tree, so the text is the same,
+    without paying for the copy. Anything else, or a bail-out, renders the
+    loaded copy.
     """
     if type(parameters) is dict:
         try:
-            return fast_render(parameters, 1, frozen=False)
+            return fast_render(parameters, 1, frozen=False), True
         except Fallback:
             pass
-    return render_tree(orjson.loads(data), 1)
+    return render_tree(orjson.loads(data), 1), False
 
 
 class _MemberCache:
     """Bounded memo of member texts (see the module docstring).
 
     Two generations of plain dicts approximate an LRU: hits come from the
-    young one (an old hit is promoted), and a full young generation becomes
-    the old one, dropping the previous old. No lock is needed: each ``dict``
-    operation is atomic, and every entry is immutable and validated on use
-    (identity entries by ``entry is parameters``), so a race can only cost a
-    miss, never return a wrong text.
+    young one (an old hit is promoted), and a young generation that reaches
+    ``capacity`` entries becomes the old one, dropping the previous old; so
+    the ``capacity`` most recently used entries are always kept (at most
+    twice as many are held). No lock is needed: each ``dict`` operation is
+    atomic, every entry is immutable, and identity entries are validated on
+    use (``entry is parameters``), so racing callers can only cost each other
+    a miss.
     """
 
     def __init__(self, capacity: int) -> None:
-        self._generation = max(capacity // 2, 1)
+        self._generation = max(capacity, 1)
         self._young: dict[tuple[object, ...], tuple[object, str]] = {}
         self._old: dict[tuple[object, ...], tuple[object, str]] = {}
 
@@ -215,8 +224,12 @@ class _MemberCache:
         content_key: tuple[object, ...] = (_CONTENT, name, description, data)
         hit = self._get(content_key)
         if hit is None:
-            text = _member_text(name, description, _render_canonical(parameters, data))
-            self._put(content_key, (None, text))
+            args, live = _render_canonical(parameters, data)
+            text = _member_text(name, description, args)
+            if not live or dumps_to(parameters, data):
+                # read live, the text is stored only if the dict still has the
+                # content it had before (another thread may be writing to it)
+                self._put(content_key, (None, text))
         else:
             text = hit[1]
         if frozen:

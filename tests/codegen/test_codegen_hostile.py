@@ -229,3 +229,24 @@ def test_iterable_failing_midway_keeps_what_it_yielded() -> None:
         raise Boom
 
     assert "  first(args: unknown): Promise<string>;" in render_tools_sdk(tools())
+
+
+def test_a_tool_class_with_a_lying_metaclass_cannot_hide_later_tools() -> None:
+    armed: list[bool] = []
+
+    class Meta(type):
+        def __hash__(cls) -> int:
+            return type.__hash__(dict)
+
+        def __eq__(cls, other: object) -> bool:
+            return bool(armed) and other is dict or cls is other
+
+    class Hostile(metaclass=Meta):
+        @property
+        def name(self) -> str:
+            armed.append(True)
+            return "evil"
+
+    good = {"name": "good", "parameters": {"type": "object", "properties": {"a": {"type": "string"}}}}
+    assert "  evil(args: unknown)" in render_tools_sdk([Hostile()])  # type: ignore[list-item]
+    assert "  good(args: {" in render_tools_sdk([good])

@@ -233,18 +233,18 @@ def test_unchanged_set_of_1000_tools_renders_within_budget(frozen: bool) -> None
 
 
 def test_member_memo_is_bounded_and_keeps_recent_entries() -> None:
-    memo = _MemberCache(4)
+    memo = _MemberCache(3)
     tools = [(f"t{index}", None, freeze({"type": "object", "properties": {"a": {"type": "string"}}})) for index in range(10)]
     texts = [memo.member(*fields) for fields in tools]
-    assert len(memo.entries()) <= 4  # two generations of two
+    assert len(memo.entries()) <= 6  # two generations of three
     assert all(text.startswith(f"  t{index}(args: {{") for index, text in enumerate(texts))
-    recent = tools[-1]
-    assert any(entry[0] is recent[2] for entry in memo.entries())
-    assert memo.member(*recent) == texts[-1]  # an identity hit, same text
+    for recent in tools[-3:]:  # the three most recent are always kept
+        assert any(entry[0] is recent[2] for entry in memo.entries())
+    assert memo.member(*tools[-1]) == texts[-1]  # an identity hit, same text
 
 
 def test_member_memo_promotes_old_hits() -> None:
-    memo = _MemberCache(4)
+    memo = _MemberCache(2)
     first = ("first", None, freeze({"type": "string"}))
     memo.member(*first)
     memo.member("b", None, freeze({"type": "number"}))  # fills the young generation
@@ -253,3 +253,46 @@ def test_member_memo_promotes_old_hits() -> None:
     memo.member("d", None, freeze({"type": "number"}))  # young full again -> old
     memo.member("e", None, freeze({"type": "number"}))  # without the promotion, "first" would be gone now
     assert any(entry[0] is first[2] for entry in memo.entries())
+
+
+def test_a_dict_written_to_while_it_renders_does_not_fill_the_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dsh_tools_codegen._sdk as sdk
+    from dsh_tools_codegen._fast import fast_render as real
+
+    params: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "string"}}}
+    calls: list[int] = []
+
+    def written_meanwhile(tree: object, level: int, frozen: bool) -> str:
+        calls.append(1)
+        params["properties"]["a"]["type"] = "number"  # "another thread" writes between the dump and the read
+        return real(tree, level, frozen)
+
+    monkeypatch.setattr(sdk, "fast_render", written_meanwhile)
+    _CACHE.clear()
+    render_tools_sdk([tool("t", "", params)])
+    monkeypatch.undo()
+    if not calls:
+        pytest.skip("the compiled _sdk calls fast_render natively; make test runs this file on the sources too")
+    same_as_before = {"type": "object", "properties": {"a": {"type": "string"}}}
+    assert "a?: string;" in render_tools_sdk([tool("t", "", same_as_before)])
+
+
+def shared_tree(levels: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        node = {"anyOf": [node, node]}
+    return node
+
+
+def test_a_schema_that_sharing_makes_huge_renders_without_expanding_it() -> None:
+    from dsh_tools_codegen._canonical import MAX_VALUES, canonical_json
+
+    bomb = shared_tree(60)  # 2**60 leaves once written out
+    assert canonical_json(bomb) is None
+    assert "unknown" in json_schema_to_ts(bomb)
+    text = render_tools_sdk([tool("t", "", {"type": "object", "properties": {"x": bomb}})])
+    assert "x?:" in text
+    assert canonical_json(shared_tree(10)) is not None  # 2**11 values: fine
+    wide = list(range(MAX_VALUES - 1))  # with the list itself: exactly the limit
+    assert canonical_json(wide) is not None
+    assert canonical_json([*wide, 0]) is None
