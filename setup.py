@@ -4,7 +4,7 @@ Everything is declared in ``pyproject.toml``; this file only adds the
 optional native build. The modules named in ``COMPILED_MODULES`` (see
 ``dsh_tools_codegen/_implementation.py``) are strictly typed Python, and
 mypyc (part of mypy) compiles that same source to C extensions, which makes a
-cold ``render_tools_sdk`` about three times faster. The build is best-effort:
+cold ``render_tools_sdk`` about twice as fast. The build is best-effort:
 without mypyc or a C compiler, or with ``DSH_TOOLS_PURE_PYTHON=1`` set, the
 package installs as pure Python and behaves identically, only slower.
 
@@ -42,31 +42,43 @@ class OptionalMypycBuild(build_ext):
         super().finalize_options()
 
     def run(self) -> None:
-        if not self.extensions:
+        if not self.extensions or _DIGESTS is None:
+            self._remove_outputs()  # a pure build must not ship (or keep) an earlier compiled one
             return
         try:
             super().run()
-            target = Path(self.get_ext_fullpath(f"{PACKAGE}._fast")).parent
-            (target / SIDECAR).write_text(json.dumps(_digests(Path(PACKAGE)), indent=2, sort_keys=True) + "\n")
+            for root in self._roots():  # next to every copy of the extensions
+                if (root / self.get_ext_filename(f"{PACKAGE}._fast")).exists():
+                    (root / PACKAGE / SIDECAR).write_text(json.dumps(_DIGESTS, indent=2, sort_keys=True) + "\n")
         except Exception as error:  # no compiler, no headers, ...
             self._remove_outputs()
             self.extensions = []
             self.warn(f"mypyc build failed, installing pure Python ({type(error).__name__}: {error})")
 
+    def _roots(self) -> tuple[Path, Path]:
+        """Where outputs land: the build tree (wheels) and the source tree (editable installs)."""
+        return (Path(self.build_lib), Path("."))
+
     def _remove_outputs(self) -> None:
         """All or nothing: compiled modules import each other's native parts."""
-        for extension in self.extensions:
-            Path(self.get_ext_fullpath(extension.name)).unlink(missing_ok=True)
-        target = Path(self.get_ext_fullpath(f"{PACKAGE}._fast")).parent
-        (target / SIDECAR).unlink(missing_ok=True)
+        for root in self._roots():
+            for module in MODULES:
+                for name in (module, f"{module}__mypyc"):
+                    (root / self.get_ext_filename(f"{PACKAGE}.{name}")).unlink(missing_ok=True)
+            (root / PACKAGE / SIDECAR).unlink(missing_ok=True)
 
 
 _EXTENSIONS: list[Extension] | None = None
+_DIGESTS: dict[str, str] | None = None
 
 
 def _mypyc_extensions() -> list[Extension]:
-    """mypyc's extensions for ``MODULES`` (once per process), or ``[]``."""
-    global _EXTENSIONS
+    """mypyc's extensions for ``MODULES`` (once per process), or ``[]``.
+
+    The sources' digests are taken before compiling, so a source edited
+    during the build is never recorded as what the extensions were built from.
+    """
+    global _EXTENSIONS, _DIGESTS
     if _EXTENSIONS is None:
         _EXTENSIONS = []
         if os.environ.get("DSH_TOOLS_PURE_PYTHON"):
@@ -75,9 +87,11 @@ def _mypyc_extensions() -> list[Extension]:
             try:
                 from mypyc.build import mypycify
 
+                _DIGESTS = _digests(Path(PACKAGE))
                 sources = [f"{PACKAGE}/{name}.py" for name in MODULES]
                 _EXTENSIONS = mypycify(["--ignore-missing-imports", *sources], opt_level="3", separate=True)
             except (Exception, SystemExit) as error:  # mypyc exits on a type error
+                _DIGESTS = None
                 print(f"warning: mypyc unavailable, installing pure Python ({type(error).__name__}: {error})")
     return _EXTENSIONS
 

@@ -10,8 +10,12 @@ sources are loaded instead, before anything else in the package imports them.
 Stale native code therefore never runs, and the pure path can be exercised
 on a machine that has the compiled one.
 
-Both give the same text; the compiled one renders a cold SDK about three
-times faster. :data:`IMPLEMENTATION` says which one was chosen.
+Two more cases fall back rather than fail: extensions that cannot be
+imported (a damaged build) give way to the sources, and an install without
+sources runs its extensions unchecked, as there is nothing else to run.
+
+Both give the same text; the compiled one renders a cold SDK about twice as
+fast. :data:`IMPLEMENTATION` says which one was chosen.
 """
 
 from __future__ import annotations
@@ -49,9 +53,15 @@ def choose(directory: Path, environ: Mapping[str, str]) -> tuple[Implementation,
     built = [name for name in COMPILED_MODULES if _extension(directory, name) is not None]
     if not built:
         return ("pure", False)
+    if not _has_sources(directory):
+        return ("compiled", False)  # no sources to check against or fall back to
     if environ.get(PURE_ENV) or len(built) != len(COMPILED_MODULES) or not _fresh(directory):
         return ("pure", True)
     return ("compiled", False)
+
+
+def _has_sources(directory: Path) -> bool:
+    return all((directory / f"{name}.py").exists() for name in COMPILED_MODULES)
 
 
 def _extension(directory: Path, name: str) -> Path | None:
@@ -96,6 +106,15 @@ def _select() -> Implementation:
     implementation, load_sources = choose(directory, os.environ)
     if load_sources:
         _load_sources(package, directory)
+    elif implementation == "compiled" and _has_sources(directory):
+        try:
+            for name in COMPILED_MODULES:
+                importlib.import_module(f"{package}.{name}")
+        except ImportError:  # a damaged build: forget whatever half-loaded, use the sources
+            for loaded in [key for key in sys.modules if key.startswith(f"{package}.") and key != __name__]:
+                del sys.modules[loaded]
+            _load_sources(package, directory)
+            return "pure"
     return implementation
 
 

@@ -11,6 +11,7 @@ import hashlib
 import importlib.machinery
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +107,40 @@ def test_the_other_implementation_renders_the_same_sdk() -> None:
     if IMPLEMENTATION == "compiled":
         assert implementation == "pure" and module_file.endswith("_fast.py")
     assert text == render_tools_sdk(CATALOG)
+
+
+def test_an_install_without_sources_runs_its_extensions(tmp_path: Path) -> None:
+    package = built_package(tmp_path)
+    for name in COMPILED_MODULES:
+        (package / f"{name}.py").unlink()
+    assert choose(package, {}) == ("compiled", False)
+    assert choose(package, {PURE_ENV: "1"}) == ("compiled", False)  # nothing else to run
+
+
+def test_a_damaged_build_falls_back_to_the_sources(tmp_path: Path) -> None:
+    if IMPLEMENTATION != "compiled":
+        pytest.skip("needs the compiled build (make test builds it)")
+    copy = tmp_path / "dsh_tools_codegen"
+    shutil.copytree(PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    damaged = list(copy.glob("_text__mypyc*"))
+    assert damaged, "expected mypyc's separate runtime library for _text"
+    for path in damaged:
+        path.unlink()
+    script = (
+        # only the damaged copy may be found, not this checkout through the editable install's finder
+        "sys.meta_path[:] = [f for f in sys.meta_path if '__editable__' not in str(getattr(f, '__module__', ''))]\n"
+        "import dsh_tools_codegen, dsh_tools_codegen._fast as fast\n"
+        "from dsh_tools_codegen._implementation import IMPLEMENTATION\n"
+        "from dsh_tools_codegen import json_schema_to_ts\n"
+        "assert dsh_tools_codegen.__file__.startswith(sys.argv[1]), dsh_tools_codegen.__file__\n"
+        "print(IMPLEMENTATION, fast.__file__.endswith('.py'), json_schema_to_ts({'type': 'string'}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys\n" + script, str(tmp_path)],
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().split() == ["pure", "True", "string"]
