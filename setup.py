@@ -38,12 +38,15 @@ class OptionalMypycBuild(build_ext):
     """``build_ext`` that compiles with mypyc, or leaves pure Python on any failure."""
 
     def finalize_options(self) -> None:
-        self.distribution.ext_modules = _mypyc_extensions()
+        # without extensions setuptools would skip build_ext, and run() must
+        # still clear the outputs of an earlier compiled build
+        self.distribution.ext_modules = _mypyc_extensions() or [_PLACEHOLDER]
         super().finalize_options()
 
     def run(self) -> None:
-        if not self.extensions or _DIGESTS is None:
-            self._remove_outputs()  # a pure build must not ship (or keep) an earlier compiled one
+        if _DIGESTS is None:  # not compiling: a pure build must not ship (or keep) an earlier compiled one
+            self._remove_outputs()
+            self.extensions = []
             return
         try:
             super().run()
@@ -89,6 +92,8 @@ def _mypyc_extensions() -> list[Extension]:
 
                 _DIGESTS = _digests(Path(PACKAGE))
                 sources = [f"{PACKAGE}/{name}.py" for name in MODULES]
+                # orjson and pyrsistent are build requirements too, so mypyc sees
+                # the same types as `make typecheck` and compiles their calls precisely
                 _EXTENSIONS = mypycify(["--ignore-missing-imports", *sources], opt_level="3", separate=True)
             except (Exception, SystemExit) as error:  # mypyc exits on a type error
                 _DIGESTS = None
@@ -97,8 +102,6 @@ def _mypyc_extensions() -> list[Extension]:
 
 
 # A placeholder so setuptools runs build_ext (and tags the wheel per
-# platform); OptionalMypycBuild swaps in mypyc's extensions.
-setup(
-    ext_modules=[Extension(f"{PACKAGE}._placeholder", sources=[])],
-    cmdclass={"build_ext": OptionalMypycBuild},
-)
+# platform); OptionalMypycBuild swaps in mypyc's extensions, or builds nothing.
+_PLACEHOLDER = Extension(f"{PACKAGE}._placeholder", sources=[])
+setup(ext_modules=[_PLACEHOLDER], cmdclass={"build_ext": OptionalMypycBuild})

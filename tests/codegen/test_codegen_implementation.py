@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+import sysconfig
 import sys
 from pathlib import Path
 
@@ -144,3 +145,18 @@ def test_a_damaged_build_falls_back_to_the_sources(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.decode().split() == ["pure", "True", "string"]
+
+
+def test_a_machine_that_can_compile_runs_the_compiled_renderer() -> None:
+    # The build falls back to pure Python silently (by design, for users); our
+    # own runs must notice when it did so on a machine that could compile.
+    if os.environ.get(PURE_ENV):
+        pytest.skip("the pure-Python run was asked for")
+    compiler = str(sysconfig.get_config_var("CC") or "").split()
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not compiler or shutil.which(compiler[0]) is None or not headers.exists():
+        pytest.skip("no C toolchain here: the pure-Python build is the expected one")
+    assert IMPLEMENTATION == "compiled", (
+        "the mypyc build fell back to pure Python or is stale; `make` rebuilds it, "
+        "`pip install -v -e .` shows why it failed"
+    )
