@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, TypeAlias, Union
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias, Union
 
 import orjson
 from pyrsistent import PMap, PVector, pmap, pvector
@@ -156,11 +156,13 @@ def _scalar_problem(value: object) -> str | None:
 def _freeze(root: object) -> Result[FrozenJson, str]:
     """Iterative walk (no recursion limit to hit); exact types only, so no user code runs.
 
-    A frame is ``[source, keys | None, items, position, built, changed, size]``
-    (``size``: the values below it, counted as an encoder writes them).
-    A container met again (shared, not a cycle) reuses its frozen form and
-    size, so the walk is linear in the *distinct* containers and a tree that
-    sharing makes exponentially large is refused at once (:data:`MAX_VALUES`).
+    A frame is ``[source, keys | None, items, position, built, changed, size,
+    height]``: ``size`` counts the values below it as an encoder writes them,
+    ``height`` the levels of containers from it down. A container met again
+    (shared, not a cycle) reuses its frozen form, size and height, so the walk
+    is linear in the *distinct* containers and a tree that sharing makes
+    exponentially large is refused at once (:data:`MAX_VALUES`); its height
+    still counts against :data:`MAX_DEPTH` where it is met again.
     Paths are rendered only on failure, from the open frames.
     """
     if not _is_container_type(type(root)):
@@ -168,7 +170,7 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
         return Failure(f"(root): {problem}") if problem else Success(root)  # type: ignore[arg-type]
 
     on_path: set[int] = {id(root)}
-    done: dict[int, tuple[object, int]] = {}  # id -> (frozen, size); the sources stay alive meanwhile
+    done: dict[int, _Done] = {}
     stack: list[list[Any]] = [_open(root)]
     built: object = None
     while stack:
@@ -179,12 +181,12 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
             stack.pop()
             on_path.discard(id(frame[0]))
             built = _build(frame)
-            size = frame[6]
-            if size > MAX_VALUES:
+            finished = _Done(frame[0], built, frame[6], frame[7] + 1)
+            if finished.size > MAX_VALUES:
                 return Failure(f"{_path(stack)}: more than {MAX_VALUES:,} values")
-            done[id(frame[0])] = (built, size)
+            done[id(frame[0])] = finished
             if stack:
-                _adopt(stack[-1], built, size)
+                _adopt(stack[-1], finished)
             continue
         frame[3] = position + 1
         keys = frame[1]
@@ -197,11 +199,12 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
             if id(child) in on_path:
                 return Failure(f"{_path(stack)}: cycle")
             seen = done.get(id(child))
-            if seen is not None:
-                _adopt(frame, seen[0], seen[1])
-                continue
-            if len(stack) >= MAX_DEPTH:
+            height = 1 if seen is None or seen.source is not child else seen.height
+            if len(stack) + height > MAX_DEPTH:
                 return Failure(f"{_path(stack)}: nesting deeper than {MAX_DEPTH}")
+            if seen is not None and seen.source is child:
+                _adopt(frame, seen)
+                continue
             on_path.add(id(child))
             stack.append(_open(child))
             continue
@@ -214,24 +217,35 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
     return Success(built)  # type: ignore[arg-type]
 
 
-def _adopt(parent: list[Any], built: object, size: int) -> None:
-    """Hand a finished child (frozen form and size) to its parent frame."""
-    if built is not parent[2][parent[3] - 1]:
+class _Done(NamedTuple):
+    """A container the walk has finished: kept by ``id``, confirmed by ``source is``."""
+
+    source: object
+    built: object
+    size: int
+    height: int
+
+
+def _adopt(parent: list[Any], child: _Done) -> None:
+    """Hand a finished child (frozen form, size, height) to its parent frame."""
+    if child.built is not parent[2][parent[3] - 1]:
         parent[5] = True
-    parent[4].append(built)
-    parent[6] += size
+    parent[4].append(child.built)
+    parent[6] += child.size
+    if child.height > parent[7]:
+        parent[7] = child.height
 
 
 def _open(source: Any) -> list[Any]:
     kind: type = type(source)
     if kind is dict or kind is _PMAP_TYPE:
         # Exact dict / PMap: .keys()/.values() run no user code.
-        return [source, list(source.keys()), list(source.values()), 0, [], kind is dict, 1]
-    return [source, None, list(source), 0, [], kind is not _PVECTOR_TYPE, 1]
+        return [source, list(source.keys()), list(source.values()), 0, [], kind is dict, 1, 0]
+    return [source, None, list(source), 0, [], kind is not _PVECTOR_TYPE, 1, 0]
 
 
 def _build(frame: list[Any]) -> object:
-    source, keys, _, _, built, changed, _ = frame
+    source, keys, _, _, built, changed = frame[:6]
     if not changed:
         return source
     if keys is not None:

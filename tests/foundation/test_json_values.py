@@ -462,3 +462,31 @@ def test_the_value_count_limit_is_exact(monkeypatch: pytest.MonkeyPatch) -> None
     assert isinstance(freeze_json([1, 2, [3]]), Success)  # 5 values: root, 1, 2, [3], 3
     refused = freeze_json([1, 2, [3, 4]])
     assert isinstance(refused, Failure) and refused.failure() == "(root): more than 5 values"
+
+
+def wrapped(levels: int, inner: Any) -> Any:
+    for _ in range(levels):
+        inner = [inner]
+    return inner
+
+
+@pytest.mark.parametrize("deep_first", [False, True])
+def test_a_shared_container_met_again_deeper_still_counts_against_max_depth(deep_first: bool) -> None:
+    leaf: dict[str, Any] = {"a": [[1]]}  # three levels of containers
+    for extra, accepted in ((MAX_DEPTH - 4, True), (MAX_DEPTH - 3, False)):
+        deep = wrapped(extra, leaf)
+        value = [deep, leaf] if deep_first else [leaf, deep]
+        outcome = freeze_json(value)
+        assert isinstance(outcome, Success) is accepted, (extra, deep_first)
+        if accepted:
+            assert thaw_json(outcome.unwrap()) == value and dumps(outcome.unwrap())
+        else:
+            assert isinstance(outcome, Failure) and outcome.failure().endswith(f"nesting deeper than {MAX_DEPTH}")
+
+
+def test_shared_containers_cannot_stack_past_max_depth() -> None:
+    tower: list[Any] = [[]]
+    for _ in range(20):
+        tower.append(wrapped(100, tower[-1]))  # each level reuses the one below: 2,000 deep in all
+    outcome = freeze_json(tower)
+    assert isinstance(outcome, Failure) and "nesting deeper than" in outcome.failure()
