@@ -50,9 +50,10 @@ class OptionalMypycBuild(build_ext):
             return
         try:
             super().run()
-            for root in self._roots():  # next to every copy of the extensions
-                if (root / self.get_ext_filename(f"{PACKAGE}._fast")).exists():
-                    (root / PACKAGE / SIDECAR).write_text(json.dumps(_DIGESTS, indent=2, sort_keys=True) + "\n")
+            # next to the extensions this build wrote (in place for an editable
+            # install, else in the build tree), never beside older ones
+            built = Path(self.get_ext_fullpath(f"{PACKAGE}._fast")).parent
+            (built / SIDECAR).write_text(json.dumps(_DIGESTS, indent=2, sort_keys=True) + "\n")
         except Exception as error:  # no compiler, no headers, ...
             self._remove_outputs()
             self.extensions = []

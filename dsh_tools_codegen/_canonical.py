@@ -96,47 +96,62 @@ shared lists would make it write an exponentially long text."""
 
 
 def _written_size_within(value: object, limit: int) -> bool:
-    """Whether writing ``value`` out takes at most ``limit`` values.
+    """Whether orjson may write ``value``: plain JSON types only, at most
+    ``limit`` values and :data:`MAX_NESTING` levels.
 
-    An iterative count, stopped as soon as the limit is passed (so a cycle
-    or a huge shared tree costs at most ``limit`` steps). Only exact
-    containers are entered, as only those are written without ``default``;
-    every child counts, but only containers are pushed. (Typed branches, so
-    the compiled build iterates natively: this runs for every schema.)
+    The count stops as soon as a bound is passed, so a cycle or a huge
+    shared tree costs little. Only exact containers are entered and only
+    exact JSON scalars are accepted as leaves: orjson writes an ``Enum``
+    member, a ``UUID`` or a ``Fragment`` natively, and such a leaf could hide
+    a huge value (or invalid JSON) from this count. The recursion is bounded
+    by :data:`MAX_NESTING`; this runs for every schema, so the dict and list
+    branches are typed for the compiled build to iterate natively.
     """
-    budget = limit - 1
-    stack: list[object] = [value]
-    while stack:
-        node = stack.pop()
-        cls = type(node)
-        if cls is dict:
-            mapping = cast("dict[object, object]", node)
-            budget -= len(mapping)
-            if budget < 0:
+    return _fits(value, 1, _Budget(limit - 1))
+
+
+class _Budget:
+    __slots__ = ("left",)
+
+    def __init__(self, left: int) -> None:
+        self.left = left
+
+
+def _fits(node: object, depth: int, budget: _Budget) -> bool:
+    cls = type(node)
+    if cls in _SCALAR_TYPES:
+        return True
+    if depth > MAX_NESTING:
+        return False
+    if cls is dict:
+        mapping = cast("dict[object, object]", node)
+        budget.left -= len(mapping)
+        if budget.left < 0:
+            return False
+        for child in mapping.values():
+            if type(child) not in _SCALAR_TYPES and not _fits(child, depth + 1, budget):
                 return False
-            for child in mapping.values():
-                if _is_container(child):
-                    stack.append(child)
-        elif cls is list:
-            items = cast("list[object]", node)
-            budget -= len(items)
-            if budget < 0:
-                return False
-            for child in items:
-                if _is_container(child):
-                    stack.append(child)
-        elif cls is tuple or cls is PVECTOR_TYPE or cls is PMAP_TYPE:
-            values = list(cast("Iterable[object]", node.itervalues() if cls is PMAP_TYPE else node))  # type: ignore[attr-defined]
-            budget -= len(values)
-            if budget < 0:
-                return False
-            stack.extend(child for child in values if _is_container(child))
+        return True
+    if cls is list:
+        items = cast("list[object]", node)
+    elif cls is tuple or cls is PVECTOR_TYPE:
+        items = list(cast("Iterable[object]", node))
+    elif cls is PMAP_TYPE:
+        items = list(cast("Iterable[object]", node.itervalues()))  # type: ignore[attr-defined]
+    else:
+        return False
+    budget.left -= len(items)
+    if budget.left < 0:
+        return False
+    for child in items:
+        if type(child) not in _SCALAR_TYPES and not _fits(child, depth + 1, budget):
+            return False
     return True
 
 
-def _is_container(value: object) -> bool:
-    cls = type(value)
-    return cls is dict or cls is list or cls is tuple or cls is PMAP_TYPE or cls is PVECTOR_TYPE
+MAX_NESTING: Final = 254
+"""orjson's own nesting limit: deeper values (and cycles) have no canonical bytes."""
+_SCALAR_TYPES: Final = frozenset({str, int, float, bool, type(None)})
 
 
 def canonical_json(value: object) -> tuple[bytes, bool] | None:

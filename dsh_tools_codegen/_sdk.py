@@ -113,7 +113,7 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
         for tool in islice(schemas, MAX_TOOLS):
             fields = _fields(tool)
             if fields is not None:
-                members.append((fields[0], _CACHE.member(*fields)))
+                members.append((fields[0], _member(*fields)))
     except Exception:
         pass  # an iterable that fails midway: render what it yielded
     members.sort()
@@ -125,6 +125,15 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
         previous = member
     lines += ["};", "```"]
     return "\n".join(lines)
+
+
+def _member(name: str, description: str | None, parameters: object) -> str:
+    """One tool's member text; a failure stays with that tool (its type
+    degrades to ``unknown``) instead of ending the whole render."""
+    try:
+        return _CACHE.member(name, description, parameters)
+    except Exception:
+        return _member_text(name, description, render_schema(parameters, 1))  # total
 
 
 def _fields(tool: object) -> tuple[str, str | None, object] | None:

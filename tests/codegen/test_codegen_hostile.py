@@ -250,3 +250,42 @@ def test_a_tool_class_with_a_lying_metaclass_cannot_hide_later_tools() -> None:
     good = {"name": "good", "parameters": {"type": "object", "properties": {"a": {"type": "string"}}}}
     assert "  evil(args: unknown)" in render_tools_sdk([Hostile()])  # type: ignore[list-item]
     assert "  good(args: {" in render_tools_sdk([good])
+
+
+def test_a_leaf_orjson_writes_natively_cannot_hide_a_huge_value() -> None:
+    import enum
+
+    node: Any = [0]
+    for _ in range(60):
+        node = [node, node]  # 2**60 values once written out
+    Huge = enum.Enum("Huge", {"A": node})
+    schema = {"type": "object", "properties": {"x": {"enum": [Huge.A]}}}
+    assert json_schema_to_ts(schema) == "{\n  x?: unknown;\n}"
+    assert "x?: unknown;" in render_tools_sdk([{"name": "t", "parameters": schema}])
+
+
+def test_a_broken_tool_does_not_take_the_tools_after_it_down() -> None:
+    import orjson
+
+    broken = {"name": "b", "parameters": {"properties": {"x": orjson.Fragment(b'{"type":')}}}
+    fine = [{"name": name, "parameters": {"type": "object"}} for name in ("a", "c")]
+    text = render_tools_sdk([fine[0], broken, fine[1]])
+    assert "  a(args: " in text and "  b(args: " in text and "  c(args: " in text
+
+
+def test_a_cyclic_dict_schema_is_given_up_on_quickly() -> None:
+    from dsh_tools_codegen._canonical import MAX_NESTING, canonical_json
+
+    cyclic: dict[str, Any] = {"type": "object"}
+    cyclic["properties"] = {"x": cyclic}
+    assert canonical_json(cyclic) is None
+    assert "x?:" in json_schema_to_ts(cyclic)
+    assert canonical_json(wrapped_lists(MAX_NESTING)) is not None  # orjson's own limit
+    assert canonical_json(wrapped_lists(MAX_NESTING + 1)) is None
+
+
+def wrapped_lists(levels: int) -> Any:
+    value: Any = 0
+    for _ in range(levels):
+        value = [value]
+    return value
