@@ -10,6 +10,8 @@ import pytest
 
 from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
 
+from value_shapes import wrapped
+
 
 class Boom(Exception):
     pass
@@ -280,12 +282,5 @@ def test_a_cyclic_dict_schema_is_given_up_on_quickly() -> None:
     cyclic["properties"] = {"x": cyclic}
     assert canonical_json(cyclic) is None
     assert "x?:" in json_schema_to_ts(cyclic)
-    assert canonical_json(wrapped_lists(MAX_NESTING)) is not None  # orjson's own limit
-    assert canonical_json(wrapped_lists(MAX_NESTING + 1)) is None
-
-
-def wrapped_lists(levels: int) -> Any:
-    value: Any = 0
-    for _ in range(levels):
-        value = [value]
-    return value
+    assert canonical_json(wrapped(MAX_NESTING)) is not None  # orjson's own limit
+    assert canonical_json(wrapped(MAX_NESTING + 1)) is None

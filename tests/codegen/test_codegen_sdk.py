@@ -14,6 +14,8 @@ from pyrsistent import freeze
 from dsh_tools_codegen import SDK_USAGE, ToolSchemaLike, json_schema_to_ts, render_tools_sdk
 from dsh_tools_codegen._sdk import _CACHE, _MemberCache
 
+from value_shapes import shared_tree
+
 
 @dataclass(frozen=True)
 class Schema:
@@ -275,13 +277,6 @@ def test_a_dict_written_to_while_it_renders_does_not_fill_the_memo(monkeypatch: 
         pytest.skip("the compiled _sdk calls fast_render natively; make test runs this file on the sources too")
     same_as_before = {"type": "object", "properties": {"a": {"type": "string"}}}
     assert "a?: string;" in render_tools_sdk([tool("t", "", same_as_before)])
-
-
-def shared_tree(levels: int) -> dict[str, Any]:
-    node: dict[str, Any] = {"type": "string"}
-    for _ in range(levels):
-        node = {"anyOf": [node, node]}
-    return node
 
 
 def test_a_schema_that_sharing_makes_huge_renders_without_expanding_it() -> None:

@@ -18,6 +18,8 @@ from dsh_tools.json_values import (
     thaw_json,
 )
 
+from value_shapes import shared_tree, wrapped
+
 
 def failure_of(value: object) -> str:
     result = freeze_json(value)
@@ -429,14 +431,6 @@ def test_dumps_refuses_non_json_with_type_error(value: object) -> None:
 
 
 
-def shared_tree(levels: int) -> dict[str, Any]:
-    """``levels`` containers, each holding the one below twice: 2**levels leaves once expanded."""
-    node: dict[str, Any] = {"type": "string"}
-    for _ in range(levels):
-        node = {"anyOf": [node, node]}
-    return node
-
-
 def test_shared_containers_stay_shared_when_frozen() -> None:
     leaf = {"type": "string"}
     frozen = freeze_json({"a": leaf, "b": [leaf, leaf]}).unwrap()
@@ -462,12 +456,6 @@ def test_the_value_count_limit_is_exact(monkeypatch: pytest.MonkeyPatch) -> None
     assert isinstance(freeze_json([1, 2, [3]]), Success)  # 5 values: root, 1, 2, [3], 3
     refused = freeze_json([1, 2, [3, 4]])
     assert isinstance(refused, Failure) and refused.failure() == "(root): more than 5 values"
-
-
-def wrapped(levels: int, inner: Any) -> Any:
-    for _ in range(levels):
-        inner = [inner]
-    return inner
 
 
 @pytest.mark.parametrize("deep_first", [False, True])
