@@ -161,7 +161,10 @@ def canonical_json(value: object) -> tuple[bytes, bool] | None:
     scalars (exact types), so the value can never change. A value that would
     take more than :data:`MAX_VALUES` values to write has no canonical bytes.
     """
-    if not _written_size_within(value, MAX_VALUES):
+    try:
+        if not _written_size_within(value, MAX_VALUES):
+            return None
+    except RecursionError:  # called with little stack left: treat as "no canonical bytes"
         return None
     if type(value) is dict:  # never deeply frozen: no need to watch
         try:

@@ -113,7 +113,9 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
         for tool in islice(schemas, MAX_TOOLS):
             fields = _fields(tool)
             if fields is not None:
-                members.append((fields[0], _member(*fields)))
+                text = _member(*fields)
+                if text is not None:
+                    members.append((fields[0], text))
     except Exception:
         pass  # an iterable that fails midway: render what it yielded
     members.sort()
@@ -127,13 +129,18 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
     return "\n".join(lines)
 
 
-def _member(name: str, description: str | None, parameters: object) -> str:
-    """One tool's member text; a failure stays with that tool (its type
-    degrades to ``unknown``) instead of ending the whole render."""
+def _member(name: str, description: str | None, parameters: object) -> str | None:
+    """One tool's member text, or ``None`` to skip the tool: a failure stays
+    with that tool (its type degrades to ``unknown``, then the tool is
+    dropped) instead of ending the whole render."""
     try:
         return _CACHE.member(name, description, parameters)
     except Exception:
-        return _member_text(name, description, render_schema(parameters, 1))  # total
+        pass
+    try:
+        return _member_text(name, description, render_schema(parameters, 1))
+    except Exception:  # the name or description itself (e.g. MemoryError in jsdoc)
+        return None
 
 
 def _fields(tool: object) -> tuple[str, str | None, object] | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import sys
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any, NoReturn
@@ -284,3 +286,37 @@ def test_a_cyclic_dict_schema_is_given_up_on_quickly() -> None:
     assert "x?:" in json_schema_to_ts(cyclic)
     assert canonical_json(wrapped(MAX_NESTING)) is not None  # orjson's own limit
     assert canonical_json(wrapped(MAX_NESTING + 1)) is None
+
+
+def test_a_tool_whose_text_cannot_be_made_is_skipped_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dsh_tools_codegen._sdk as sdk
+
+    real = sdk._member_text
+
+    def failing_for_b(name: str, description: str | None, args: str) -> str:
+        if name == "b":
+            raise MemoryError("no room for this description")
+        return real(name, description, args)
+
+    monkeypatch.setattr(sdk, "_member_text", failing_for_b)
+    tools = [{"name": name, "parameters": {"type": "object"}} for name in ("a", "b", "c")]
+    sdk._CACHE.clear()
+    text = render_tools_sdk(tools)
+    if "  b(args: " in text:
+        pytest.skip("the compiled _sdk calls _member_text natively; make test runs this file on the sources too")
+    assert "  a(args: " in text and "  c(args: " in text
+
+
+def test_canonical_bytes_with_little_stack_left_are_absent_not_an_error() -> None:
+    from dsh_tools_codegen._canonical import canonical_json
+
+    value = wrapped(200)
+    normal = canonical_json(value)
+    assert normal is not None
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack(0)) + 60)  # far fewer frames than 200 levels need
+    try:
+        tight = canonical_json(value)  # must not raise RecursionError
+    finally:
+        sys.setrecursionlimit(limit)
+    assert tight is None or tight == normal  # the compiled build may not need Python frames
