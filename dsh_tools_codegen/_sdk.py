@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from itertools import islice
-from typing import Final, Protocol, Union
+from typing import Final, Protocol, Union, cast
 
 import orjson
 
@@ -146,7 +146,13 @@ def _member(name: str, description: str | None, parameters: object) -> str | Non
 def _fields(tool: object) -> tuple[str, str | None, object] | None:
     """``(name, description, parameters)`` of one tool, or ``None`` to skip it."""
     try:
-        view = tool if type(tool) is dict else _view(tool) if _is_mapping_class(type(tool)) else None
+        cls = type(tool)
+        if cls is dict:
+            view: Mapping[object, object] | None = cast("dict[object, object]", tool)
+        elif _is_mapping_class(cls):
+            view = _view(tool)
+        else:
+            view = None
         if view is not None:
             name, description, parameters = view.get("name"), view.get("description"), view.get("parameters")
         else:
