@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import orjson
@@ -17,11 +16,8 @@ STEP_KEYS = [
 
 @pytest.fixture(scope="module")
 def transcript() -> dict[str, Any]:
-    started = time.perf_counter()
     result = run_cli("demo", "--json", "--mode", "both")
-    elapsed = time.perf_counter() - started
     assert result.returncode == 0, result.stderr
-    assert elapsed < 15, f"the demo should take a few seconds, took {elapsed:.1f}s"
     data: dict[str, Any] = orjson.loads(result.stdout)
     return data
 

