@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias, Union
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, Union
 
 import orjson
 from pyrsistent import PMap, PVector, pmap, pvector
@@ -158,7 +158,8 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
 
     A frame is ``[source, keys | None, items, position, built, changed, size,
     height]``: ``size`` counts the values below it as an encoder writes them,
-    ``height`` the levels of containers from it down. A container met again
+    ``height`` the levels of containers from it down (its own included once
+    it is finished, when ``items`` is replaced by its frozen form). A container met again
     (shared, not a cycle) reuses its frozen form, size and height, so the walk
     is linear in the *distinct* containers and a tree that sharing makes
     exponentially large is refused at once (:data:`MAX_VALUES`); its height
@@ -170,7 +171,7 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
         return Failure(f"(root): {problem}") if problem else Success(root)  # type: ignore[arg-type]
 
     on_path: set[int] = {id(root)}
-    done: dict[int, _Done] = {}
+    done: dict[int, list[Any]] = {}  # id -> finished frame: [source, _, built, ..., size, height]
     stack: list[list[Any]] = [_open(root)]
     built: object = None
     while stack:
@@ -181,12 +182,13 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
             stack.pop()
             on_path.discard(id(frame[0]))
             built = _build(frame)
-            finished = _Done(frame[0], built, frame[6], frame[7] + 1)
-            if finished.size > MAX_VALUES:
+            if frame[6] > MAX_VALUES:
                 return Failure(f"{_path(stack)}: more than {MAX_VALUES:,} values")
-            done[id(frame[0])] = finished
+            frame[2] = built  # the finished frame is the memo entry: no allocation
+            frame[7] += 1  # its own level
+            done[id(frame[0])] = frame
             if stack:
-                _adopt(stack[-1], finished)
+                _adopt(stack[-1], frame)
             continue
         frame[3] = position + 1
         keys = frame[1]
@@ -199,10 +201,11 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
             if id(child) in on_path:
                 return Failure(f"{_path(stack)}: cycle")
             seen = done.get(id(child))
-            height = 1 if seen is None or seen.source is not child else seen.height
-            if len(stack) + height > MAX_DEPTH:
+            if seen is not None and seen[0] is not child:
+                seen = None  # a recycled id (the source changed under the walk)
+            if len(stack) + (1 if seen is None else seen[7]) > MAX_DEPTH:
                 return Failure(f"{_path(stack)}: nesting deeper than {MAX_DEPTH}")
-            if seen is not None and seen.source is child:
+            if seen is not None:
                 _adopt(frame, seen)
                 continue
             on_path.add(id(child))
@@ -217,23 +220,15 @@ def _freeze(root: object) -> Result[FrozenJson, str]:
     return Success(built)  # type: ignore[arg-type]
 
 
-class _Done(NamedTuple):
-    """A container the walk has finished: kept by ``id``, confirmed by ``source is``."""
-
-    source: object
-    built: object
-    size: int
-    height: int
-
-
-def _adopt(parent: list[Any], child: _Done) -> None:
-    """Hand a finished child (frozen form, size, height) to its parent frame."""
-    if child.built is not parent[2][parent[3] - 1]:
+def _adopt(parent: list[Any], child: list[Any]) -> None:
+    """Hand a finished child frame (frozen form, size, height) to its parent frame."""
+    built = child[2]
+    if built is not parent[2][parent[3] - 1]:
         parent[5] = True
-    parent[4].append(child.built)
-    parent[6] += child.size
-    if child.height > parent[7]:
-        parent[7] = child.height
+    parent[4].append(built)
+    parent[6] += child[6]
+    if child[7] > parent[7]:
+        parent[7] = child[7]
 
 
 def _open(source: Any) -> list[Any]:
@@ -245,9 +240,9 @@ def _open(source: Any) -> list[Any]:
 
 
 def _build(frame: list[Any]) -> object:
-    source, keys, _, _, built, changed = frame[:6]
-    if not changed:
-        return source
+    if not frame[5]:  # unchanged: the source is already frozen
+        return frame[0]
+    keys, built = frame[1], frame[4]
     if keys is not None:
         return pmap(dict(zip(keys, built)))
     return pvector(built)
