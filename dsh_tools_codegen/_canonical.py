@@ -15,12 +15,13 @@ iteration order depends on the string-hash seed) and ``PVector``. Two wins:
 A value without canonical bytes (custom classes, ``str``/``dict`` subclasses,
 non-``str`` keys, cycles, lone surrogates, integers beyond 64 bits, nesting
 deeper than orjson's limit, more than :data:`MAX_VALUES` values written out)
-is rendered directly by the defensive renderer, uncached. Non-finite floats canonicalise to ``null`` (as JSON has no NaN).
+is rendered directly by the defensive renderer, uncached. Non-finite floats
+canonicalise to ``null`` (as JSON has no NaN).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from typing import Final, cast
 
 import orjson
@@ -95,9 +96,9 @@ schema has no canonical bytes. orjson has no size limit, and a few nested
 shared lists would make it write an exponentially long text."""
 
 
-def _written_size_within(value: object, limit: int) -> bool:
+def _writable(value: object) -> bool:
     """Whether orjson may write ``value``: plain JSON types only, at most
-    ``limit`` values and :data:`MAX_NESTING` levels.
+    :data:`MAX_VALUES` values and :data:`MAX_NESTING` levels.
 
     The count stops as soon as a bound is passed, so a cycle or a huge
     shared tree costs little. Only exact containers are entered and only
@@ -107,7 +108,7 @@ def _written_size_within(value: object, limit: int) -> bool:
     by :data:`MAX_NESTING`; this runs for every schema, so the dict and list
     branches are typed for the compiled build to iterate natively.
     """
-    return _fits(value, 1, _Budget(limit - 1))
+    return _fits(value, 1, _Budget(MAX_VALUES - 1))
 
 
 class _Budget:
@@ -158,11 +159,11 @@ def canonical_json(value: object) -> tuple[bytes, bool] | None:
     """``(canonical JSON bytes, deeply frozen?)`` for ``value``, or ``None``.
 
     "Deeply frozen" means built only from ``PMap``/``PVector`` and JSON
-    scalars (exact types), so the value can never change. A value that would
-    take more than :data:`MAX_VALUES` values to write has no canonical bytes.
+    scalars (exact types), so the value can never change. A value that is not
+    :func:`_writable` has no canonical bytes.
     """
     try:
-        if not _written_size_within(value, MAX_VALUES):
+        if not _writable(value):
             return None
     except RecursionError:  # called with little stack left: treat as "no canonical bytes"
         return None

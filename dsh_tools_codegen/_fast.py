@@ -38,7 +38,7 @@ immutable, which is what lets :mod:`._sdk` cache it under the root's identity.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final, cast
+from typing import Final, TypeVar, cast
 
 from ._canonical import PMAP_TYPE, PVECTOR_TYPE
 from ._rules import (
@@ -55,7 +55,7 @@ from ._rules import (
     _Rendered,
     _union,
 )
-from ._text import jsdoc, json_literal, member_key
+from ._text import jsdoc, json_literal, member_key, string_literal
 
 __all__ = ["Fallback", "clear_memos", "fast_render"]
 
@@ -332,11 +332,7 @@ def _literal(value: object) -> str | None:
     """:func:`json_literal` for exact types; bail on the rest and non-finite floats."""
     if type(value) is str:  # enum members repeat across tools: memoised
         text = _STRING_LITERALS.get(value)
-        if text is None:
-            if len(_STRING_LITERALS) >= _MEMO_LIMIT:
-                _STRING_LITERALS.clear()
-            text = _STRING_LITERALS[value] = json_literal(value)
-        return text
+        return _remember(_STRING_LITERALS, value, string_literal(value)) if text is None else text
     cls = type(value)
     if cls in _LITERAL_TYPES:
         return json_literal(value)
@@ -367,16 +363,15 @@ def _head(key: str, required: bool) -> str:
     """A member line's start, ``name: `` or ``name?: `` (memoised: names repeat)."""
     memo = _REQUIRED_HEADS if required else _OPTIONAL_HEADS
     head = memo.get(key)
-    if head is None:
-        if len(memo) >= _MEMO_LIMIT:
-            memo.clear()
-        head = memo[key] = member_key(key) + (": " if required else "?: ")
-    return head
+    return _remember(memo, key, member_key(key) + (": " if required else "?: ")) if head is None else head
 
 
-def _remember(memo: dict[str, str | None], key: str, text: str | None) -> str | None:
-    """Store in a bounded memo (cleared when full: the keys are exact ``str``,
-    so neither lookups nor storing ever run user code)."""
+_Text = TypeVar("_Text", str, "str | None")
+
+
+def _remember(memo: dict[str, _Text], key: str, text: _Text) -> _Text:
+    """Store in one of the bounded text memos (cleared when full: the keys are
+    exact ``str``, so neither lookups nor storing ever run user code)."""
     if len(memo) >= _MEMO_LIMIT:
         memo.clear()
     memo[key] = text
@@ -386,7 +381,7 @@ def _remember(memo: dict[str, str | None], key: str, text: str | None) -> str | 
 _REQUIRED_HEADS: Final[dict[str, str]] = {}
 _OPTIONAL_HEADS: Final[dict[str, str]] = {}
 _DOC_TEXT: Final[dict[str, str | None]] = {}
-_STRING_LITERALS: Final[dict[str, str | None]] = {}  # json_literal of a str is never None
+_STRING_LITERALS: Final[dict[str, str]] = {}
 
 
 def clear_memos() -> None:
