@@ -26,8 +26,11 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 PACKAGE = "dsh_tools_codegen"
-MODULES = ("_rules", "_text", "_canonical", "_fast", "_sdk")  # = _implementation.COMPILED_MODULES
+# The same names as dsh_tools_codegen/_implementation.py (this file cannot
+# import the package it builds; a test keeps the two in step).
+MODULES = ("_rules", "_text", "_canonical", "_fast", "_sdk")
 SIDECAR = "_compiled_sources.json"
+PURE_ENV = "DSH_TOOLS_PURE_PYTHON"
 
 
 def _digests(directory: Path) -> dict[str, str]:
@@ -85,8 +88,8 @@ def _mypyc_extensions() -> list[Extension]:
     global _EXTENSIONS, _DIGESTS
     if _EXTENSIONS is None:
         _EXTENSIONS = []
-        if os.environ.get("DSH_TOOLS_PURE_PYTHON"):
-            print("DSH_TOOLS_PURE_PYTHON is set: installing pure Python")
+        if os.environ.get(PURE_ENV):
+            print(f"{PURE_ENV} is set: installing pure Python")
         else:
             try:
                 from mypyc.build import mypycify

@@ -7,6 +7,7 @@ text — the Makefile also runs this whole folder with the variable set.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.machinery
 import json
@@ -160,3 +161,18 @@ def test_a_machine_that_can_compile_runs_the_compiled_renderer() -> None:
         "the mypyc build fell back to pure Python or is stale; `make` rebuilds it, "
         "`pip install -v -e .` shows why it failed"
     )
+
+
+def test_the_build_and_the_makefile_name_the_same_compiled_modules() -> None:
+    # setup.py cannot import the package it builds, so it repeats these names; keep them in step
+    root = PACKAGE_DIR.parent
+    constants = {
+        target.id: ast.literal_eval(node.value)
+        for node in ast.parse((root / "setup.py").read_text()).body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name) and target.id in {"MODULES", "SIDECAR", "PURE_ENV"}
+    }
+    assert constants == {"MODULES": COMPILED_MODULES, "SIDECAR": SIDECAR, "PURE_ENV": PURE_ENV}
+    makefile = (root / "Makefile").read_text()
+    assert f"dsh_tools_codegen/,{' '.join(f'{name}.py' for name in COMPILED_MODULES)})" in makefile
