@@ -26,7 +26,7 @@ from typing import Final, cast
 
 import orjson
 
-__all__ = ["MAX_VALUES", "PMAP_TYPE", "PVECTOR_TYPE", "canonical_json", "dumps_to"]
+__all__ = ["MAX_VALUES", "PMAP_TYPE", "PVECTOR_TYPE", "SCALAR_TYPES", "canonical_json", "dumps_to"]
 
 _OPTIONS: Final = (
     orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
@@ -44,7 +44,9 @@ PMAP_TYPE: Final = _PMAP
 """pyrsistent's ``PMap`` class (``None`` without pyrsistent)."""
 PVECTOR_TYPE: Final = _PVECTOR
 """pyrsistent's ``PVector`` class (``None`` without pyrsistent)."""
-_FROZEN_CHILDREN: Final = frozenset({str, int, float, bool, type(None), _PMAP, _PVECTOR}) - {None}
+SCALAR_TYPES: Final = frozenset({str, int, float, bool, type(None)})
+"""The exact types of JSON scalars (subclasses are not JSON here)."""
+_FROZEN_CHILDREN: Final = SCALAR_TYPES | frozenset({_PMAP, _PVECTOR}) - {None}
 
 
 def _first(pair: tuple[str, object]) -> str:
@@ -120,7 +122,7 @@ class _Budget:
 
 def _fits(node: object, depth: int, budget: _Budget) -> bool:
     cls = type(node)
-    if cls in _SCALAR_TYPES:
+    if cls in SCALAR_TYPES:
         return True
     if depth > MAX_NESTING:
         return False
@@ -130,7 +132,7 @@ def _fits(node: object, depth: int, budget: _Budget) -> bool:
         if budget.left < 0:
             return False
         for child in mapping.values():
-            if type(child) not in _SCALAR_TYPES and not _fits(child, depth + 1, budget):
+            if type(child) not in SCALAR_TYPES and not _fits(child, depth + 1, budget):
                 return False
         return True
     if cls is list:
@@ -145,14 +147,13 @@ def _fits(node: object, depth: int, budget: _Budget) -> bool:
     if budget.left < 0:
         return False
     for child in items:
-        if type(child) not in _SCALAR_TYPES and not _fits(child, depth + 1, budget):
+        if type(child) not in SCALAR_TYPES and not _fits(child, depth + 1, budget):
             return False
     return True
 
 
 MAX_NESTING: Final = 254
 """orjson's own nesting limit: deeper values (and cycles) have no canonical bytes."""
-_SCALAR_TYPES: Final = frozenset({str, int, float, bool, type(None)})
 
 
 def canonical_json(value: object) -> tuple[bytes, bool] | None:

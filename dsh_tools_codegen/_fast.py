@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, TypeVar, cast
 
-from ._canonical import PMAP_TYPE, PVECTOR_TYPE
+from ._canonical import PMAP_TYPE, PVECTOR_TYPE, SCALAR_TYPES
 from ._rules import (
     _ATOM,
     _KEYWORDS,
@@ -61,7 +61,7 @@ __all__ = ["Fallback", "clear_memos", "fast_render"]
 
 # Exact types that are neither a mapping nor a sequence, as the defensive
 # renderer classifies them; reading only their type is safe in frozen mode.
-_ATOMS: Final = frozenset({str, int, float, bool, type(None)})
+_ATOMS: Final = SCALAR_TYPES
 _LITERAL_TYPES: Final = frozenset({str, int, bool, type(None)})
 _CONTAINERS: Final = frozenset({dict, list, tuple, PMAP_TYPE, PVECTOR_TYPE}) - {None}
 _MEMO_LIMIT: Final = 4096
