@@ -26,7 +26,7 @@ from dsh_tools.code_mode.runtime import (
     CodeRunResult,
     CodeRuntime,
 )
-from dsh_tools.content import ContentBlock, ToolOutput, text_block
+from dsh_tools.content import ContentBlock, ToolOutput, image_block, text_block
 from dsh_tools.decisions import Accept, Allow, Ask, Block, Deny, PostToolDecision, PreToolDecision
 from dsh_tools.definitions import (
     DefinedTool,
@@ -43,8 +43,10 @@ from dsh_tools.errors import (
     CodeRunFailedError,
     HarnessError,
     OutputSchemaError,
+    ToolAbortedError,
     ToolArgsError,
     ToolNotFoundError,
+    ToolOutputError,
     ToolTimeoutError,
 )
 from dsh_tools.execution import (
@@ -201,6 +203,7 @@ __all__ = [
     "TerminalCallView",
     "TerminalResultView",
     "TimeoutPolicy",
+    "ToolAbortedError",
     "ToolArgsError",
     "ToolCallKind",
     "ToolCallView",
@@ -213,6 +216,7 @@ __all__ = [
     "ToolMode",
     "ToolNotFoundError",
     "ToolOutput",
+    "ToolOutputError",
     "ToolProviderResult",
     "ToolRegistry",
     "ToolResult",
@@ -224,6 +228,7 @@ __all__ = [
     "boot",
     "define_tool",
     "freeze_json",
+    "image_block",
     "is_json",
     "render_prompt",
     "schema_spec_to_json_schema",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, TypeAlias
 from dsh_tools.json_values import JsonValue
 from dsh_tools.record import Record
 
-__all__ = ["ContentBlock", "ToolOutput", "text_block"]
+__all__ = ["ContentBlock", "ToolOutput", "image_block", "text_block"]
 
 if TYPE_CHECKING:
     ContentBlock: TypeAlias = Mapping[str, JsonValue]
@@ -20,6 +20,14 @@ else:
 def text_block(text: str) -> ContentBlock:
     """``{"type": "text", "text": text}``, the block most tools return."""
     return {"type": "text", "text": text}
+
+
+def image_block(data_base64: str, mime_type: str) -> ContentBlock:
+    """``{"type": "image", "data": ..., "mimeType": ...}``: base64 image data the model can see.
+
+    ``result.text`` skips it; provider adapters map it to their image parts.
+    """
+    return {"type": "image", "data": data_base64, "mimeType": mime_type}
 
 
 class ToolOutput(Record):

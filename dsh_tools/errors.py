@@ -15,8 +15,10 @@ __all__ = [
     "CodeRunFailedError",
     "HarnessError",
     "OutputSchemaError",
+    "ToolAbortedError",
     "ToolArgsError",
     "ToolNotFoundError",
+    "ToolOutputError",
     "ToolTimeoutError",
     "safe_str",
 ]
@@ -97,3 +99,19 @@ class OutputSchemaError(HarnessError):
     def __init__(self, violations: Iterable[str]) -> None:
         self.violations: tuple[str, ...] = tuple(violations)
         super().__init__(_joined(self.violations, "unsupported output schema: "), "UNSUPPORTED_SCHEMA")
+
+
+class ToolAbortedError(HarnessError):
+    """The call's signal was aborted: before dispatch (``ABORTED_BEFORE_DISPATCH``,
+    policy and body never ran) or while the body ran (``ABORTED``)."""
+
+    def __init__(self, message: str, code: str = "ABORTED") -> None:
+        super().__init__(message, code)
+
+
+class ToolOutputError(HarnessError):
+    """A typed tool returned a value that does not match its output schema; lists every violation."""
+
+    def __init__(self, violations: Iterable[str]) -> None:
+        self.violations: tuple[str, ...] = tuple(violations)
+        super().__init__(_joined(self.violations, "invalid output: "), "OUTPUT_INVALID")
