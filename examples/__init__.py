@@ -1,1 +1,4 @@
-"""Example tools and pipelines: real, type-checked, and exercised by the tests and the demo."""
+"""Example code to read: a custom pipeline and a chat loop, type-checked and exercised by the tests.
+
+The tools the demo uses ship in the package, in :mod:`dsh_tools.demo.tools`.
+"""

@@ -234,7 +234,7 @@ def _import_file(path: Path) -> ModuleType:
     dotted = _package_module_name(resolved)
     if dotted is not None:
         # A file inside a package imports as that package's module, as pytest
-        # does, so its own absolute imports (``from examples.sandbox import ...``)
+        # does, so its own absolute imports (``from mypkg.helpers import ...``)
         # work wherever the command runs from.
         root = str(resolved.parents[dotted.count(".")])
         if root not in sys.path:

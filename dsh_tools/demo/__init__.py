@@ -4,6 +4,7 @@ A real registry (native, code or both mode; Deno for Code Mode) over a
 temporary workspace, real tools, real policy plugins, and a script playing the
 agent, so a person can watch every seam of the pipeline in a few seconds:
 
+* :mod:`.tools` — the tools (shipped in the package, so the demo runs from any install);
 * :mod:`.workspace` — the files the tools work on;
 * :mod:`.policies` — the pre-execute gate, the redactor, the scripted approver;
 * :mod:`.session` — the booted context and the call helper;

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Final
 
 REPO: Final = Path(__file__).resolve().parents[2]
-EXAMPLES: Final = REPO / "examples"
+DEMO_TOOLS: Final = REPO / "dsh_tools" / "demo" / "tools"
+"""The packaged demo tools, for tests that load tools by file path."""
 DSH_TOOLS: Final = Path(sys.executable).parent / "dsh-tools"
 
 

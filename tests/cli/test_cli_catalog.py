@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_helpers import EXAMPLES, run_cli
+from cli_helpers import DEMO_TOOLS, run_cli
 
 
 def test_catalog_written_to_a_file(tmp_path: Path) -> None:
     target = tmp_path / "catalog.md"
-    result = run_cli("catalog", str(EXAMPLES / "text_tools.py"), str(EXAMPLES / "fs_tools.py"), "-o", str(target))
+    result = run_cli("catalog", str(DEMO_TOOLS / "text.py"), "dsh_tools.demo.tools.files", "-o", str(target))
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     text = target.read_text(encoding="utf-8")
-    assert text.startswith("# Tool catalog\n\n4 tools: `count_words`, `read_file`, `search_text`, `write_file`\n")
+    assert text.startswith("# Tool catalog\n\n5 tools: `count_words`, `list_dir`, `read_file`, `search_text`, `write_file`\n")
     headings = [line for line in text.splitlines() if line.startswith("## ")]
-    assert headings == ["## `count_words`", "## `read_file`", "## `search_text`", "## `write_file`"]
+    assert headings == ["## `count_words`", "## `list_dir`", "## `read_file`", "## `search_text`", "## `write_file`"]
     assert "| Parameter | Type | Required | Description |" in text
     assert "| `path` | `string` | yes | File path, relative to the workspace root |" in text
     assert "| `max_results` | `number` | no | Stop after this many matching lines (default: `50`) |" in text
@@ -39,7 +39,7 @@ def test_catalog_to_stdout_with_a_title_and_a_parameterless_tool(tmp_path: Path)
 
 
 def test_catalog_to_an_unwritable_path_is_a_usage_error(tmp_path: Path) -> None:
-    result = run_cli("catalog", str(EXAMPLES / "demo_tools.py"), "-o", str(tmp_path / "no" / "such" / "dir.md"))
+    result = run_cli("catalog", "dsh_tools.demo.tools.build", "-o", str(tmp_path / "no" / "such" / "dir.md"))
     assert result.returncode == 2
     assert "cannot write" in result.stderr and "Traceback" not in result.stderr
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_helpers import EXAMPLES, TOOL_BODY, assert_usage_error, run_cli, write_module
+from cli_helpers import TOOL_BODY, assert_usage_error, run_cli, write_module
 
 
 def test_missing_module() -> None:
@@ -53,7 +53,7 @@ def test_a_schema_the_registry_rejects_is_attributed_to_its_module(tmp_path: Pat
 
 def test_missing_program_file() -> None:
     assert_usage_error(
-        run_cli("run-code", "no_such_program.ts", "--tools", str(EXAMPLES / "demo_tools.py")),
+        run_cli("run-code", "no_such_program.ts", "--tools", "dsh_tools.demo.tools.build"),
         "file not found: no_such_program.ts",
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_helpers import EXAMPLES, run_cli
+from cli_helpers import run_cli
 
 
 def program(tmp_path: Path, source: str) -> str:
@@ -23,7 +23,7 @@ def test_program_chains_tools_and_prints_logs_and_value(tmp_path: Path) -> None:
     )
     result = run_cli(
         "run-code", program(tmp_path, source),
-        "--tools", str(EXAMPLES / "demo_tools.py"), "--tools", str(EXAMPLES / "text_tools.py"),
+        "--tools", "dsh_tools.demo.tools.files", "--tools", "dsh_tools.demo.tools.text",
         "--dispatches", cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
@@ -35,7 +35,7 @@ def test_program_chains_tools_and_prints_logs_and_value(tmp_path: Path) -> None:
 
 def test_failing_program_exits_1_with_the_error_text(tmp_path: Path) -> None:
     source = 'await tools.list_dir({ path: "no-such-dir" });\n'
-    result = run_cli("run-code", program(tmp_path, source), "--tools", str(EXAMPLES / "demo_tools.py"), cwd=tmp_path)
+    result = run_cli("run-code", program(tmp_path, source), "--tools", "dsh_tools.demo.tools.files", cwd=tmp_path)
     assert result.returncode == 1
     assert result.stdout.startswith("Error: code run failed (exception)")
     assert "no such directory: no-such-dir" in result.stdout
@@ -46,7 +46,7 @@ def test_invalid_arguments_reject_inside_the_program(tmp_path: Path) -> None:
         "try {\n  await tools.list_dir({ path: 42 });\n} catch (error) {\n"
         '  return "caught: " + (error instanceof Error ? error.message : String(error));\n}\n'
     )
-    result = run_cli("run-code", program(tmp_path, source), "--tools", str(EXAMPLES / "demo_tools.py"), cwd=tmp_path)
+    result = run_cli("run-code", program(tmp_path, source), "--tools", "dsh_tools.demo.tools.files", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("caught: ")
     assert "path: expected string, got integer" in result.stdout

@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from cli_helpers import EXAMPLES, run_cli
+from cli_helpers import DEMO_TOOLS, run_cli
 
 
 def schemas(*args: str) -> Any:
@@ -17,7 +17,7 @@ def schemas(*args: str) -> Any:
 
 
 def test_plain_schemas_are_name_description_parameters_in_registration_order() -> None:
-    data = schemas(str(EXAMPLES / "fs_tools.py"), str(EXAMPLES / "demo_tools.py"))
+    data = schemas(str(DEMO_TOOLS / "files.py"), "dsh_tools.demo.tools.build")
     assert [entry["name"] for entry in data] == ["read_file", "write_file", "list_dir", "build_status"]
     assert all(set(entry) == {"name", "description", "parameters"} for entry in data)
     read = data[0]
@@ -28,8 +28,8 @@ def test_plain_schemas_are_name_description_parameters_in_registration_order() -
 
 
 def test_openai_format_is_the_function_calling_wire_shape() -> None:
-    plain = schemas(str(EXAMPLES / "text_tools.py"))
-    wrapped = schemas(str(EXAMPLES / "text_tools.py"), "--format", "openai")
+    plain = schemas("dsh_tools.demo.tools.text")
+    wrapped = schemas("dsh_tools.demo.tools.text", "--format", "openai")
     assert wrapped == [{"type": "function", "function": entry} for entry in plain]
     search = wrapped[1]["function"]
     assert search["name"] == "search_text"
@@ -37,6 +37,6 @@ def test_openai_format_is_the_function_calling_wire_shape() -> None:
 
 
 def test_output_is_deterministic() -> None:
-    first = run_cli("schemas", str(EXAMPLES / "text_tools.py"), "--format", "openai")
-    second = run_cli("schemas", str(EXAMPLES / "text_tools.py"), "--format", "openai")
+    first = run_cli("schemas", "dsh_tools.demo.tools.text", "--format", "openai")
+    second = run_cli("schemas", "dsh_tools.demo.tools.text", "--format", "openai")
     assert first.stdout == second.stdout and first.returncode == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_helpers import EXAMPLES, TOOL_BODY, run_cli, write_module
+from cli_helpers import DEMO_TOOLS, TOOL_BODY, run_cli, write_module
 from dsh_tools.cli.loading import import_module_spec
 from dsh_tools_codegen import SDK_USAGE, render_tools_sdk
 
@@ -16,16 +16,16 @@ def sdk_of(*specs: str, cwd: Path | None = None) -> str:
     return result.stdout
 
 
-def test_sdk_of_an_example_module_is_the_registry_section_text() -> None:
-    out = sdk_of(str(EXAMPLES / "demo_tools.py"))
+def test_sdk_of_a_tools_file_is_the_registry_section_text() -> None:
+    out = sdk_of(str(DEMO_TOOLS / "files.py"))
     assert out.startswith(SDK_USAGE)
     assert "declare const tools: {" in out
-    assert "  build_status(args: {\n" in out
-    assert "    delay_ms?: number;\n" in out
     assert "  list_dir(args: {\n" in out
     assert "    path?: string;\n" in out
-    assert out.index("build_status(") < out.index("list_dir(")  # lexicographic
-    module = import_module_spec(str(EXAMPLES / "demo_tools.py"))
+    assert "  read_file(args: {\n" in out
+    assert "    limit?: number;\n" in out
+    assert out.index("list_dir(") < out.index("read_file(") < out.index("write_file(")  # lexicographic
+    module = import_module_spec(str(DEMO_TOOLS / "files.py"))
     expected = render_tools_sdk(tool_schema(tool) for tool in module.TOOLS)
     assert out == expected + "\n"
 
@@ -36,7 +36,7 @@ def tool_schema(tool: object) -> dict[str, object]:
 
 
 def test_sdk_is_byte_identical_across_runs() -> None:
-    specs = [str(EXAMPLES / "fs_tools.py"), str(EXAMPLES / "text_tools.py"), str(EXAMPLES / "demo_tools.py")]
+    specs = ["dsh_tools.demo.tools.files", "dsh_tools.demo.tools.text", "dsh_tools.demo.tools.build"]
     first = run_cli("sdk", *specs)
     second = run_cli("sdk", *reversed(specs))
     assert first.returncode == second.returncode == 0

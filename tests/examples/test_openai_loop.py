@@ -21,7 +21,7 @@ from dsh_tools import (
 )
 from dsh_tools.adapters.openai import tool_call_inputs
 from examples.openai_loop import Message, chat_loop
-from examples.text_tools import make_tools
+from dsh_tools.demo.tools.text import make_tools
 
 
 def scripted(*replies: Message) -> Any:

@@ -23,7 +23,7 @@ from dsh_tools.definitions import DefinedTool, Prop, define_tool
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import JsonValue
 from dsh_tools.presentation import FileLocation, GenericCallView, GenericResultView, ToolResult
-from examples.sandbox import resolve_inside
+from dsh_tools.demo.tools.sandbox import resolve_inside
 
 __all__ = ["COUNT_WORDS_PARAMETERS", "SEARCH_TEXT_PARAMETERS", "TOOLS", "make_tools"]
 

@@ -1,4 +1,4 @@
-"""The one path check every example tool uses to stay inside its workspace root."""
+"""The one path check every demo tool uses to stay inside its workspace root."""
 
 from __future__ import annotations
 

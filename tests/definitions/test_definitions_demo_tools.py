@@ -1,4 +1,4 @@
-"""The example tools work, present their cards, and stay inside their root."""
+"""The demo tools (dsh_tools.demo.tools) work, present their cards, and stay inside their root."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from dsh_tools.execution import ToolExecution, mint_token
 from dsh_tools.json_values import freeze_json
 from dsh_tools.presentation import DiffResultView, FileDiff, FileLocation, GenericCallView, GenericResultView, ToolResult
 
-from examples import fs_tools, text_tools
+from dsh_tools.demo.tools import TOOLS, build, files, make_tools, text
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def tools_by_name(root: Path) -> dict[str, DefinedTool[Any]]:
-    return {tool.name: tool for tool in [*fs_tools.make_tools(root), *text_tools.make_tools(root)]}
+    return {tool.name: tool for tool in make_tools(root)}
 
 
 async def call(tool: DefinedTool[Any], arguments: dict[str, Any]) -> Any:
@@ -43,8 +43,10 @@ def text_of(output: Any) -> str:
 
 
 def test_modules_expose_tools_lists() -> None:
-    assert [tool.name for tool in fs_tools.TOOLS] == ["read_file", "write_file"]
-    assert [tool.name for tool in text_tools.TOOLS] == ["count_words", "search_text"]
+    assert [tool.name for tool in files.TOOLS] == ["read_file", "write_file", "list_dir"]
+    assert [tool.name for tool in text.TOOLS] == ["count_words", "search_text"]
+    assert [tool.name for tool in build.TOOLS] == ["build_status"]
+    assert [tool.name for tool in TOOLS] == [tool.name for tool in make_tools(Path("."))]
 
 
 async def test_read_file_with_range(workspace: Path) -> None:
@@ -58,17 +60,17 @@ async def test_read_file_with_range(workspace: Path) -> None:
 
 
 @pytest.mark.parametrize("path", ["../secret.txt", "/etc/passwd", "docs/../../secret.txt", "bad\0path"])
-async def test_fs_tools_refuse_paths_outside_the_root(workspace: Path, path: str) -> None:
+async def test_file_tools_refuse_paths_outside_the_root(workspace: Path, path: str) -> None:
     tools = tools_by_name(workspace)
-    with pytest.raises(fs_tools.SandboxError):
+    with pytest.raises(files.SandboxError):
         await call(tools["read_file"], {"path": path})
-    with pytest.raises(fs_tools.SandboxError):
+    with pytest.raises(files.SandboxError):
         await call(tools["write_file"], {"path": path, "content": "x"})
 
 
 async def test_symlink_out_of_the_root_is_refused(workspace: Path) -> None:
     os.symlink(workspace.parent / "secret.txt", workspace / "link.txt")
-    with pytest.raises(fs_tools.SandboxError):
+    with pytest.raises(files.SandboxError):
         await call(tools_by_name(workspace)["read_file"], {"path": "link.txt"})
     found = text_of(await call(tools_by_name(workspace)["search_text"], {"query": "secret"}))
     assert "outside" not in found
@@ -116,3 +118,15 @@ async def test_search_text(workspace: Path) -> None:
         await call(search, {"query": "a", "path": ".."})
     view = search.present_result({"query": "beta"}, ToolResult([{"type": "text", "text": found}], False))
     assert view == GenericResultView(title="2 matching lines for 'beta'")
+
+
+async def test_list_dir(workspace: Path) -> None:
+    listing = tools_by_name(workspace)["list_dir"]
+    assert text_of(await call(listing, {})) == "b.md\ndocs/"
+    assert text_of(await call(listing, {"path": "docs"})) == "a.txt"
+    (workspace / "empty").mkdir()
+    assert text_of(await call(listing, {"path": "empty"})) == "(empty directory)"
+    with pytest.raises(NotADirectoryError, match="no such directory: b.md"):
+        await call(listing, {"path": "b.md"})
+    with pytest.raises(files.SandboxError):
+        await call(listing, {"path": ".."})

@@ -1,4 +1,4 @@
-"""File tools typed with TypedDicts: ``read_file`` and ``write_file``, sandboxed to a root.
+"""File tools typed with TypedDicts: ``read_file``, ``write_file`` and ``list_dir``, sandboxed to a root.
 
 Shows the TypedDict spelling of ``define_tool`` end to end: the class types
 the body (mypy checks ``args["path"]`` is a ``str``), becomes the JSON Schema
@@ -9,6 +9,9 @@ an inline diff that replays from the session log without touching the disk.
 
 Every path is resolved (symlinks included) and must stay inside the root the
 tools were made for; anything else is refused before any I/O happens.
+
+Try ``dsh-tools sdk dsh_tools.demo.tools.files`` or ``dsh-tools schemas
+dsh_tools.demo.tools.files --format openai``.
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ from dsh_tools.presentation import (
     GenericCallView,
     ToolResult,
 )
-from examples.sandbox import SandboxError, resolve_inside
+from dsh_tools.demo.tools.sandbox import SandboxError, resolve_inside
 
-__all__ = ["TOOLS", "ReadFileArgs", "SandboxError", "WriteFileArgs", "make_tools"]
+__all__ = ["TOOLS", "ListDirArgs", "ReadFileArgs", "SandboxError", "WriteFileArgs", "make_tools"]
 
 MAX_READ_BYTES = 256 * 1024
 """Larger files are refused: a tool result that floods the context helps no one."""
@@ -44,6 +47,10 @@ class ReadFileArgs(TypedDict):
 class WriteFileArgs(TypedDict):
     path: Annotated[str, Prop(description="File path, relative to the workspace root")]
     content: Annotated[str, Prop(description="The complete new file content")]
+
+
+class ListDirArgs(TypedDict):
+    path: NotRequired[Annotated[str, Prop(description="Directory, relative to the workspace root (default: the root)")]]
 
 
 def make_tools(root: Path) -> list[DefinedTool[Any]]:
@@ -93,6 +100,20 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
             return None
         return _diff_from_meta(args["path"], result.meta)
 
+    async def list_dir(args: ListDirArgs, exec: ToolExecution) -> list[ContentBlock]:
+        relative = args.get("path", ".")
+        target = resolve_inside(base, relative)
+        if not target.is_dir():
+            raise NotADirectoryError(f"no such directory: {relative}")
+        entries = sorted(
+            f"{child.name}/" if child.is_dir() else child.name for child in target.iterdir()
+        )
+        return [text_block("\n".join(entries) if entries else "(empty directory)")]
+
+    def present_list(args: ListDirArgs) -> GenericCallView:
+        path = args.get("path", ".")
+        return GenericCallView(title=f"List {path}", kind="read", locations=[FileLocation(path)])
+
     return [
         define_tool(
             name="read_file",
@@ -110,6 +131,14 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
             timeout_ms=5_000,
             present_call=present_write,
             present_result=present_written,
+        ),
+        define_tool(
+            name="list_dir",
+            description="List a directory of the workspace (directories end with '/').",
+            args=ListDirArgs,
+            execute=list_dir,
+            timeout_ms=5_000,
+            present_call=present_list,
         ),
     ]
 

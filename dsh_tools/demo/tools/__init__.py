@@ -1,0 +1,37 @@
+"""The demo's tools: real, sandboxed workspace tools shipped with the package.
+
+``dsh-tools demo`` plays its session with :func:`make_tools`, and every
+module here works with the other commands as well (``dsh-tools sdk
+dsh_tools.demo.tools``, ``dsh-tools run-code prog.ts --tools
+dsh_tools.demo.tools.text``). They double as worked examples of the two ways
+to write a tool:
+
+* :mod:`.files` — ``read_file``, ``write_file``, ``list_dir`` (TypedDict
+  arguments; a generic card with locations, a diff result card from ``meta``);
+* :mod:`.text` — ``count_words``, ``search_text`` (the ``SchemaSpec`` DSL);
+* :mod:`.build` — ``build_status``, a slow call with a ``timeout_ms`` budget
+  that honours its abort signal;
+* :mod:`.sandbox` — the one path check that keeps them inside their root.
+
+Each module has ``make_tools(root)`` (the tools confined to ``root``) and
+``TOOLS`` (confined to the current directory when the module was imported).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dsh_tools.definitions import DefinedTool
+from dsh_tools.demo.tools import build, files, text
+
+__all__ = ["TOOLS", "make_tools"]
+
+
+def make_tools(root: Path) -> list[DefinedTool[Any]]:
+    """Every demo tool, confined to ``root``: the files, then the text tools, then ``build_status``."""
+    return [*files.make_tools(root), *text.make_tools(root), *build.make_tools(root)]
+
+
+TOOLS: list[DefinedTool[Any]] = [*files.TOOLS, *text.TOOLS, *build.TOOLS]
+"""Every demo tool, confined to the current directory at import time."""
