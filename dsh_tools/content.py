@@ -11,6 +11,8 @@ from dsh_tools.record import Record
 __all__ = ["ContentBlock", "ToolOutput", "image_block", "text_block"]
 
 if TYPE_CHECKING:
+    from dsh_tools.execution import HookContext
+
     ContentBlock: TypeAlias = Mapping[str, JsonValue]
     """A JSON object with a ``type`` key (``{"type": "text", "text": ...}``, images, ...)."""
 else:
@@ -35,8 +37,17 @@ class ToolOutput(Record):
 
     ``meta`` is persisted with the result and handed back to ``present_result``,
     so a result card can render from it during a session-log replay.
+
+    ``value`` is for a *typed* tool (one with an ``output_schema``) that makes
+    the model-facing content itself (an MCP tool's server sends both): the
+    registry validates and keeps the value but skips rendering. A content
+    tool must leave it ``None``. ``additional_context`` ferries context to the
+    loop beside the result, as a ``tools/post-execute`` listener's does (Code
+    Mode uses it to pass on the images its sub-calls returned).
     """
 
-    _json_fields = frozenset({"content", "meta"})
+    _json_fields = frozenset({"content", "meta", "value"})
     content: Sequence[ContentBlock]
     meta: JsonValue | None = None
+    value: JsonValue | None = None
+    additional_context: HookContext | None = None

@@ -62,8 +62,8 @@ def _rebuild(cls: type[HarnessError], args: tuple[object, ...]) -> HarnessError:
 class ToolNotFoundError(HarnessError):
     """The call names a tool the calling scope cannot see."""
 
-    def __init__(self, tool_name: str) -> None:
-        super().__init__(f'unknown tool "{tool_name}"', "UNKNOWN_TOOL")
+    def __init__(self, tool_name: str, message: str | None = None) -> None:
+        super().__init__(f'unknown tool "{tool_name}"' if message is None else message, "UNKNOWN_TOOL")
         self.tool_name = tool_name
 
 
@@ -94,11 +94,17 @@ class ToolTimeoutError(HarnessError):
 
 
 class OutputSchemaError(HarnessError):
-    """A structured-output schema uses something outside the supported subset."""
+    """A structured-output schema uses something outside the supported subset.
 
-    def __init__(self, violations: Iterable[str]) -> None:
+    ``tool`` names the typed tool whose ``output=`` it is (the message then
+    starts with ``tool "<name>": ``), so a definition-time failure says whose.
+    """
+
+    def __init__(self, violations: Iterable[str], *, tool: str | None = None) -> None:
         self.violations: tuple[str, ...] = tuple(violations)
-        super().__init__(_joined(self.violations, "unsupported output schema: "), "UNSUPPORTED_SCHEMA")
+        self.tool = tool
+        lead = "unsupported output schema: " if tool is None else f'tool "{tool}": unsupported output schema: '
+        super().__init__(_joined(self.violations, lead), "UNSUPPORTED_SCHEMA")
 
 
 class ToolAbortedError(HarnessError):
@@ -110,8 +116,13 @@ class ToolAbortedError(HarnessError):
 
 
 class ToolOutputError(HarnessError):
-    """A typed tool returned a value that does not match its output schema; lists every violation."""
+    """A typed tool returned a value that does not match its output schema; lists every violation.
 
-    def __init__(self, violations: Iterable[str]) -> None:
+    ``tool`` names the tool (the message then starts with ``tool "<name>": ``).
+    """
+
+    def __init__(self, violations: Iterable[str], *, tool: str | None = None) -> None:
         self.violations: tuple[str, ...] = tuple(violations)
-        super().__init__(_joined(self.violations, "invalid output: "), "OUTPUT_INVALID")
+        self.tool = tool
+        lead = "invalid output: " if tool is None else f'tool "{tool}": invalid output: '
+        super().__init__(_joined(self.violations, lead), "OUTPUT_INVALID")

@@ -136,15 +136,24 @@ class HookContext(Record):
 
 
 class ToolExecutionResult(Record):
-    """The losslessly-JSON outcome of one call, after every policy and transform."""
+    """The losslessly-JSON outcome of one call, after every policy and transform.
 
-    _json_fields = frozenset({"content", "meta"})
+    ``value`` is the frozen canonical value of a successful *typed* call (a
+    tool with an ``output_schema``), validated against that schema; ``None``
+    otherwise. It is execution-local: Code Mode programs receive it, but
+    ``to_json()`` (and so every log) leaves it out, and the model reads only
+    ``content``.
+    """
+
+    _json_fields = frozenset({"content", "meta", "value"})
+    _wire_skip = frozenset({"value"})
     call_id: str
     content: Sequence[ContentBlock]
     is_error: bool
     error: ToolErrorInfo | None = None
     additional_context: HookContext | None = None
     meta: JsonValue | None = None
+    value: JsonValue | None = None
 
     @property
     def text(self) -> str:

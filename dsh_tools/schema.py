@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RegisteredTool",
+    "RenderValue",
     "ToolBody",
     "ToolDefinition",
     "ToolSchema",
@@ -30,7 +31,11 @@ __all__ = [
     "describe_value",
 ]
 
-ToolBody = Callable[[Any, "ToolExecution"], Awaitable[Sequence[ContentBlock] | ToolOutput]]
+ToolBody = Callable[[Any, "ToolExecution"], Awaitable[Sequence[ContentBlock] | ToolOutput | JsonValue]]
+"""A tool's ``execute``: content blocks or ``ToolOutput``; a typed tool's returns its value."""
+
+RenderValue = Callable[[Any, Any], Sequence[ContentBlock]]
+"""A typed tool's ``render(args, value)``: the model-facing content of a value."""
 
 
 class ToolSchema(Record):
@@ -44,7 +49,12 @@ class ToolSchema(Record):
 
 class ToolDefinition(Protocol):
     """Anything registrable. Optional extras (read with ``getattr``):
-    ``timeout_ms: float | None``, ``present_call(args)``, ``present_result(args, result)``.
+    ``timeout_ms: float | None``, ``present_call(args)``, ``present_result(args, result)``,
+    and for a *typed* tool ``output_schema`` (a JSON Schema in the
+    structured-output subset, any root type) with an optional
+    ``render(args, value) -> Sequence[ContentBlock]``. A typed tool's
+    ``execute`` returns its value, or ``ToolOutput(content, value=...)`` when
+    it makes the content itself.
     """
 
     @property
@@ -53,13 +63,20 @@ class ToolDefinition(Protocol):
     def description(self) -> str: ...
     @property
     def parameters(self) -> Mapping[str, Any]: ...
-    def execute(self, args: Any, exec: ToolExecution, /) -> Awaitable[Sequence[ContentBlock] | ToolOutput]: ...
+    def execute(self, args: Any, exec: ToolExecution, /) -> Awaitable[Sequence[ContentBlock] | ToolOutput | JsonValue]: ...
 
 
 class RegisteredTool(Record):
-    """The registry's frozen snapshot of a definition (what ``get`` returns)."""
+    """The registry's frozen snapshot of a definition (what ``get`` returns).
 
-    _wire_skip = frozenset({"execute", "present_call", "present_result", "timeout_ms"})
+    A typed tool has an ``output_schema`` (deep-frozen), its compiled,
+    total ``check_output`` (value → violations) and optionally ``render``;
+    a content tool has ``None`` for all three.
+    """
+
+    _wire_skip = frozenset(
+        {"execute", "present_call", "present_result", "timeout_ms", "render", "check_output"}
+    )
     name: str
     description: str
     parameters: FrozenJson
@@ -67,6 +84,9 @@ class RegisteredTool(Record):
     timeout_ms: float | None = None
     present_call: Callable[[Any], ToolCallView | None] | None = None
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None
+    output_schema: FrozenJson | None = None
+    render: RenderValue | None = None
+    check_output: Callable[[object], list[str]] | None = None
 
     @property
     def schema(self) -> ToolSchema:

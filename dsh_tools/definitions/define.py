@@ -6,6 +6,12 @@ and ``execute`` checks every call before the body runs, raising
 ``ToolArgsError`` with every violation (the registry turns that into an
 ``is_error`` result the model corrects itself from).
 
+A *typed* tool (``output=T``) returns a value of type ``T`` instead of content
+blocks; mypy checks the body's return type against ``T`` through the
+overloads below, the registry checks the value at run time against the JSON
+Schema ``T`` declares (``output_schema``) and renders it for the model with
+``render`` (default: a string as is, anything else as compact JSON).
+
 Everything that can be wrong with a *definition* fails here, at definition
 time, as an exception naming the culprit. Everything that can be wrong with a
 *call* is data (a violation list), and presentation never raises at all: a UI
@@ -21,6 +27,8 @@ from typing import Any, Final, Generic, TypeVar, overload
 
 from dsh_tools.content import ContentBlock, ToolOutput
 from dsh_tools.definitions.json_schema import schema_spec_to_json_schema
+from dsh_tools.definitions.output_schema import compile_value_check
+from dsh_tools.definitions.output_type import output_json_schema
 from dsh_tools.definitions.props import Prop, checked_spec
 from dsh_tools.definitions.typed_dict import typed_dict_spec
 from dsh_tools.definitions.validation import compile_spec
@@ -44,9 +52,13 @@ from dsh_tools.presentation import (
 __all__ = ["DefinedTool", "ToolReturn", "define_tool"]
 
 A = TypeVar("A")
+O = TypeVar("O")
 
 ToolReturn = Sequence[ContentBlock] | ToolOutput
-"""What a tool body returns: content blocks, or ``ToolOutput`` with a ``meta``."""
+"""What a content tool's body returns: content blocks, or ``ToolOutput`` with a ``meta``."""
+
+OutputSchema = Prop | Mapping[str, JsonValue]
+"""``output=`` as data: a ``Prop`` or a JSON Schema mapping (the value is then a ``JsonValue``)."""
 
 _CALL_VIEWS: Final = frozenset({GenericCallView, TerminalCallView, DiffCallView})
 _RESULT_VIEWS: Final = frozenset({GenericResultView, TerminalResultView, DiffResultView})
@@ -72,9 +84,11 @@ class DefinedTool(Generic[A]):
         "_convert",
         "_description",
         "_name",
+        "_output_schema",
         "_parameters",
         "_present_call",
         "_present_result",
+        "_render",
         "_spec",
         "_timeout_ms",
         "_validate",
@@ -86,11 +100,13 @@ class DefinedTool(Generic[A]):
     _spec: Mapping[str, Prop]
     _args_type: type | None
     _timeout_ms: float | None
-    _body: Callable[[A, ToolExecution], Awaitable[ToolReturn]]
+    _body: Callable[[A, ToolExecution], Awaitable[Any]]
     _validate: Callable[[object], list[str]]
     _convert: Callable[[object], Any]
     _present_call: Callable[[A], ToolCallView | None] | None
     _present_result: Callable[[A, ToolResult], ToolResultView | None] | None
+    _output_schema: PMap[str, FrozenJson] | None
+    _render: Callable[[A, Any], Sequence[ContentBlock]] | None
 
     def __init__(
         self,
@@ -99,10 +115,12 @@ class DefinedTool(Generic[A]):
         description: str,
         spec: dict[str, Prop],
         args_type: type | None,
-        body: Callable[[A, ToolExecution], Awaitable[ToolReturn]],
+        body: Callable[[A, ToolExecution], Awaitable[Any]],
         timeout_ms: float | None,
         present_call: Callable[[A], ToolCallView | None] | None,
         present_result: Callable[[A, ToolResult], ToolResultView | None] | None,
+        output_schema: PMap[str, FrozenJson] | None = None,
+        render: Callable[[A, Any], Sequence[ContentBlock]] | None = None,
     ) -> None:
         schema = freeze_json(schema_spec_to_json_schema(spec)).unwrap()
         values: dict[str, object] = {
@@ -119,6 +137,8 @@ class DefinedTool(Generic[A]):
             "_convert": thaw_json if args_type is not None else _identity,
             "_present_call": present_call,
             "_present_result": present_result,
+            "_output_schema": output_schema,
+            "_render": render,
         }
         for slot, value in values.items():
             object.__setattr__(self, slot, value)
@@ -153,6 +173,25 @@ class DefinedTool(Generic[A]):
         """The cooperative time budget in milliseconds, or ``None`` (never sent to the model)."""
         return self._timeout_ms
 
+    @property
+    def output_schema(self) -> PMap[str, FrozenJson] | None:
+        """The deep-frozen JSON Schema of a typed tool's value, or ``None`` for a content tool."""
+        return self._output_schema
+
+    @property
+    def render(self) -> Callable[[object, object], Sequence[ContentBlock]] | None:
+        """``render(args, value)`` given to ``define_tool``, or ``None`` (the registry's default).
+
+        The registry calls it with the frozen arguments and value; like the
+        body, the author's function receives them as plain ``dict``/``list``
+        for a TypedDict tool.
+        """
+        return None if self._render is None else self._render_value
+
+    def _render_value(self, args: object, value: object, /) -> Sequence[ContentBlock]:
+        assert self._render is not None
+        return self._render(self._convert(args), thaw_json(value))
+
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"DefinedTool is immutable; cannot set {name!r}")
 
@@ -166,12 +205,16 @@ class DefinedTool(Generic[A]):
         """The violations of ``args`` against this tool's schema (empty = valid; never raises)."""
         return self._validate(args)
 
-    async def execute(self, args: object, exec: ToolExecution, /) -> ToolReturn:
-        """Validate ``args`` (``ToolArgsError`` listing every violation), then run the body."""
+    async def execute(self, args: object, exec: ToolExecution, /) -> ToolReturn | JsonValue:
+        """Validate ``args`` (``ToolArgsError`` listing every violation), then run the body.
+
+        A typed tool's body returns its value; the registry checks and renders it.
+        """
         violations = self._validate(args)
         if violations:
             raise ToolArgsError(violations)
-        return await self._body(self._convert(args), exec)
+        output: ToolReturn | JsonValue = await self._body(self._convert(args), exec)
+        return output
 
     def present_call(self, args: object, /) -> ToolCallView | None:
         """The pending-call card, or ``None`` (no presenter, bad args, presenter failure)."""
@@ -200,6 +243,11 @@ class DefinedTool(Generic[A]):
         return view if type(view) in _RESULT_VIEWS else None
 
 
+_CallPresenter = Callable[[A], ToolCallView | None] | None
+_ResultPresenter = Callable[[A, ToolResult], ToolResultView | None] | None
+_SpecArgs = Mapping[str, JsonValue]
+
+
 @overload
 def define_tool(
     *,
@@ -207,9 +255,41 @@ def define_tool(
     description: str,
     args: type[A],
     execute: Callable[[A, ToolExecution], Awaitable[ToolReturn]],
+    output: None = None,
+    render: None = None,
     timeout_ms: float | None = None,
-    present_call: Callable[[A], ToolCallView | None] | None = None,
-    present_result: Callable[[A, ToolResult], ToolResultView | None] | None = None,
+    present_call: _CallPresenter[A] = None,
+    present_result: _ResultPresenter[A] = None,
+) -> DefinedTool[A]: ...
+
+
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    args: type[A],
+    output: type[O],
+    execute: Callable[[A, ToolExecution], Awaitable[O | ToolOutput]],
+    render: Callable[[A, O], Sequence[ContentBlock]] | None = None,
+    timeout_ms: float | None = None,
+    present_call: _CallPresenter[A] = None,
+    present_result: _ResultPresenter[A] = None,
+) -> DefinedTool[A]: ...
+
+
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    args: type[A],
+    output: OutputSchema,
+    execute: Callable[[A, ToolExecution], Awaitable[JsonValue | ToolOutput]],
+    render: Callable[[A, JsonValue], Sequence[ContentBlock]] | None = None,
+    timeout_ms: float | None = None,
+    present_call: _CallPresenter[A] = None,
+    present_result: _ResultPresenter[A] = None,
 ) -> DefinedTool[A]: ...
 
 
@@ -219,11 +299,43 @@ def define_tool(
     name: str,
     description: str,
     parameters: Mapping[str, Prop],
-    execute: Callable[[Mapping[str, JsonValue], ToolExecution], Awaitable[ToolReturn]],
+    execute: Callable[[_SpecArgs, ToolExecution], Awaitable[ToolReturn]],
+    output: None = None,
+    render: None = None,
     timeout_ms: float | None = None,
-    present_call: Callable[[Mapping[str, JsonValue]], ToolCallView | None] | None = None,
-    present_result: Callable[[Mapping[str, JsonValue], ToolResult], ToolResultView | None] | None = None,
-) -> DefinedTool[Mapping[str, JsonValue]]: ...
+    present_call: _CallPresenter[_SpecArgs] = None,
+    present_result: _ResultPresenter[_SpecArgs] = None,
+) -> DefinedTool[_SpecArgs]: ...
+
+
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: Mapping[str, Prop],
+    output: type[O],
+    execute: Callable[[_SpecArgs, ToolExecution], Awaitable[O | ToolOutput]],
+    render: Callable[[_SpecArgs, O], Sequence[ContentBlock]] | None = None,
+    timeout_ms: float | None = None,
+    present_call: _CallPresenter[_SpecArgs] = None,
+    present_result: _ResultPresenter[_SpecArgs] = None,
+) -> DefinedTool[_SpecArgs]: ...
+
+
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: Mapping[str, Prop],
+    output: OutputSchema,
+    execute: Callable[[_SpecArgs, ToolExecution], Awaitable[JsonValue | ToolOutput]],
+    render: Callable[[_SpecArgs, JsonValue], Sequence[ContentBlock]] | None = None,
+    timeout_ms: float | None = None,
+    present_call: _CallPresenter[_SpecArgs] = None,
+    present_result: _ResultPresenter[_SpecArgs] = None,
+) -> DefinedTool[_SpecArgs]: ...
 
 
 def define_tool(
@@ -232,17 +344,26 @@ def define_tool(
     description: str,
     args: type[Any] | None = None,
     parameters: Mapping[str, Prop] | None = None,
-    execute: Callable[[Any, ToolExecution], Awaitable[ToolReturn]],
+    execute: Callable[[Any, ToolExecution], Awaitable[Any]],
+    output: object = None,
+    render: Callable[[Any, Any], Sequence[ContentBlock]] | None = None,
     timeout_ms: float | None = None,
     present_call: Callable[[Any], ToolCallView | None] | None = None,
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None,
 ) -> DefinedTool[Any]:
-    """Define a typed tool from a TypedDict (``args=``) or a ``SchemaSpec`` (``parameters=``).
+    """Define a tool from a TypedDict (``args=``) or a ``SchemaSpec`` (``parameters=``).
+
+    With ``output=T`` (a TypedDict, ``str``/``int``/``float``/``bool``,
+    ``list[...]``, a ``Prop`` or a JSON Schema mapping) the tool is *typed*:
+    its body returns a ``T`` (or ``ToolOutput(content, value=...)``), and
+    ``render(args, value)`` may replace the default rendering.
 
     Raises at definition time: ``ValueError`` for a bad name, description,
     ``timeout_ms`` or malformed ``Prop``; ``TypeError`` for an unsupported
-    TypedDict field (named), both or neither of ``args``/``parameters``, or a
-    non-callable ``execute``/presenter.
+    TypedDict field or ``output`` annotation (named), both or neither of
+    ``args``/``parameters``, a non-callable ``execute``/presenter/``render``,
+    or ``render`` without ``output``; ``OutputSchemaError`` (naming the tool,
+    listing every violation) for an output schema outside the supported subset.
     """
     check_tool_name(name)
     if type(description) is not str:
@@ -250,7 +371,7 @@ def define_tool(
     check_timeout_ms(timeout_ms, name)
     if not callable(execute):
         raise TypeError(f'tool "{name}": execute must be callable')
-    for label, presenter in (("present_call", present_call), ("present_result", present_result)):
+    for label, presenter in (("present_call", present_call), ("present_result", present_result), ("render", render)):
         if presenter is not None and not callable(presenter):
             raise TypeError(f'tool "{name}": {label} must be callable or None')
     if (args is None) == (parameters is None):
@@ -262,6 +383,12 @@ def define_tool(
             raise TypeError(f'tool "{name}": {error}') from None
     else:
         spec = checked_spec(parameters, where=f'tool "{name}" parameters')
+    output_schema = None
+    if output is not None:
+        output_schema = freeze_json(output_json_schema(output, name)).unwrap()
+        compile_value_check(output_schema, tool=name)  # the registry compiles it again at register
+    elif render is not None:
+        raise TypeError(f'tool "{name}": render needs output= (it renders a typed value)')
     return DefinedTool(
         name=name,
         description=description,
@@ -271,4 +398,6 @@ def define_tool(
         timeout_ms=timeout_ms,
         present_call=present_call,
         present_result=present_result,
+        output_schema=output_schema,  # type: ignore[arg-type]
+        render=render,
     )

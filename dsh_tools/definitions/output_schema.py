@@ -17,6 +17,7 @@ compile to, so both share one validator and one message format.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Final
 
 from pyrsistent import pmap, pvector
@@ -28,6 +29,7 @@ from dsh_tools.json_values import is_json, member_path_segment
 __all__ = [
     "MAX_SCHEMA_DEPTH",
     "assert_supported_output_schema",
+    "compile_value_check",
     "output_schema_violations",
     "validate_structured_value",
 ]
@@ -60,11 +62,16 @@ def assert_supported_output_schema(schema: object) -> None:
         raise OutputSchemaError(violations)
 
 
-def output_schema_violations(schema: object) -> list[str]:
-    """Every way ``schema`` leaves the supported subset (empty = supported). Never raises."""
+def output_schema_violations(schema: object, *, object_root: bool = True) -> list[str]:
+    """Every way ``schema`` leaves the supported subset (empty = supported). Never raises.
+
+    ``object_root=False`` accepts any type at the root: a typed tool's value
+    may be a list or a scalar, where a structured-output request is always an
+    object (it travels as a forced tool's ``parameters``).
+    """
     problems: list[str] = []
     try:
-        _Walk(problems).node(schema, (), 0, set())
+        _Walk(problems, object_root).node(schema, (), 0, set())
     except Exception as error:  # noqa: BLE001 - totality against hostile schemas
         problems.append(f"(root): schema could not be read ({type(error).__name__})")
     return problems
@@ -86,6 +93,18 @@ def validate_structured_value(schema: object, value: object) -> list[str]:
     return total_validator(check)(value)
 
 
+def compile_value_check(schema: object, *, tool: str) -> Callable[[object], list[str]]:
+    """The total validator of a typed tool's output schema (any root type).
+
+    Raises ``OutputSchemaError`` naming ``tool`` with every violation when the
+    schema leaves the subset: a definition error, found once at definition time.
+    """
+    violations = output_schema_violations(schema, object_root=False)
+    if violations:
+        raise OutputSchemaError(violations, tool=tool)
+    return total_validator(compile_shape(_shape(schema)))
+
+
 def _path(segments: tuple[str, ...]) -> str:
     rendered = "".join(segments)
     return (rendered[1:] if rendered.startswith(".") else rendered) or "(root)"
@@ -105,8 +124,9 @@ def _is_scalar(value: object) -> bool:
 class _Walk:
     """One schema check; appends to ``problems`` as it goes so every violation is listed."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], object_root: bool = True) -> None:
         self.problems = problems
+        self.object_root = object_root
 
     def report(self, segments: tuple[str, ...], message: str) -> None:
         self.problems.append(f"{_path(segments)}: {message}")
@@ -167,7 +187,7 @@ class _Walk:
     def declared_type(self, entries: dict[str, Any], at: tuple[str, ...]) -> str | None:
         declared = entries.get("type", _MISSING)
         if declared is _MISSING:
-            if not at:
+            if not at and self.object_root:
                 self.report(at, 'the root schema must declare "type": "object"')
             elif "enum" not in entries and "const" not in entries:
                 self.report(at, 'missing "type"')
@@ -178,7 +198,7 @@ class _Walk:
         if type(declared) is not str or declared not in _TYPES:
             self.report((*at, ".type"), f"unsupported type {_literal(declared)} (one of: {', '.join(_TYPES)})")
             return None
-        if not at and declared != "object":
+        if not at and self.object_root and declared != "object":
             self.report(at, f'the root schema must be of type "object", not "{declared}"')
         return str(declared)
 

@@ -24,7 +24,7 @@ import typing_extensions
 
 from dsh_tools.definitions.props import MAX_PROP_DEPTH, Prop, replace_prop
 
-__all__ = ["is_typed_dict", "typed_dict_spec"]
+__all__ = ["annotation_prop", "is_typed_dict", "typed_dict_spec"]
 
 _SCALARS: Final[dict[object, str]] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _SEQUENCES: Final = (list, collections.abc.Sequence)
@@ -45,6 +45,15 @@ def typed_dict_spec(typed_dict: type) -> dict[str, Prop]:
     if not is_typed_dict(typed_dict):
         raise TypeError(f"args must be a TypedDict class, got {typed_dict!r}")
     return _Reader(typed_dict.__name__).fields(typed_dict, prefix="", stack=())
+
+
+def annotation_prop(hint: object, *, where: str) -> Prop:
+    """The ``Prop`` one annotation maps to (``list[Hit]``, ``str``, ...), by the field rules.
+
+    ``TypeError`` naming ``where`` and the path (``(root)[].when``) if unsupported.
+    """
+    prop, _ = _Reader(where).field(hint, "(root)", True, ())
+    return prop
 
 
 class _Reader:

@@ -84,6 +84,8 @@ def check_result(value: object, call_id: str) -> Result[ToolExecutionResult, str
     context = result.additional_context
     if context is not None and (problem := _hook_context_problem(context)) is not None:
         return Failure(f"result.additional_context: {problem}")
+    if is_error and result.value is not None:
+        return Failure("an error result carries no value (result.value must be None)")
     return Success(result)
 
 

@@ -6,7 +6,8 @@ without calling it. The only thing a wrapper may change is the signal, through
 ``next(signal=...)``; the call's identity was frozen at admission. The base of
 the chain is :func:`invoke_tool`, whose own error boundary turns an unknown
 tool, a raising body or malformed output into an ``is_error`` result, so
-``await next()`` always yields a result.
+``await next()`` always yields a result. A typed tool's value is checked and
+rendered there too (:mod:`.values`).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from returns.result import Failure
 from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import KEEP, Keep
-from dsh_tools.pipeline.checks import check_result, check_tool_output
+from dsh_tools.pipeline.checks import check_result
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import StageFailure, error_result, exception_result
+from dsh_tools.pipeline.values import tool_result
 from dsh_tools.signals import AbortSignal
 
 __all__ = ["dispatch", "invoke_tool"]
@@ -77,8 +79,4 @@ async def invoke_tool(host: PipelineHost, execution: ToolExecution) -> ToolExecu
             output = await output
     except Exception as error:  # noqa: BLE001 - the body's error boundary
         return exception_result(call_id, error)
-    checked = check_tool_output(output)
-    if isinstance(checked, Failure):
-        return error_result(call_id, f'tool "{execution.name}" {checked.failure()}')
-    content, meta = checked.unwrap()
-    return ToolExecutionResult(call_id, content, False, meta=meta)  # type: ignore[arg-type]
+    return tool_result(tool, execution, output)

@@ -1,7 +1,9 @@
 """Stage 5, ``tools/post-execute``: inspect the outcome, replace it, or block it.
 
 Listeners answer with a :data:`PostToolDecision`; the default is ``Accept()``
-(keep the result). ``Accept(content=...)`` replaces the model-facing content,
+(keep the result). ``Accept(content=...)`` replaces the model-facing content
+(a typed call keeps its value), ``Accept(value=...)`` a typed call's value
+(re-checked against the output schema and re-rendered),
 ``Block(feedback)`` turns the call into an error whose content is the
 feedback, and either may attach ``additional_context`` for the loop. A
 misbehaving listener fails the call closed.
@@ -17,8 +19,10 @@ from dsh_tools.decisions import Accept, Block, PostToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.pipeline.checks import check_post_decision
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.outcomes import StageFailure
+from dsh_tools.pipeline.outcomes import StageFailure, error_result
+from dsh_tools.pipeline.values import replace_value
 from dsh_tools.pipeline.waterfall import run_waterfall
+from dsh_tools.schema import RegisteredTool
 
 __all__ = ["apply_post_decision", "post_execute", "run_post_execute"]
 
@@ -40,12 +44,29 @@ async def run_post_execute(
     return await run_waterfall(listeners, (execution, result), _accept, check_post_decision, EVENT)
 
 
-def apply_post_decision(result: ToolExecutionResult, decision: PostToolDecision) -> ToolExecutionResult:
-    """The result a decision asks for (pure)."""
+def apply_post_decision(
+    result: ToolExecutionResult,
+    decision: PostToolDecision,
+    *,
+    execution: ToolExecution | None = None,
+    tool: RegisteredTool | None = None,
+) -> ToolExecutionResult:
+    """The result a decision asks for (pure).
+
+    ``Accept(value=...)`` needs the call's ``execution`` and the typed ``tool``
+    it ran (to re-check and re-render the value); without them, or for a call
+    that has no value, it fails closed.
+    """
     match decision:
-        case Accept(content=None, additional_context=None):
+        case Accept(content=None, additional_context=None, value=None):
             return result
-        case Accept(content=content, additional_context=context):
+        case Accept(content=content, additional_context=context, value=value):
+            if value is not None:
+                if execution is None:
+                    return error_result(result.call_id, "Accept(value=...) needs the execution and its typed tool")
+                result = replace_value(tool, execution, result, value)
+                if result.is_error:
+                    return result
             return result.set(
                 content=result.content if content is None else content,
                 additional_context=result.additional_context if context is None else context,
@@ -62,4 +83,6 @@ async def post_execute(
     if isinstance(decision, Failure):
         failure: StageFailure = decision.failure()
         return failure.result(execution.call_id)
-    return apply_post_decision(result, decision.unwrap())
+    chosen = decision.unwrap()
+    tool = host.resolve(execution.name, execution.agent) if type(chosen) is Accept and chosen.value is not None else None
+    return apply_post_decision(result, chosen, execution=execution, tool=tool)

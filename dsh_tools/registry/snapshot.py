@@ -13,6 +13,7 @@ from typing import Any
 
 from returns.result import Failure
 
+from dsh_tools.definitions.output_schema import compile_value_check
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import freeze_json
 from dsh_tools.schema import RegisteredTool, check_timeout_ms, check_tool_name
@@ -55,4 +56,28 @@ def snapshot(definition: object) -> RegisteredTool:
     if execute is None:
         raise TypeError(f'tool "{name}": execute must be callable')
     timeout_ms = check_timeout_ms(_attribute(definition, "timeout_ms", name, required=False), name)
-    return RegisteredTool(name, description, parameters, execute, timeout_ms, **callbacks)
+    typed = _typed_output(definition, name)
+    return RegisteredTool(name, description, parameters, execute, timeout_ms, **callbacks, **typed)
+
+
+def _typed_output(definition: object, name: str) -> dict[str, Any]:
+    """``output_schema`` (frozen, in the subset, compiled once) and ``render``, or nothing.
+
+    Raises ``OutputSchemaError`` naming the tool for a schema outside the
+    subset, ``TypeError`` for a non-JSON schema or a ``render`` that is not
+    callable or comes without a schema.
+    """
+    schema = _attribute(definition, "output_schema", name, required=False)
+    render = _attribute(definition, "render", name, required=False)
+    if render is not None and not callable(render):
+        raise TypeError(f'tool "{name}": render must be callable')
+    if schema is None:
+        if render is not None:
+            raise TypeError(f'tool "{name}": render needs an output_schema (it renders a typed value)')
+        return {}
+    frozen = freeze_json(schema)
+    if isinstance(frozen, Failure):
+        raise TypeError(f'tool "{name}": output_schema is not JSON: {frozen.failure()}')
+    output_schema = frozen.unwrap()
+    check = compile_value_check(output_schema, tool=name)
+    return {"output_schema": output_schema, "render": render, "check_output": check}

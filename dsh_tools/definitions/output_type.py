@@ -1,0 +1,51 @@
+"""``output=T`` → the JSON Schema a typed tool's value is checked against.
+
+A typed tool declares what its body returns in one of the forms a reader of
+the tool already knows: a TypedDict (``{path, lines}``), a JSON scalar type
+(``str``, ``int``, ``float``, ``bool``), ``list[...]`` of those, a ``Prop``, or
+a raw JSON Schema mapping (what an MCP server sends). Annotations are read by
+the same rules as a TypedDict's fields (:mod:`.typed_dict`), so ``int`` means
+integer here exactly as it does for arguments.
+
+The schema must also lie inside the structured-output subset
+(:func:`~dsh_tools.definitions.output_schema.compile_value_check`): a value is
+validated against it on every call, and accepting a keyword the validator
+does not enforce would promise programs more than is checked. So ``X | None``
+(a type list) and ``dict[str, X]`` (a schema-valued ``additionalProperties``)
+are refused at definition, with every violation named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from returns.result import Failure
+
+from dsh_tools.definitions.json_schema import prop_to_json_schema, schema_spec_to_json_schema
+from dsh_tools.definitions.props import Prop
+from dsh_tools.definitions.typed_dict import annotation_prop, is_typed_dict, typed_dict_spec
+from dsh_tools.json_values import freeze_json, thaw_json
+
+__all__ = ["output_json_schema"]
+
+
+def output_json_schema(output: object, tool: str) -> dict[str, Any]:
+    """The JSON Schema ``output`` declares (a fresh plain ``dict``).
+
+    Raises ``TypeError`` naming the tool (and the field) for an annotation
+    outside the mapping, or a schema mapping that is not JSON.
+    """
+    if type(output) is Prop:
+        return prop_to_json_schema(output)
+    if isinstance(output, Mapping):
+        frozen = freeze_json(output)
+        if isinstance(frozen, Failure):
+            raise TypeError(f'tool "{tool}": output schema is not JSON: {frozen.failure()}')
+        return thaw_json(frozen.unwrap())  # type: ignore[return-value]  # a Mapping thaws to a dict
+    try:
+        if is_typed_dict(output):
+            return schema_spec_to_json_schema(typed_dict_spec(output))  # type: ignore[arg-type]
+        return prop_to_json_schema(annotation_prop(output, where="output"))
+    except TypeError as error:
+        raise TypeError(f'tool "{tool}": {error}') from None
