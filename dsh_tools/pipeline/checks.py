@@ -85,7 +85,7 @@ def check_result(value: object, call_id: str) -> Result[ToolExecutionResult, str
     if context is not None and (problem := _hook_context_problem(context)) is not None:
         return Failure(f"result.additional_context: {problem}")
     if is_error and result.value is not None:
-        return Failure("an error result carries no value (result.value must be None)")
+        return Failure("returned an error result with a value (only a successful typed call has one)")
     return Success(result)
 
 
