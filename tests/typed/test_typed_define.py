@@ -142,7 +142,7 @@ class _Raw:
     description = "d"
     parameters: Mapping[str, JsonValue] = {"type": "object", "properties": {}}
 
-    async def execute(self, args: object, exec: ToolExecution) -> object:
+    async def execute(self, args: object, exec: ToolExecution, /) -> JsonValue:
         return 1
 
 
