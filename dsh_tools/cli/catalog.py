@@ -1,7 +1,7 @@
 """``dsh-tools catalog MODULE... [-o FILE]``: a Markdown reference of the tools.
 
 Per tool (in name order, so the file diffs cleanly as tools come and go): the
-description, a parameter table (name, TypeScript type, required, description)
+description, its time budget (``timeout_ms``) when it declares one, a parameter table (name, TypeScript type, required, description)
 and the TypeScript signature the Code Mode SDK declares for it. Types come from
 the same codegen as the SDK, so the catalog cannot drift from what models see.
 """
@@ -9,7 +9,7 @@ the same codegen as the SDK, so the catalog cannot drift from what models see.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import orjson
 
@@ -17,7 +17,8 @@ from dsh_tools.cli.loading import load_tools
 from dsh_tools.cli.output import emit
 from dsh_tools.cli.sdk import MODULES_HELP
 from dsh_tools.json_values import thaw_json
-from dsh_tools.schema import ToolSchema
+from dsh_tools.schema import RegisteredTool, ToolSchema
+from dsh_tools.signals import format_ms
 from dsh_tools_codegen import json_schema_to_ts
 from dsh_tools_codegen._text import member_key
 
@@ -33,25 +34,32 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    emit(render_catalog(load_tools(args.modules).schemas(), title=args.title), args.output)
+    loaded = load_tools(args.modules)
+    emit(render_catalog(loaded.tools, title=args.title), args.output)
     return 0
 
 
-def render_catalog(schemas: list[ToolSchema], *, title: str = "Tool catalog") -> str:
-    """The whole Markdown document (deterministic for a given set of schemas)."""
-    ordered = sorted(schemas, key=lambda schema: schema.name)
+def render_catalog(tools: Sequence[ToolSchema | RegisteredTool], *, title: str = "Tool catalog") -> str:
+    """The whole Markdown document (deterministic for a given set of tools).
+
+    Registered tools also show their ``timeout_ms``; bare wire schemas carry none.
+    """
+    ordered = sorted(tools, key=lambda tool: tool.name)
     parts = [f"# {title}", f"{len(ordered)} tool{'' if len(ordered) == 1 else 's'}: "
-             + ", ".join(f"`{schema.name}`" for schema in ordered)]
-    parts.extend(_tool_section(schema) for schema in ordered)
+             + ", ".join(f"`{tool.name}`" for tool in ordered)]
+    parts.extend(_tool_section(tool) for tool in ordered)
     return "\n\n".join(parts) + "\n"
 
 
-def _tool_section(schema: ToolSchema) -> str:
-    parameters = thaw_json(schema.parameters)
+def _tool_section(tool: ToolSchema | RegisteredTool) -> str:
+    parameters = thaw_json(tool.parameters)
     params = parameters if isinstance(parameters, dict) else {}
-    lines = [f"## `{schema.name}`", "", schema.description or "_No description._", ""]
+    lines = [f"## `{tool.name}`", "", tool.description or "_No description._", ""]
+    timeout_ms = tool.timeout_ms if isinstance(tool, RegisteredTool) else None
+    if timeout_ms is not None:
+        lines += [f"Timeout: {format_ms(timeout_ms)} ms (`timeout_ms`)", ""]
     lines.extend(_parameter_table(params))
-    key = member_key(schema.name, method=True)  # quoted exactly as the SDK quotes it
+    key = member_key(tool.name, method=True)  # quoted exactly as the SDK quotes it
     lines += ["", "```ts", f"{key}(args: {json_schema_to_ts(params)}): Promise<string>;", "```"]
     return "\n".join(lines)
 

@@ -1,8 +1,10 @@
 """Loading tools from user modules: the one loader every command uses.
 
 A command names its tools as ``MODULE[:ATTR]`` specs. ``MODULE`` is a dotted
-import path (found from the current directory, as ``python -m`` would) or a
-``.py`` file path. Without ``ATTR`` a module offers its tools as
+import path, found as ``python -m`` finds it (the current directory first,
+then ``PYTHONPATH`` and the installed packages), or a file path (``.py``; a
+path without the suffix finds ``NAME.py`` or the package ``NAME/``), relative
+to the current directory. Without ``ATTR`` a module offers its tools as
 
 1. a ``TOOLS`` list (or tuple),
 2. a ``register(ctx)`` function that registers them itself, or
@@ -10,7 +12,9 @@ import path (found from the current directory, as ``python -m`` would) or a
    ``name``, ``description``, ``parameters``, ``execute``);
 
 ``ATTR`` selects one attribute: a list, a single tool, a ``register(ctx)``
-function or a zero-argument factory returning a list.
+function or a zero-argument factory returning a list. A tool *body* (an
+``async def`` or a two-argument ``(args, exec)`` function) is not a tool: the
+message shows how to wrap it with ``define_tool``.
 
 Every source is registered into a freshly booted context of its own, so each
 schema is validated by the real registry exactly as in production, and a
@@ -41,7 +45,16 @@ from dsh_tools.boot import boot
 from dsh_tools.host.context import Context
 from dsh_tools.schema import RegisteredTool, ToolDefinition, ToolSchema
 
-__all__ = ["CliError", "LoadedTools", "ToolSource", "import_module_spec", "is_tool", "load_tools", "parse_spec"]
+__all__ = [
+    "CliError",
+    "LoadedTools",
+    "ToolSource",
+    "import_module_spec",
+    "is_tool",
+    "load_tools",
+    "parse_spec",
+    "split_specs",
+]
 
 NO_TOOLS_HINT = "expected a TOOLS list, a register(ctx) function, or module-level define_tool objects"
 
@@ -120,6 +133,21 @@ def load_tools(specs: Sequence[str], *, require: bool = True) -> LoadedTools:
     return LoadedTools(tuple(sources), tuple(tools), origin)
 
 
+def split_specs(values: Sequence[str]) -> list[str]:
+    """Each value, split at commas (``--tools a,b`` is ``--tools a --tools b``).
+
+    A value naming an existing file is kept whole, so a path with a comma in it
+    still loads; empty pieces (``a,,b``, a trailing comma) are dropped.
+    """
+    specs: list[str] = []
+    for value in values:
+        if "," in value and not Path(parse_spec(value)[0]).exists():
+            specs.extend(piece.strip() for piece in value.split(",") if piece.strip())
+        else:
+            specs.append(value)
+    return specs
+
+
 def parse_spec(spec: str) -> tuple[str, str | None]:
     """``"pkg.mod:ATTR"`` → ``("pkg.mod", "ATTR")``; no (identifier) suffix → ``(spec, None)``."""
     module, sep, attr = spec.rpartition(":")
@@ -157,6 +185,8 @@ def _from_value(label: str, value: object) -> ToolSource:
     if isinstance(value, (list, tuple)):
         return ToolSource(label, _tool_list(label, value))
     if callable(value):
+        if inspect.iscoroutinefunction(value):
+            raise CliError(_tool_body_message(label, value))
         required = _required_parameters(label, value)
         if required == 1:
             return ToolSource(label, register=value)
@@ -170,8 +200,22 @@ def _from_value(label: str, value: object) -> ToolSource:
             if isinstance(produced, (list, tuple)):
                 return ToolSource(label, _tool_list(label, produced))
             raise CliError(f"{label}: the factory returned a {type(produced).__name__}, not a list of tools")
+        if required == 2:
+            raise CliError(_tool_body_message(label, value))
         raise CliError(f"{label}: a callable must take no arguments (a factory) or one (register(ctx))")
     raise CliError(f"{label}: a {type(value).__name__} is not a tool, a list of tools, or a register function")
+
+
+def _tool_body_message(label: str, fn: Callable[..., object]) -> str:
+    """The tool-body mistake, and the two lines that fix it."""
+    name = getattr(fn, "__name__", "fn")
+    name = name if isinstance(name, str) and name.isidentifier() else "fn"
+    module = label.rpartition(":")[0]
+    return (
+        f"{label}: {name} looks like a tool body (args, exec), not a tool; wrap it in a definition and name that:\n"
+        f"    TOOL = define_tool(name={name!r}, description=\"...\", parameters={{...}}, execute={name})\n"
+        f"  then load {module}:TOOL (or the module itself, which finds module-level tools)"
+    )
 
 
 def _tool_list(label: str, values: Sequence[object]) -> tuple[ToolDefinition, ...]:
@@ -210,9 +254,9 @@ def is_tool(value: object) -> TypeGuard[ToolDefinition]:
 
 
 def import_module_spec(module: str) -> ModuleType:
-    """Import a dotted module path (from the current directory) or a ``.py`` file."""
+    """Import a dotted module path (as ``python -m`` finds it) or a file path."""
     if module.endswith(".py") or "/" in module or os.sep in module:
-        return _import_file(Path(module))
+        return _import_file(_module_file(Path(module)))
     cwd = os.getcwd()
     if cwd not in sys.path:
         sys.path.insert(0, cwd)  # as `python -m` does: the user's own modules are importable
@@ -221,22 +265,46 @@ def import_module_spec(module: str) -> ModuleType:
     except ModuleNotFoundError as error:
         missing = error.name or ""
         if missing and (module == missing or module.startswith(missing + ".")):
-            raise CliError(f"cannot import {module!r}: no module named {missing!r}") from None
+            raise CliError(_not_found_message(module, missing, cwd)) from None
         raise CliError(f"module {module!r} failed to import: {_describe_error(error)}") from None
     except Exception as error:  # noqa: BLE001 - the module's own code raised
         raise CliError(f"module {module!r} failed to import: {_describe_error(error)}") from None
 
 
+def _not_found_message(module: str, missing: str, cwd: str) -> str:
+    """What was tried for a dotted name, and the spelling that loads a file instead."""
+    message = (
+        f"cannot import {module!r}: no module named {missing!r} in the current directory ({cwd}), "
+        "on PYTHONPATH or among the installed packages (looked up as `python -m` does)"
+    )
+    as_file = Path(*module.split(".")).with_suffix(".py")
+    hint = f"; to load a file from elsewhere, give its path (path/to/{as_file.name})"
+    return message + hint
+
+
+def _module_file(path: Path) -> Path:
+    """The file a path names: itself, ``NAME.py`` for a suffix-less ``NAME``, or a package's ``__init__.py``."""
+    if path.is_file():
+        return path
+    tried = [path]
+    if path.suffix != ".py":
+        for candidate in (path.with_name(path.name + ".py"), path / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+            tried.append(candidate)
+    where = "" if path.is_absolute() else f" (relative to the current directory, {os.getcwd()})"
+    names = ", ".join(str(candidate) for candidate in tried)
+    raise CliError(f"file not found: {names}{where}")
+
+
 def _import_file(path: Path) -> ModuleType:
-    if not path.is_file():
-        raise CliError(f"file not found: {path}")
     resolved = path.resolve()
-    dotted = _package_module_name(resolved)
-    if dotted is not None:
+    package = _package_module_name(resolved)
+    if package is not None:
         # A file inside a package imports as that package's module, as pytest
         # does, so its own absolute imports (``from mypkg.helpers import ...``)
         # work wherever the command runs from.
-        root = str(resolved.parents[dotted.count(".")])
+        dotted, root = package
         if root not in sys.path:
             sys.path.insert(0, root)
         try:
@@ -264,14 +332,21 @@ def _import_file(path: Path) -> ModuleType:
     return module
 
 
-def _package_module_name(path: Path) -> str | None:
-    """``pkg.sub.mod`` for a file inside packages (``__init__.py`` all the way up), else ``None``."""
-    parts = [path.stem]
+def _package_module_name(path: Path) -> tuple[str, str] | None:
+    """``("pkg.sub.mod", root)`` for a file inside packages (``__init__.py`` all the way up), else ``None``.
+
+    ``root`` is the directory the top package sits in; a package's own
+    ``__init__.py`` names the package itself.
+    """
+    is_init = path.name == "__init__.py"
+    parts = [] if is_init else [path.stem]
     folder = path.parent
     while (folder / "__init__.py").is_file() and folder.name.isidentifier():
         parts.append(folder.name)
         folder = folder.parent
-    return ".".join(reversed(parts)) if len(parts) > 1 and path.stem.isidentifier() else None
+    if not parts or not parts[0].isidentifier() or (len(parts) == 1 and not is_init):
+        return None
+    return ".".join(reversed(parts)), str(folder)
 
 
 def _describe_error(error: BaseException) -> str:

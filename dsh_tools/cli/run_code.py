@@ -1,10 +1,13 @@
-"""``dsh-tools run-code FILE --tools MODULE...``: run a TypeScript program as a model would.
+"""``dsh-tools run-code FILE|- --tools MODULE[,MODULE...]``: run a TypeScript program as a model would.
 
 The program goes through the production path: a ``code``-mode registry with
 ``DenoCodeRuntime``, the reserved ``run_code`` transport, one binding per tool,
 every binding call a full pipeline call. Prints the result text (what the
 model would read); exit status 1 when the call ends as an error, so scripts can
 test programs. ``--dispatches`` also prints each sub-call from the session log.
+``-`` reads the program from standard input. A program that reaches for a
+binding when no ``--tools`` were given is told so, with the flag that binds
+them.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import sys
 from pathlib import Path
 
 from dsh_tools.boot import boot
-from dsh_tools.cli.loading import CliError, LoadedTools, load_tools
+from dsh_tools.cli.loading import CliError, LoadedTools, load_tools, split_specs
 from dsh_tools.cli.output import emit
 from dsh_tools.cli.runtime import deno_runtime
 from dsh_tools.cli.sdk import MODULES_HELP
@@ -24,34 +27,57 @@ from dsh_tools.host.context import Agent
 from dsh_tools.json_values import thaw_json
 from dsh_tools.registry.registry import RUN_CODE_NAME
 
-__all__ = ["add_parser", "run", "run_program_file"]
+__all__ = ["NO_TOOLS_NOTE", "add_parser", "run", "run_program_file"]
+
+NO_TOOLS_NOTE = (
+    "no tools were loaded, so `tools` has no bindings; load them with --tools MODULE[:ATTR] "
+    "(repeat the flag or separate modules with commas: --tools mytools,other.module)"
+)
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser("run-code", help="run a TypeScript program against some modules' tools")
-    parser.add_argument("file", metavar="FILE", help="the program: the body of an async function (TypeScript)")
     parser.add_argument(
-        "--tools", action="append", default=[], metavar="MODULE[:ATTR]", help=f"tools to bind ({MODULES_HELP})"
+        "file", metavar="FILE", help="the program: the body of an async function (TypeScript); - reads standard input"
+    )
+    parser.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="MODULE[:ATTR]",
+        help=f"tools to bind ({MODULES_HELP}); repeat the flag or give a comma-separated list",
     )
     parser.add_argument("--dispatches", action="store_true", help="also print each tool sub-call (to stderr)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    path = Path(args.file)
-    if not path.is_file():
-        raise CliError(f"file not found: {path}")
-    try:
-        program = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise CliError(f"cannot read {path}: {error}") from None
-    loaded = load_tools(args.tools, require=False)
+    program = read_program(args.file)
+    loaded = load_tools(split_specs(args.tools), require=False)
     result, dispatches = asyncio.run(run_program_file(program, loaded))
     emit(result.text)
     if args.dispatches:
         for line in dispatches:
             print(line, file=sys.stderr)
+    if result.is_error and not loaded.tools and "is not a binding" in result.text:
+        print(f"dsh-tools: note: {NO_TOOLS_NOTE}", file=sys.stderr)
     return 1 if result.is_error else 0
+
+
+def read_program(file: str) -> str:
+    """The program text: the file's, or standard input's for ``-``."""
+    if file == "-":
+        try:
+            return sys.stdin.read()
+        except (OSError, UnicodeDecodeError) as error:
+            raise CliError(f"cannot read the program from standard input: {error}") from None
+    path = Path(file)
+    if not path.is_file():
+        raise CliError(f"file not found: {path}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise CliError(f"cannot read {path}: {error}") from None
 
 
 async def run_program_file(program: str, loaded: LoadedTools) -> tuple[ToolExecutionResult, list[str]]:

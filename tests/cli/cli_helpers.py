@@ -19,11 +19,20 @@ DEMO_TOOLS: Final = REPO / "dsh_tools" / "demo" / "tools"
 DSH_TOOLS: Final = Path(sys.executable).parent / "dsh-tools"
 
 
-def run_cli(*args: str, cwd: Path | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run ``dsh-tools ARGS...``; the completed process (never raises on a non-zero exit)."""
+def run_cli(
+    *args: str, cwd: Path | None = None, timeout: float = 60, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``dsh-tools ARGS...`` (``stdin`` as its standard input); never raises on a non-zero exit."""
     assert DSH_TOOLS.is_file(), f"console script missing: {DSH_TOOLS} (pip install -e .)"
     return subprocess.run(
-        [str(DSH_TOOLS), *args], cwd=cwd or REPO, capture_output=True, text=True, timeout=timeout, check=False
+        [str(DSH_TOOLS), *args],
+        cwd=cwd or REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
     )
 
 

@@ -20,6 +20,9 @@ def test_catalog_written_to_a_file(tmp_path: Path) -> None:
     assert "| `path` | `string` | yes | File path, relative to the workspace root |" in text
     assert "| `max_results` | `number` | no | Stop after this many matching lines (default: `50`) |" in text
     assert "```ts\nwrite_file(args: {\n" in text
+    read_section = text.split("## `read_file`")[1].split("## ")[0]
+    assert "Timeout: 5000 ms (`timeout_ms`)" in read_section
+    assert "Timeout:" not in text.split("## `count_words`")[1].split("## ")[0]  # it declares none
     assert "}): Promise<string>;\n```" in text
 
 

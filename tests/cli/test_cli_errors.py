@@ -4,15 +4,46 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_helpers import TOOL_BODY, assert_usage_error, run_cli, write_module
+from cli_helpers import REPO, TOOL_BODY, assert_usage_error, run_cli, write_module
 
 
-def test_missing_module() -> None:
-    assert_usage_error(run_cli("sdk", "no_such_module_xyz"), "no_such_module_xyz", "no module named")
+def test_missing_module_says_where_it_looked() -> None:
+    result = run_cli("sdk", "no_such_module_xyz")
+    assert_usage_error(
+        result,
+        "cannot import 'no_such_module_xyz': no module named 'no_such_module_xyz'",
+        f"in the current directory ({REPO})",
+        "PYTHONPATH",
+        "as `python -m` does",
+        "give its path (path/to/no_such_module_xyz.py)",
+    )
 
 
 def test_missing_module_file() -> None:
-    assert_usage_error(run_cli("schemas", "nowhere/tools.py"), "file not found: nowhere/tools.py")
+    assert_usage_error(
+        run_cli("schemas", "nowhere/tools.py"), "file not found: nowhere/tools.py", f"current directory, {REPO}"
+    )
+    assert_usage_error(
+        run_cli("schemas", "nowhere/tools"),
+        "file not found: nowhere/tools, nowhere/tools.py, nowhere/tools/__init__.py",
+    )
+
+
+def test_a_tool_body_named_by_attr_is_explained_with_the_wrapping(tmp_path: Path) -> None:
+    write_module(
+        tmp_path, "bodies",
+        "async def get_weather(args, exec):\n    return []\n"
+        "def sync_body(args, exec):\n    return []\n"
+        "async def one_arg(args):\n    return []\n",
+    )
+    for attr in ("get_weather", "sync_body", "one_arg"):
+        result = run_cli("sdk", f"bodies:{attr}", cwd=tmp_path)
+        assert_usage_error(
+            result,
+            f"bodies:{attr}: {attr} looks like a tool body (args, exec), not a tool",
+            f"TOOL = define_tool(name='{attr}', description=\"...\", parameters={{...}}, execute={attr})",
+            "then load bodies:TOOL",
+        )
 
 
 def test_module_that_fails_to_import(tmp_path: Path) -> None:

@@ -50,3 +50,42 @@ def test_invalid_arguments_reject_inside_the_program(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("caught: ")
     assert "path: expected string, got integer" in result.stdout
+
+
+def test_a_program_without_tools_is_told_how_to_load_them(tmp_path: Path) -> None:
+    source = 'return await tools["get-weather"]({ city: "Berlin" });\n'
+    result = run_cli("run-code", program(tmp_path, source), cwd=tmp_path)
+    assert result.returncode == 1
+    assert 'tools["get-weather"] is not a binding (no tools are bound to this program)' in result.stdout
+    assert "dsh-tools: note: no tools were loaded" in result.stderr
+    assert "--tools MODULE[:ATTR]" in result.stderr and "--tools mytools,other.module" in result.stderr
+
+
+def test_a_missing_binding_among_loaded_tools_gets_no_loading_note(tmp_path: Path) -> None:
+    source = "return await tools.get_weather({});\n"
+    result = run_cli("run-code", program(tmp_path, source), "--tools", "dsh_tools.demo.tools.build", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "tools.get_weather is not a binding (known: tools.build_status)" in result.stdout
+    assert "no tools were loaded" not in result.stderr
+
+
+def test_dash_reads_the_program_from_standard_input(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("one two\n")
+    source = 'return await tools.count_words({ path: "notes.txt" });\n'
+    result = run_cli("run-code", "-", "--tools", "dsh_tools.demo.tools.text", cwd=tmp_path, stdin=source)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "2 words, 1 lines, 8 characters\n"
+
+
+def test_tools_accepts_a_comma_separated_list(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("one\n")
+    source = 'await tools.list_dir({});\nreturn await tools.count_words({ path: "notes.txt" });\n'
+    result = run_cli(
+        "run-code", program(tmp_path, source), "--tools", "dsh_tools.demo.tools.files, dsh_tools.demo.tools.text,",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "1 words, 1 lines, 4 characters\n"
+    missing = run_cli("run-code", program(tmp_path, "return 1;\n"), "--tools", "a_xyz,b_xyz", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert "cannot import 'a_xyz'" in missing.stderr and "a,b" not in missing.stderr

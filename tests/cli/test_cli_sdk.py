@@ -72,3 +72,20 @@ def test_dotted_module_in_a_package(tmp_path: Path) -> None:
     assert "  kappa(args: {\n    /** What to echo */\n    text: string;\n  }): Promise<string>;" in sdk_of(
         "mypkg.tools", cwd=tmp_path
     )
+
+
+def test_modules_elsewhere_resolve_as_python_m_and_paths_do(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / "pkg").mkdir(parents=True)
+    write_module(project, "mytools", TOOL_BODY + "TOOLS = [make('lambda_')]\n")
+    write_module(project / "pkg", "__init__", TOOL_BODY + "TOOLS = [make('mu')]\n")
+    assert "  lambda_(args: " in sdk_of("mytools", cwd=project)  # the current directory, as python -m
+    assert "  lambda_(args: " in sdk_of("proj.mytools", cwd=tmp_path)  # a namespace package, as python -m
+    assert "  lambda_(args: " in sdk_of("proj/mytools.py", cwd=tmp_path)
+    assert "  lambda_(args: " in sdk_of("proj/mytools", cwd=tmp_path)  # NAME finds NAME.py
+    assert "  mu(args: " in sdk_of("proj/pkg", cwd=tmp_path)  # a package directory
+    assert "  mu(args: " in sdk_of("proj/pkg/__init__.py", cwd=tmp_path)
+    elsewhere = run_cli("sdk", "mytools", cwd=tmp_path)
+    assert elsewhere.returncode == 2
+    assert f"no module named 'mytools' in the current directory ({tmp_path})" in elsewhere.stderr
+    assert "path/to/mytools.py" in elsewhere.stderr

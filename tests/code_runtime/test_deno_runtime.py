@@ -182,14 +182,24 @@ async def test_inherited_names_are_not_bindings(runtime: DenoCodeRuntime) -> Non
     program = "try { await tools.hasOwnProperty({}); return 'called' } catch (e) { return e.message }"
     result = await run(runtime, program, {"f": f})
     assert result.error is None
-    assert result.value == "tools.hasOwnProperty is not a binding (known: f)"
+    assert result.value == "tools.hasOwnProperty is not a binding (known: tools.f)"
     assert calls == []
 
 
 async def test_unknown_binding_rejects_clearly(runtime: DenoCodeRuntime) -> None:
     result = await run(runtime, "await tools.missing({})")
     assert result.error is not None and result.error.kind == "exception"
-    assert "tools.missing is not a binding" in result.error.message
+    assert "tools.missing is not a binding (no tools are bound to this program)" in result.error.message
+
+
+async def test_a_missing_binding_is_spelled_as_the_program_must_write_it(runtime: DenoCodeRuntime) -> None:
+    async def f(args: JsonValue) -> JsonValue:
+        return None
+
+    program = "try { await tools['get-weather']({}); return 'called' } catch (e) { return e.message }"
+    result = await run(runtime, program, {"f": f, "read-file": f})
+    assert result.error is None, result.error
+    assert result.value == 'tools["get-weather"] is not a binding (known: tools.f, tools["read-file"])'
 
 
 @pytest.mark.parametrize(
