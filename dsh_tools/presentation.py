@@ -15,7 +15,7 @@ that may be buggy, and a wrong element should fail there (where the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar, Final, Literal, TypeAlias, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias, get_args
 
 from dsh_tools.content import ContentBlock
 from dsh_tools.json_values import JsonValue
@@ -121,10 +121,25 @@ class FileDiff(_CheckedRecord):
     new_text: str
 
 
-class GenericCallView(_CheckedRecord):
+class _View(_CheckedRecord):
+    """A render intent: its ``card`` is the class's wire tag, readable without ``to_json()``.
+
+    Each view class declares ``card`` once (a ``Literal`` class attribute, so
+    mypy narrows ``ToolCallView``/``ToolResultView`` on it); ``to_json()``
+    writes the same value first.
+    """
+
+    card: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._wire_tag = ("card", cls.card)
+
+
+class GenericCallView(_View):
     """The default pending card: a title, an optional kind, salient input, extra content."""
 
-    _wire_tag = ("card", "generic")
+    card: ClassVar[Literal["generic"]] = "generic"
     _json_fields = frozenset({"raw_input", "content"})
     _str_fields = frozenset({"title"})
     _record_lists = {"locations": FileLocation}
@@ -143,20 +158,20 @@ class GenericCallView(_CheckedRecord):
             return self
 
 
-class TerminalCallView(_CheckedRecord):
+class TerminalCallView(_View):
     """A shell command card: ``title`` is the command, ``description`` sits above it."""
 
-    _wire_tag = ("card", "terminal")
+    card: ClassVar[Literal["terminal"]] = "terminal"
     _str_fields = frozenset({"title", "description", "cwd"})
     title: str
     description: str | None = None
     cwd: str | None = None
 
 
-class DiffCallView(_CheckedRecord):
+class DiffCallView(_View):
     """A pending file create/modify rendered as an inline diff."""
 
-    _wire_tag = ("card", "diff")
+    card: ClassVar[Literal["diff"]] = "diff"
     _str_fields = frozenset({"title"})
     _record_lists = {"diffs": FileDiff, "locations": FileLocation}
     title: str
@@ -164,20 +179,20 @@ class DiffCallView(_CheckedRecord):
     locations: Sequence[FileLocation] | None = None
 
 
-class GenericResultView(_CheckedRecord):
+class GenericResultView(_View):
     """A completed call: an optional replacement title and reformatted content."""
 
-    _wire_tag = ("card", "generic")
+    card: ClassVar[Literal["generic"]] = "generic"
     _json_fields = frozenset({"content"})
     _str_fields = frozenset({"title"})
     title: str | None = None
     content: Sequence[ContentBlock] | None = None
 
 
-class TerminalResultView(_CheckedRecord):
+class TerminalResultView(_View):
     """A terminal run's captured output and exit status (the bridge adds any fences)."""
 
-    _wire_tag = ("card", "terminal")
+    card: ClassVar[Literal["terminal"]] = "terminal"
     _str_fields = frozenset({"title", "output", "signal"})
     _int_fields = frozenset({"exit_code"})
     title: str | None = None
@@ -186,10 +201,10 @@ class TerminalResultView(_CheckedRecord):
     signal: str | None = None
 
 
-class DiffResultView(_CheckedRecord):
+class DiffResultView(_View):
     """A completed file mutation as an inline diff (applied hunks or a whole file)."""
 
-    _wire_tag = ("card", "diff")
+    card: ClassVar[Literal["diff"]] = "diff"
     _record_lists = {"diffs": FileDiff}
     _str_fields = frozenset({"title"})
     diffs: Sequence[FileDiff]

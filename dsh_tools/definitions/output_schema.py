@@ -41,7 +41,10 @@ _OBJECTS: Final = frozenset({dict, type(pmap({}))})
 _ARRAYS: Final = frozenset({list, tuple, type(pvector([]))})
 _TYPES: Final = ("object", "array", "string", "number", "integer", "boolean", "null")
 _STRUCTURE: Final = frozenset({"type", "properties", "required", "additionalProperties", "items", "enum", "const"})
-_ANNOTATIONS: Final = frozenset({"description", "title", "default", "examples"})
+_ANNOTATION_ORDER: Final = ("description", "title", "default", "examples")
+_ANNOTATIONS: Final = frozenset(_ANNOTATION_ORDER)
+_TEXT_ANNOTATIONS: Final = frozenset({"description", "title"})
+"""Annotations a model and the SDK read as prose: anything but a string is a schema error."""
 _NEEDS_TYPE: Final = {"properties": "object", "required": "object", "additionalProperties": "object", "items": "array"}
 _MEMBER_TYPES: Final[dict[str, tuple[type, ...]]] = {
     "string": (str,),
@@ -160,8 +163,13 @@ class _Walk:
         for keyword, wanted in _NEEDS_TYPE.items():
             if keyword in entries and declared_type != wanted:
                 self.report(at, f'"{keyword}" needs "type": "{wanted}"')
-        for keyword in _ANNOTATIONS & entries.keys():
-            if not is_json(entries[keyword]):
+        for keyword in _ANNOTATION_ORDER:  # a fixed order: the violations list reads the same every run
+            if keyword not in entries:
+                continue
+            value = entries[keyword]
+            if keyword in _TEXT_ANNOTATIONS and type(value) is not str:
+                self.report((*at, f".{keyword}"), f"must be a string, got {type_word(value)}")
+            elif not is_json(value):
                 self.report((*at, f".{keyword}"), "annotation must be JSON data")
         properties = entries.get("properties", _MISSING)
         names: set[str] = set()

@@ -107,8 +107,9 @@ def test_value_messages(value: object, expected: list[str]) -> None:
         ({"type": "object", "properties": {"a": {"enum": []}}}, "non-empty array"),
         ({"type": "object", "properties": {"a": {"type": "string", "enum": ["x", 1]}}}, "1 is not of type string"),
         ({"type": "object", "properties": {"a": {"const": [1]}}}, "const: must be a JSON scalar"),
-        ({"type": "object", "description": {1, 2}}, "description: annotation must be JSON data"),
-        ({"type": "object", "title": float("nan")}, "title: annotation must be JSON data"),
+        ({"type": "object", "description": {1, 2}}, "description: must be a string, got non-JSON set"),
+        ({"type": "object", "title": float("nan")}, "title: must be a string, got non-finite number"),
+        ({"type": "object", "default": float("nan")}, "default: annotation must be JSON data"),
         ({"type": "object", 1: "x"}, "schema key of type int"),
         ("object", "a schema must be an object, got string"),
         (None, "a schema must be an object, got null"),
@@ -182,4 +183,28 @@ def test_hostile_values_never_crash() -> None:
     ]
     assert validate_structured_value(SCHEMA, {"verdict": "approve", "score": 1, 7: "x"}) == [
         "(root): object key of type int, expected string"
+    ]
+
+
+@pytest.mark.parametrize("keyword", ["description", "title"])
+@pytest.mark.parametrize(
+    ("value", "word"), [(1, "integer"), (None, "null"), (["a"], "array"), ({"text": "a"}, "object"), (True, "boolean")]
+)
+def test_description_and_title_must_be_strings(keyword: str, value: object, word: str) -> None:
+    nested = {"type": "object", "properties": {"name": {"type": "string", keyword: value}}}
+    for schema, path in (({"type": "object", keyword: value}, keyword), (nested, f"properties.name.{keyword}")):
+        with pytest.raises(OutputSchemaError) as caught:
+            assert_supported_output_schema(schema)
+        assert caught.value.violations == (f"{path}: must be a string, got {word}",)
+        assert validate_structured_value(schema, {}) == [f"(root): unsupported output schema: {path}: must be a string, got {word}"]
+    assert_supported_output_schema({"type": "object", keyword: ""})  # an empty string is still prose
+
+
+def test_annotation_violations_are_listed_in_a_fixed_order() -> None:
+    schema = {"type": "object", "examples": {1}, "default": {2}, "title": 3, "description": 4}
+    assert output_schema_violations(schema) == [
+        "description: must be a string, got integer",
+        "title: must be a string, got integer",
+        "default: annotation must be JSON data",
+        "examples: annotation must be JSON data",
     ]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from dsh_tools.presentation import (
@@ -117,3 +121,42 @@ def test_malformed_views_fail_at_construction(build: object) -> None:
 def test_views_compare_by_value() -> None:
     assert FileDiff("a", None, "b") == FileDiff("a", None, "b")
     assert GenericCallView("t", kind="read") != GenericCallView("t", kind="edit")
+
+
+def test_every_view_has_a_card_attribute_equal_to_its_wire_tag() -> None:
+    diff = [FileDiff("a.txt", None, "new")]
+    views = [
+        (GenericCallView("t"), "generic"),
+        (TerminalCallView("ls"), "terminal"),
+        (DiffCallView("edit", diff), "diff"),
+        (GenericResultView(), "generic"),
+        (TerminalResultView(), "terminal"),
+        (DiffResultView(diff), "diff"),
+    ]
+    for view, tag in views:
+        assert view.card == tag == view.to_json()["card"], type(view).__name__
+        assert type(view).card == tag
+        assert "card" not in view._record_fields, "card is the class's tag, not a constructor field"
+    with pytest.raises(AttributeError):
+        GenericCallView("t").card = "diff"  # type: ignore[misc,assignment]
+
+
+def test_card_narrows_the_view_unions_for_mypy(tmp_path: Path) -> None:
+    snippet = tmp_path / "cards.py"
+    snippet.write_text(
+        "from typing import assert_never\n"
+        "from dsh_tools.presentation import ToolCallView\n\n"
+        "def describe(view: ToolCallView) -> str:\n"
+        "    if view.card == 'diff':\n"
+        "        return str(len(view.diffs))\n"
+        "    if view.card == 'terminal':\n"
+        "        return view.description or view.title\n"
+        "    if view.card == 'generic':\n"
+        "        return str(view.kind)\n"
+        "    assert_never(view)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(snippet)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
