@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dsh_tools.code_mode.runtime import CodeRuntime
 from dsh_tools.host.context import Context
 from dsh_tools.host.services import CODE_RUNTIME
+from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL
 from dsh_tools.registry.registry import ToolMode, ToolRegistry
 from dsh_tools.system_prompt.service import SystemPrompt
 from dsh_tools.timeout_policy import TimeoutPolicy
@@ -20,15 +21,18 @@ def boot(
     timeouts: bool = True,
     *,
     code_runtime: CodeRuntime | None = None,
+    max_parallel_sub_calls: int = DEFAULT_MAX_PARALLEL,
 ) -> Context:
     """A root context with ``SystemPrompt``, ``ToolRegistry`` and (by default) ``TimeoutPolicy``.
 
     ``code_runtime`` is provided as ``CODE_RUNTIME`` when given (Code Mode
     needs one; ``DenoCodeRuntime()`` is the shipped backend).
+    ``max_parallel_sub_calls`` bounds how many of a program's concurrency-safe
+    binding calls dispatch at once (see ``ToolRegistry``).
     """
     ctx = Context()
     SystemPrompt(ctx, tool_order=tool_order)
-    ToolRegistry(ctx, mode=mode)
+    ToolRegistry(ctx, mode=mode, max_parallel_sub_calls=max_parallel_sub_calls)
     if timeouts:
         TimeoutPolicy(ctx)
     if code_runtime is not None:

@@ -54,7 +54,9 @@ class ToolDefinition(Protocol):
     structured-output subset, any root type) with an optional
     ``render(args, value) -> Sequence[ContentBlock]``. A typed tool's
     ``execute`` returns its value, or ``ToolOutput(content, value=...)`` when
-    it makes the content itself.
+    it makes the content itself. ``is_concurrency_safe(args) -> bool``
+    (synchronous and pure; only an exact ``True`` lets the call's dispatch
+    overlap its siblings').
     """
 
     @property
@@ -75,7 +77,7 @@ class RegisteredTool(Record):
     """
 
     _wire_skip = frozenset(
-        {"execute", "present_call", "present_result", "timeout_ms", "render", "check_output"}
+        {"execute", "present_call", "present_result", "timeout_ms", "render", "check_output", "is_concurrency_safe"}
     )
     name: str
     description: str
@@ -87,6 +89,7 @@ class RegisteredTool(Record):
     output_schema: FrozenJson | None = None
     render: RenderValue | None = None
     check_output: Callable[[object], list[str]] | None = None
+    is_concurrency_safe: Callable[[Any], object] | None = None
 
     @property
     def schema(self) -> ToolSchema:

@@ -65,8 +65,11 @@ SDK_USAGE: Final = (
     "Promise<string> that resolves to the tool's text output. A denied or "
     "failed call rejects, so wrap calls in try/catch when you want to handle "
     "that. Only what you `console.log` or `return` comes back to you; nothing "
-    "else the program computes or receives reaches you. Calls run one at a "
-    "time, in the order made, even inside `Promise.all`. The available tools:"
+    "else the program computes or receives reaches you. Calls start in the "
+    "order made. Independent calls to tools that only read overlap when you "
+    "await them together (`await Promise.all([...])`); a call that changes "
+    "something runs alone, after the calls made before it and before the "
+    "calls made after it. The available tools:"
 )
 """The fixed usage instructions that open the SDK text (one paragraph)."""
 

@@ -3,10 +3,14 @@
 For one ``run_code`` execution the bridge
 
 * binds one async function per end-capability tool the calling agent can see;
-* serializes binding calls through a per-run queue, in submission order, so
-  even ``Promise.all`` runs tools one at a time;
-* runs each as a full pipeline call (``<call_id>:code:<n>``, ``parent`` = the
-  outer token, the run-scoped signal), so policy applies inside programs too;
+* schedules binding calls like a batch (``pipeline/batch.py``), in submission
+  order: under ``Promise.all`` the dispatches of concurrency-safe calls
+  overlap (at most ``registry.max_parallel_sub_calls`` at once), an exclusive
+  call runs alone after everything submitted before it, and policy stages run
+  one sub-call at a time, in submission order;
+* runs each as a full pipeline call (``<call_id>:code:<n>``, numbered by
+  submission, ``parent`` = the outer token, the run-scoped signal), so policy
+  applies inside programs too;
 * logs each sub-call as ``tool/code-dispatch`` on the agent's session;
 * owns a run-scoped abort that follows the caller's signal and fires when the
   run settles, then drains in-flight sub-calls *before* returning, so every
@@ -35,6 +39,7 @@ from dsh_tools.content import ToolOutput, text_block
 from dsh_tools.errors import CodeRunFailedError, ToolArgsError
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.json_values import JsonValue, dumps, thaw_json
+from dsh_tools.pipeline.batch import CallLane
 from dsh_tools.signals import AbortController
 
 if TYPE_CHECKING:
@@ -51,39 +56,45 @@ class CodeDispatchError(Exception):
 
 
 class _Run:
-    """Bookkeeping of one program run: the queue, the counter, the in-flight calls."""
+    """Bookkeeping of one program run: the lane, the counters, the in-flight calls."""
 
     def __init__(self, registry: ToolRegistry, outer: ToolExecution, controller: AbortController) -> None:
         self.registry = registry
         self.outer = outer
         self.controller = controller
-        self.queue = asyncio.Lock()
+        self.lane = CallLane(registry, max_parallel=registry.max_parallel_sub_calls)
+        self.driver: asyncio.Task[None] | None = None
+        self.submitted = 0
         self.dispatches = 0
         self.in_flight: set[asyncio.Task[str]] = set()
 
     def binding(self, name: str) -> Binding:
         async def call(args: JsonValue) -> JsonValue:
-            # The sub-call runs as its own task, shielded: when the runtime
-            # cancels a binding because the run ended, the pipeline call it
-            # started still finishes (and is logged) before ``drain`` returns.
-            task = asyncio.ensure_future(self._dispatch(name, args))
+            # Numbered and queued before the first await, so the lane sees the
+            # calls in the order the program made them. The sub-call runs as
+            # its own task, shielded: when the runtime cancels a binding
+            # because the run ended, the pipeline call it started still
+            # finishes (and is logged) before ``drain`` returns.
+            self.submitted += 1
+            sub_id = f"{self.outer.call_id}:code:{self.submitted}"
+            sub_call = ToolExecutionInput(sub_id, name, args, self.outer.agent, self.outer.token, self.controller.signal)
+            task = asyncio.ensure_future(self._dispatch(sub_call, self._submit(sub_call)))
             self.in_flight.add(task)
             task.add_done_callback(self.in_flight.discard)
             return await asyncio.shield(task)
 
         return call
 
-    async def _dispatch(self, name: str, args: JsonValue) -> str:
-        async with self.queue:
-            if self.controller.signal.aborted:
-                raise CodeDispatchError(f'tool "{name}" was not called: the program run has ended')
-            self.dispatches += 1
-            sub_id = f"{self.outer.call_id}:code:{self.dispatches}"
-            result = await self.registry.execute(
-                ToolExecutionInput(
-                    sub_id, name, args, self.outer.agent, self.outer.token, self.controller.signal
-                )
-            )
+    def _submit(self, sub_call: ToolExecutionInput) -> asyncio.Future[ToolExecutionResult]:
+        future = self.lane.submit(sub_call)
+        if self.driver is None or self.driver.done():
+            self.driver = asyncio.ensure_future(self.lane.drive())
+        return future
+
+    async def _dispatch(self, sub_call: ToolExecutionInput, pending: asyncio.Future[ToolExecutionResult]) -> str:
+        result = await pending
+        self.dispatches += 1
+        sub_id, name, args = sub_call.call_id, sub_call.name, sub_call.arguments
         text = result.text  # what the binding resolves to (or rejects with)
         self._log(sub_id, name, args, result, text)
         if result.is_error:
@@ -108,9 +119,14 @@ class _Run:
         )
 
     async def drain(self) -> None:
-        """Wait for every sub-call already started (the run has settled by now)."""
-        while self.in_flight:
-            await asyncio.gather(*self.in_flight, return_exceptions=True)
+        """Wait for every sub-call already submitted (the run has settled by now).
+
+        Sub-calls that had not started when the run settled meet its aborted
+        signal and settle ``ABORTED_BEFORE_DISPATCH`` (recorded, never run).
+        """
+        while self.in_flight or (self.driver is not None and not self.driver.done()):
+            waiting = [*self.in_flight, *([self.driver] if self.driver is not None else [])]
+            await asyncio.gather(*waiting, return_exceptions=True)
 
 
 def render_run_text(logs: Sequence[CodeLogEntry], value: JsonValue | None) -> str:

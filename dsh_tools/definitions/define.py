@@ -81,6 +81,7 @@ class DefinedTool(Generic[A]):
     __slots__ = (
         "_args_type",
         "_body",
+        "_classifier",
         "_convert",
         "_description",
         "_name",
@@ -107,6 +108,7 @@ class DefinedTool(Generic[A]):
     _present_result: Callable[[A, ToolResult], ToolResultView | None] | None
     _output_schema: PMap[str, FrozenJson] | None
     _render: Callable[[A, Any], Sequence[ContentBlock]] | None
+    _classifier: Callable[[A], bool] | None
 
     def __init__(
         self,
@@ -121,6 +123,7 @@ class DefinedTool(Generic[A]):
         present_result: Callable[[A, ToolResult], ToolResultView | None] | None,
         output_schema: PMap[str, FrozenJson] | None = None,
         render: Callable[[A, Any], Sequence[ContentBlock]] | None = None,
+        is_concurrency_safe: Callable[[A], bool] | None = None,
     ) -> None:
         schema = freeze_json(schema_spec_to_json_schema(spec)).unwrap()
         values: dict[str, object] = {
@@ -139,6 +142,7 @@ class DefinedTool(Generic[A]):
             "_present_result": present_result,
             "_output_schema": output_schema,
             "_render": render,
+            "_classifier": is_concurrency_safe,
         }
         for slot, value in values.items():
             object.__setattr__(self, slot, value)
@@ -216,6 +220,21 @@ class DefinedTool(Generic[A]):
         output: ToolReturn | JsonValue = await self._body(self._convert(args), exec)
         return output
 
+    def is_concurrency_safe(self, args: object, /) -> bool:
+        """Whether this call's dispatch may overlap its siblings' (``execute_batch``, Code Mode).
+
+        The author's classifier is asked only about valid arguments, typed as
+        the body gets them; no classifier, invalid arguments or any answer but
+        exactly ``True`` mean ``False`` (exclusive). A classifier that raises
+        raises here; the registry reads that as exclusive and logs it. It runs
+        on the event loop before every batched call: it must be synchronous,
+        pure and fast.
+        """
+        classifier = self._classifier
+        if classifier is None or self._validate(args):
+            return False
+        return classifier(self._convert(args)) is True
+
     def present_call(self, args: object, /) -> ToolCallView | None:
         """The pending-call card, or ``None`` (no presenter, bad args, presenter failure)."""
         presenter = self._present_call
@@ -260,6 +279,7 @@ def define_tool(
     timeout_ms: float | None = None,
     present_call: _CallPresenter[A] = None,
     present_result: _ResultPresenter[A] = None,
+    is_concurrency_safe: Callable[[A], bool] | None = None,
 ) -> DefinedTool[A]: ...
 
 
@@ -275,6 +295,7 @@ def define_tool(
     timeout_ms: float | None = None,
     present_call: _CallPresenter[A] = None,
     present_result: _ResultPresenter[A] = None,
+    is_concurrency_safe: Callable[[A], bool] | None = None,
 ) -> DefinedTool[A]: ...
 
 
@@ -290,6 +311,7 @@ def define_tool(
     timeout_ms: float | None = None,
     present_call: _CallPresenter[A] = None,
     present_result: _ResultPresenter[A] = None,
+    is_concurrency_safe: Callable[[A], bool] | None = None,
 ) -> DefinedTool[A]: ...
 
 
@@ -305,6 +327,7 @@ def define_tool(
     timeout_ms: float | None = None,
     present_call: _CallPresenter[_SpecArgs] = None,
     present_result: _ResultPresenter[_SpecArgs] = None,
+    is_concurrency_safe: Callable[[_SpecArgs], bool] | None = None,
 ) -> DefinedTool[_SpecArgs]: ...
 
 
@@ -320,6 +343,7 @@ def define_tool(
     timeout_ms: float | None = None,
     present_call: _CallPresenter[_SpecArgs] = None,
     present_result: _ResultPresenter[_SpecArgs] = None,
+    is_concurrency_safe: Callable[[_SpecArgs], bool] | None = None,
 ) -> DefinedTool[_SpecArgs]: ...
 
 
@@ -335,6 +359,7 @@ def define_tool(
     timeout_ms: float | None = None,
     present_call: _CallPresenter[_SpecArgs] = None,
     present_result: _ResultPresenter[_SpecArgs] = None,
+    is_concurrency_safe: Callable[[_SpecArgs], bool] | None = None,
 ) -> DefinedTool[_SpecArgs]: ...
 
 
@@ -350,6 +375,7 @@ def define_tool(
     timeout_ms: float | None = None,
     present_call: Callable[[Any], ToolCallView | None] | None = None,
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None,
+    is_concurrency_safe: Callable[[Any], bool] | None = None,
 ) -> DefinedTool[Any]:
     """Define a tool from a TypedDict (``args=``) or a ``SchemaSpec`` (``parameters=``).
 
@@ -361,9 +387,16 @@ def define_tool(
     Raises at definition time: ``ValueError`` for a bad name, description,
     ``timeout_ms`` or malformed ``Prop``; ``TypeError`` for an unsupported
     TypedDict field or ``output`` annotation (named), both or neither of
-    ``args``/``parameters``, a non-callable ``execute``/presenter/``render``,
-    or ``render`` without ``output``; ``OutputSchemaError`` (naming the tool,
-    listing every violation) for an output schema outside the supported subset.
+    ``args``/``parameters``, a non-callable ``execute``/presenter/``render``/
+    ``is_concurrency_safe``, or ``render`` without ``output``;
+    ``OutputSchemaError`` (naming the tool, listing every violation) for an
+    output schema outside the supported subset.
+
+    ``is_concurrency_safe(args) -> bool`` opts a call into overlapping its
+    siblings in ``execute_batch`` and Code Mode ``Promise.all``: answer
+    ``True`` only when running this call at the same time as *any* other
+    call (of any tool, this one included) cannot change what either does,
+    typically because it only reads. See ``docs/writing-tools.md``.
     """
     check_tool_name(name)
     if type(description) is not str:
@@ -371,7 +404,9 @@ def define_tool(
     check_timeout_ms(timeout_ms, name)
     if not callable(execute):
         raise TypeError(f'tool "{name}": execute must be callable')
-    for label, presenter in (("present_call", present_call), ("present_result", present_result), ("render", render)):
+    callbacks = {"present_call": present_call, "present_result": present_result, "render": render}
+    callbacks["is_concurrency_safe"] = is_concurrency_safe
+    for label, presenter in callbacks.items():
         if presenter is not None and not callable(presenter):
             raise TypeError(f'tool "{name}": {label} must be callable or None')
     if (args is None) == (parameters is None):
@@ -400,4 +435,5 @@ def define_tool(
         present_result=present_result,
         output_schema=output_schema,  # type: ignore[arg-type]
         render=render,
+        is_concurrency_safe=is_concurrency_safe,
     )

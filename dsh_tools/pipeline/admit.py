@@ -18,7 +18,7 @@ from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, error_result
 from dsh_tools.signals import AbortSignal
 
-__all__ = ["admit"]
+__all__ = ["admit", "identity_problem"]
 
 
 def admit(host: PipelineHost, call: ToolExecutionInput) -> Result[ToolExecution, Settled]:
@@ -27,7 +27,7 @@ def admit(host: PipelineHost, call: ToolExecutionInput) -> Result[ToolExecution,
         return _reject(host, None, f"expected ToolExecutionInput, got {type(call).__name__}")
     parent = call.parent
     forged = parent is not None and not host.issued(parent)
-    problem = _identity_problem(call)
+    problem = identity_problem(call)
     if problem is None and forged:
         problem = "parent is not a token issued by this registry"
     if problem is None:
@@ -43,7 +43,7 @@ def admit(host: PipelineHost, call: ToolExecutionInput) -> Result[ToolExecution,
     return _reject(host, call, problem, drop_parent=forged)
 
 
-def _identity_problem(call: ToolExecutionInput) -> str | None:
+def identity_problem(call: ToolExecutionInput) -> str | None:
     """The input's fields are typed, but callers are untrusted: check what is really there."""
     call_id: object = call.call_id
     name: object = call.name

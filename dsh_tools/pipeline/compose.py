@@ -4,32 +4,57 @@
 Gates share one shape, ``(host, execution) -> Result[ToolExecution, Settled]``,
 so a custom pipeline is a different tuple of gates (drop approval, add a rate
 limit) rather than a different engine.
+
+A call runs in three phases, and a batch (``pipeline/batch.py``) schedules the
+same three: :func:`open_call` (the abort check and the gates: policy, one call
+at a time), :func:`dispatch_call` (the ``tools/execute`` chain and the body:
+the only phase that may overlap other calls) and :func:`close_call`
+(``tools/post-execute``). Each phase settles a cancellation of its own task
+as a result instead of raising, so the call is always recorded;
+:class:`~dsh_tools.pipeline.cancellation.CallerScope` re-raises it afterwards.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 from returns.result import Failure, Result, Success
 
+from dsh_tools.errors import ToolAbortedError
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.pipeline.admit import admit
-from dsh_tools.pipeline.dispatch import dispatch
+from dsh_tools.pipeline.cancellation import FATAL, CallerScope, cancel_requested
+from dsh_tools.pipeline.dispatch import DispatchProgress, dispatch
 from dsh_tools.pipeline.guards import check_guards
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.observe import finalize, notify_result
-from dsh_tools.pipeline.outcomes import Settled
+from dsh_tools.pipeline.outcomes import AbortCode, Settled, aborted_result, exception_result
 from dsh_tools.pipeline.post_execute import post_execute
 from dsh_tools.pipeline.pre_execute import pre_execute
 
-__all__ = ["STANDARD_GATES", "Gate", "execute_call", "pass_gates", "run_tool"]
+__all__ = [
+    "CANCELLED",
+    "STANDARD_GATES",
+    "Gate",
+    "close_call",
+    "dispatch_call",
+    "execute_call",
+    "open_call",
+    "pass_gates",
+    "record_interrupted",
+    "run_tool",
+]
 
 Gate: TypeAlias = Callable[[PipelineHost, ToolExecution], Awaitable[Result[ToolExecution, Settled]]]
 """A stage that lets the call through (``Success``) or settles it (``Failure``)."""
 
 STANDARD_GATES: tuple[Gate, ...] = (pre_execute, check_guards)
 """The SPEC's order: the pre-execute waterfall (with approval for ``Ask``), then guards."""
+
+CANCELLED: Final = "the caller's task was cancelled"
+"""The abort reason a result carries when the task awaiting the call was cancelled."""
 
 
 async def pass_gates(
@@ -43,19 +68,110 @@ async def pass_gates(
     return admitted
 
 
+def _not_dispatched(execution: ToolExecution, reason: object) -> Failure[Settled]:
+    return Failure(Settled(execution, aborted_result(execution, "ABORTED_BEFORE_DISPATCH", reason)))
+
+
+async def open_call(
+    host: PipelineHost, execution: ToolExecution, gates: Sequence[Gate] = STANDARD_GATES
+) -> Result[ToolExecution, Settled]:
+    """Everything before dispatch: the abort check, then the gates, then the abort check again.
+
+    A call whose signal is already aborted reaches neither policy nor body
+    (``ABORTED_BEFORE_DISPATCH``); so does one whose signal or task is
+    aborted while its gates run. A denial stands as the denial.
+    """
+    signal = execution.signal
+    if signal is not None and signal.aborted:
+        return _not_dispatched(execution, signal.reason)
+    try:
+        gated = await pass_gates(host, Success(execution), gates)
+    except asyncio.CancelledError:
+        if not cancel_requested():
+            raise
+        return _not_dispatched(execution, CANCELLED)
+    if isinstance(gated, Success):
+        if cancel_requested():
+            return _not_dispatched(execution, CANCELLED)
+        if signal is not None and signal.aborted:
+            return _not_dispatched(execution, signal.reason)
+    return gated
+
+
+async def dispatch_call(
+    host: PipelineHost, execution: ToolExecution, progress: DispatchProgress | None = None
+) -> ToolExecutionResult:
+    """Dispatch, then the abort rule: a success whose call was aborted meanwhile becomes ``ABORTED``.
+
+    Failures, denials and timeouts keep their own result. If this task is
+    cancelled, the body is cancelled with it (the ``CancelledError`` reaches
+    its ``await``), and the call settles ``ABORTED`` (or
+    ``ABORTED_BEFORE_DISPATCH`` if the body had not started) once it has ended.
+    """
+    progress = progress if progress is not None else DispatchProgress()
+    try:
+        result = await dispatch(host, execution, progress=progress)
+    except asyncio.CancelledError:
+        if not cancel_requested():
+            raise
+        code: AbortCode = "ABORTED" if progress.body_started else "ABORTED_BEFORE_DISPATCH"
+        return aborted_result(execution, code, CANCELLED)
+    if result.is_error:
+        return result
+    signal = execution.signal
+    if signal is not None and signal.aborted:
+        return aborted_result(execution, "ABORTED", signal.reason)
+    if cancel_requested():
+        return aborted_result(execution, "ABORTED", CANCELLED)
+    return result
+
+
+async def close_call(host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult) -> Settled:
+    """``tools/post-execute``; a cancellation while it runs settles the call as ``ABORTED``."""
+    try:
+        return Settled(execution, await post_execute(host, execution, result))
+    except asyncio.CancelledError:
+        if not cancel_requested():
+            raise
+        return Settled(execution, aborted_result(execution, "ABORTED", CANCELLED))
+
+
 async def run_tool(host: PipelineHost, execution: ToolExecution) -> Settled:
     """Dispatch (with ``tools/execute`` wrappers), then ``tools/post-execute``."""
-    result = await dispatch(host, execution)
-    return Settled(execution, await post_execute(host, execution, result))
+    return await close_call(host, execution, await dispatch_call(host, execution))
+
+
+async def record_interrupted(host: PipelineHost, execution: ToolExecution, error: BaseException) -> None:
+    """``KeyboardInterrupt``/``SystemExit`` mid-call: record an ``ABORTED`` result before it propagates."""
+    interrupted = ToolAbortedError(f'tool "{execution.name}" was interrupted by {type(error).__name__}')
+    await notify_result(host, Settled(execution, exception_result(execution.call_id, interrupted)))
 
 
 async def execute_call(
     host: PipelineHost, call: ToolExecutionInput, *, gates: Sequence[Gate] = STANDARD_GATES
 ) -> ToolExecutionResult:
-    """Run one call through the whole pipeline; never raises for a misbehaving participant."""
-    match await pass_gates(host, admit(host, call), gates):
-        case Success(execution):
-            settled = await run_tool(host, execution)
-        case Failure(early):
-            settled = early
-    return await notify_result(host, finalize(settled))
+    """Run one call through the whole pipeline; never raises for a misbehaving participant.
+
+    Cancelling the task awaiting it cancels the body, records the call
+    (``ABORTED`` or ``ABORTED_BEFORE_DISPATCH``) and then raises
+    ``CancelledError``; ``KeyboardInterrupt``/``SystemExit`` propagate once
+    the call is recorded.
+    """
+    with CallerScope() as scope:
+        admitted = admit(host, call)
+        if isinstance(admitted, Failure):
+            settled: Settled = admitted.failure()
+        else:
+            execution = admitted.unwrap()
+            try:
+                match await open_call(host, execution, gates):
+                    case Success(passed):
+                        settled = await run_tool(host, passed)
+                    case Failure(early):
+                        settled = early
+            except FATAL as error:
+                await record_interrupted(host, execution, error)
+                raise
+        result = await notify_result(host, finalize(settled))
+        scope.raise_if_cancelled()
+    return result

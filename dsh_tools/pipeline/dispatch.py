@@ -21,30 +21,70 @@ from returns.result import Failure
 from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import KEEP, Keep
+from dsh_tools.pipeline.cancellation import propagate_if_fatal
 from dsh_tools.pipeline.checks import check_result
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.outcomes import StageFailure, error_result, exception_result
+from dsh_tools.pipeline.outcomes import (
+    StageFailure,
+    aborted_result,
+    error_result,
+    exception_result,
+    report_failure,
+)
 from dsh_tools.pipeline.values import tool_result
-from dsh_tools.signals import AbortSignal
+from dsh_tools.signals import AbortController, AbortSignal
 
-__all__ = ["dispatch", "invoke_tool"]
+__all__ = ["DispatchProgress", "dispatch", "invoke_tool"]
 
 EVENT: Final = "tools/execute"
 
 
-async def dispatch(host: PipelineHost, execution: ToolExecution) -> ToolExecutionResult:
+class DispatchProgress:
+    """What one dispatch has got to, for whoever must settle it if it is cancelled.
+
+    ``body_started`` tells an interrupted call that never reached its body
+    (``ABORTED_BEFORE_DISPATCH``) from one cut short (``ABORTED``).
+    ``fallback_signal`` is the registry's own signal for a body whose innermost
+    ``next`` carries none (a body always gets a signal); :meth:`abort` aborts
+    it when the call is cancelled.
+    """
+
+    __slots__ = ("body_started", "_controller")
+
+    def __init__(self) -> None:
+        self.body_started = False
+        self._controller: AbortController | None = None
+
+    def fallback_signal(self) -> AbortSignal:
+        if self._controller is None:
+            self._controller = AbortController()
+        return self._controller.signal
+
+    def abort(self, reason: object) -> None:
+        if self._controller is not None:
+            self._controller.abort(reason)
+
+
+async def dispatch(
+    host: PipelineHost, execution: ToolExecution, *, progress: DispatchProgress | None = None
+) -> ToolExecutionResult:
     """Run the ``tools/execute`` chain around :func:`invoke_tool`."""
+    progress = progress if progress is not None else DispatchProgress()
     listeners = host.events.listeners(EVENT, execution.agent)
     if not listeners:
-        return await invoke_tool(host, execution)
-    return await _level(host, listeners, 0, execution)
+        return await invoke_tool(host, execution, progress=progress)
+    return await _level(host, listeners, 0, execution, progress)
 
 
 async def _level(
-    host: PipelineHost, listeners: Sequence[Callable[..., Any]], index: int, execution: ToolExecution
+    host: PipelineHost,
+    listeners: Sequence[Callable[..., Any]],
+    index: int,
+    execution: ToolExecution,
+    progress: DispatchProgress,
 ) -> ToolExecutionResult:
     if index == len(listeners):
-        return await invoke_tool(host, execution)
+        return await invoke_tool(host, execution, progress=progress)
 
     def next_(*, signal: AbortSignal | None | Literal[Keep.KEEP] = KEEP) -> Awaitable[ToolExecutionResult]:
         if signal is KEEP:
@@ -53,30 +93,48 @@ async def _level(
             inner = execution.set(signal=signal)
         else:
             raise TypeError(f"next(signal=...) takes an AbortSignal or None, got {type(signal).__name__}")
-        return _level(host, listeners, index + 1, inner)
+        return _level(host, listeners, index + 1, inner, progress)
 
+    listener = listeners[index]
     try:
-        value = listeners[index](execution, next_)
+        value = listener(execution, next_)
         if inspect.isawaitable(value):
             value = await value
-    except Exception as error:  # noqa: BLE001 - the wrapper's failure is this level's result
-        return StageFailure.raised(error, f"{EVENT} listener").result(execution.call_id)
+    except BaseException as error:  # noqa: BLE001 - the wrapper's failure is this level's result
+        propagate_if_fatal(error)
+        report_failure(host.logger, f"{EVENT} listener", listener, error)
+        return StageFailure.raised(error).result(execution.call_id)
     checked = check_result(value, execution.call_id)
     if isinstance(checked, Failure):
         return error_result(execution.call_id, f"{EVENT} listener {checked.failure()}")
     return checked.unwrap()
 
 
-async def invoke_tool(host: PipelineHost, execution: ToolExecution) -> ToolExecutionResult:
-    """Core dispatch: resolve the tool as the caller sees it, run its body, normalize."""
+async def invoke_tool(
+    host: PipelineHost, execution: ToolExecution, *, progress: DispatchProgress | None = None
+) -> ToolExecutionResult:
+    """Core dispatch: resolve the tool as the caller sees it, run its body, normalize.
+
+    The body always gets a signal: the innermost ``next``'s, or the
+    registry's own for the call when a wrapper removed it (or there never
+    was one). A signal already aborted here means the body is not started.
+    """
     call_id = execution.call_id
     tool = host.resolve(execution.name, execution.agent)
     if tool is None:
         return exception_result(call_id, ToolNotFoundError(execution.name))
+    signal = execution.signal
+    if signal is None:
+        execution = execution.set(signal=(progress or DispatchProgress()).fallback_signal())
+    elif signal.aborted:
+        return aborted_result(execution, "ABORTED_BEFORE_DISPATCH", signal.reason)
+    if progress is not None:
+        progress.body_started = True
     try:
         output: object = tool.execute(execution.arguments, execution)
         if inspect.isawaitable(output):
             output = await output
-    except Exception as error:  # noqa: BLE001 - the body's error boundary
+    except BaseException as error:  # noqa: BLE001 - the body's error boundary
+        propagate_if_fatal(error)
         return exception_result(call_id, error)
     return tool_result(tool, execution, output)

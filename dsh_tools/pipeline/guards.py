@@ -14,7 +14,8 @@ from returns.result import Result, Success
 
 from dsh_tools.execution import ToolExecution
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, failed
+from dsh_tools.pipeline.cancellation import propagate_if_fatal
+from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, failed, report_failure
 
 __all__ = ["check_guards"]
 
@@ -24,8 +25,10 @@ async def check_guards(host: PipelineHost, execution: ToolExecution) -> Result[T
     for guard in host.guards_for(execution.agent):
         try:
             verdict: object = guard(execution)
-        except Exception as error:  # noqa: BLE001 - a broken guard fails closed
-            return failed(execution, StageFailure.raised(error, "guard"))
+        except BaseException as error:  # noqa: BLE001 - a broken guard fails closed
+            propagate_if_fatal(error)
+            report_failure(host.logger, "guard", guard, error)
+            return failed(execution, StageFailure.raised(error))
         if verdict is None:
             continue
         if type(verdict) is str:

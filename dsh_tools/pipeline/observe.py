@@ -8,16 +8,17 @@ otherwise ignored.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from typing import Final
 
 from returns.result import Failure
 
-from dsh_tools.errors import safe_str
 from dsh_tools.execution import ToolExecutionResult
+from dsh_tools.pipeline.cancellation import FATAL, cancel_requested
 from dsh_tools.pipeline.checks import check_result
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.outcomes import Settled, error_result
+from dsh_tools.pipeline.outcomes import Settled, error_result, report_failure
 
 __all__ = ["finalize", "notify_result"]
 
@@ -33,28 +34,27 @@ def finalize(settled: Settled) -> Settled:
 
 
 async def notify_result(host: PipelineHost, settled: Settled) -> ToolExecutionResult:
-    """Tell every observer of the call's scope; return the (unchanged) result."""
+    """Tell every observer of the call's scope; return the (unchanged) result.
+
+    Every observer hears the call, whatever an earlier one did: a failing
+    observer is logged and skipped; when the caller's task is cancelled (or
+    interrupted) during an observer, the rest are still told, and the
+    cancellation is left to the caller (``KeyboardInterrupt``/``SystemExit``
+    are re-raised here, once everyone has heard).
+    """
     execution, result = settled.execution, settled.result
+    fatal: BaseException | None = None
     for observer in host.events.listeners(EVENT, execution.agent):
         try:
             pending = observer(execution, result)
             if inspect.isawaitable(pending):
                 await pending
-        except Exception as error:  # noqa: BLE001 - observe-only: contain and report
-            host.logger.warning(
-                "%s observer %s failed: %s: %s",
-                EVENT,
-                _describe(observer),
-                type(error).__name__,
-                safe_str(error),
-            )
+        except FATAL as error:
+            fatal = fatal or error
+        except BaseException as error:  # noqa: BLE001 - observe-only: contain and report
+            if isinstance(error, asyncio.CancelledError) and cancel_requested():
+                continue  # the caller's cancellation: CallerScope re-raises it after the call is recorded
+            report_failure(host.logger, f"{EVENT} observer", observer, error)
+    if fatal is not None:
+        raise fatal
     return result
-
-
-def _describe(observer: object) -> str:
-    """The observer's ``__qualname__`` for the log line; never raises (``__getattr__`` may)."""
-    try:
-        name: object = getattr(observer, "__qualname__", None)
-    except Exception:  # noqa: BLE001 - a hostile __getattr__ is data here
-        name = None
-    return name if type(name) is str else type(observer).__qualname__

@@ -2,24 +2,37 @@
 
 The model sees ``Error: <message>``; retry/replay plugins see ``error`` for a
 ``HarnessError``. Nothing here raises, whatever the exception's ``__str__`` does.
+
+A participant that raises (listener, guard, wrapper, approval service) reads
+to the model exactly like a tool body that raised, ``Error: <str(exception)>``:
+who failed is the operator's business, so :func:`report_failure` puts the
+participant's name and the traceback on ``ctx.logger`` instead.
 """
 
 from __future__ import annotations
 
+import logging
+from typing import Literal
+
 from returns.result import Failure
 
-from dsh_tools.errors import HarnessError, safe_str
+from dsh_tools.errors import HarnessError, ToolAbortedError, safe_str
 from dsh_tools.execution import ToolErrorInfo, ToolExecution, ToolExecutionResult
 from dsh_tools.record import Record
 
 __all__ = [
+    "AbortCode",
     "Settled",
     "StageFailure",
+    "aborted_result",
     "denied",
+    "describe_participant",
     "error_result",
+    "exception_message",
     "exception_result",
     "failed",
     "harness_error_info",
+    "report_failure",
     "safe_str",
 ]
 
@@ -47,12 +60,9 @@ class StageFailure(Record):
     error: ToolErrorInfo | None = None
 
     @classmethod
-    def raised(cls, error: BaseException, who: str) -> StageFailure:
-        """``who`` raised ``error``: a ``HarnessError`` keeps its text and class, anything else is named."""
-        info = harness_error_info(error)
-        if info is not None:
-            return cls(safe_str(error), info)
-        return cls(f"{who} raised {type(error).__name__}: {safe_str(error)}")
+    def raised(cls, error: BaseException) -> StageFailure:
+        """A participant raised ``error``: the model reads what a raising tool body would give."""
+        return cls(exception_message(error), harness_error_info(error))
 
     def result(self, call_id: str) -> ToolExecutionResult:
         """The ``is_error`` result this failure settles a call with."""
@@ -80,9 +90,49 @@ def error_result(call_id: str, message: str, error: ToolErrorInfo | None = None)
     )
 
 
+def exception_message(exception: BaseException) -> str:
+    """``str(exception)`` (safely), or its class name when that is empty (``CancelledError()``)."""
+    return safe_str(exception) or type(exception).__name__
+
+
 def exception_result(call_id: str, exception: BaseException) -> ToolExecutionResult:
     """The result of a raised exception (structured ``error`` for ``HarnessError``)."""
-    return error_result(call_id, safe_str(exception), harness_error_info(exception))
+    return error_result(call_id, exception_message(exception), harness_error_info(exception))
+
+
+AbortCode = Literal["ABORTED", "ABORTED_BEFORE_DISPATCH"]
+
+
+def aborted_result(execution: ToolExecution, code: AbortCode, reason: object) -> ToolExecutionResult:
+    """``ToolAbortedError`` result: the body never started (``ABORTED_BEFORE_DISPATCH``) or was cut short."""
+    when = "before" if code == "ABORTED_BEFORE_DISPATCH" else "while"
+    because = exception_message(reason) if issubclass(type(reason), BaseException) else safe_str(reason)  # type: ignore[arg-type]
+    message = f'the call was aborted {when} tool "{execution.name}" ran: {because}'
+    return exception_result(execution.call_id, ToolAbortedError(message, code))
+
+
+def describe_participant(participant: object) -> str:
+    """A participant's ``__qualname__`` for a log line; never raises (``__getattr__`` may)."""
+    try:
+        name: object = getattr(participant, "__qualname__", None)
+    except Exception:  # noqa: BLE001 - a hostile __getattr__ is data here
+        name = None
+    return name if type(name) is str else type(participant).__qualname__
+
+
+def report_failure(logger: logging.Logger, role: str, participant: object, error: BaseException) -> None:
+    """Tell the operator which participant failed, with the traceback (WARNING); never raises."""
+    try:
+        logger.warning(
+            "%s %s raised %s: %s",
+            role,
+            describe_participant(participant),
+            type(error).__name__,
+            safe_str(error),
+            exc_info=(type(error), error, error.__traceback__),
+        )
+    except Exception:  # noqa: BLE001 - reporting must not become the failure
+        pass
 
 
 def denied(execution: ToolExecution, reason: str) -> Failure[Settled]:

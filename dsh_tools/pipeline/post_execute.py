@@ -41,7 +41,7 @@ async def run_post_execute(
     listeners = host.events.listeners(EVENT, execution.agent)
     if not listeners:
         return Success(_ACCEPT)
-    return await run_waterfall(listeners, (execution, result), _accept, check_post_decision, EVENT)
+    return await run_waterfall(listeners, (execution, result), _accept, check_post_decision, EVENT, host.logger)
 
 
 def apply_post_decision(

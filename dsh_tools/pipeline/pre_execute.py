@@ -17,7 +17,8 @@ from dsh_tools.decisions import Allow, Ask, Deny, PreToolDecision
 from dsh_tools.execution import ToolExecution
 from dsh_tools.pipeline.checks import check_pre_decision
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, failed
+from dsh_tools.pipeline.cancellation import propagate_if_fatal
+from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, failed, report_failure
 from dsh_tools.pipeline.waterfall import run_waterfall
 
 __all__ = ["ask_approval", "decide", "pre_execute", "run_pre_execute"]
@@ -35,7 +36,7 @@ async def run_pre_execute(host: PipelineHost, execution: ToolExecution) -> Resul
     listeners = host.events.listeners(EVENT, execution.agent)
     if not listeners:
         return Success(_ALLOW)
-    return await run_waterfall(listeners, (execution,), _allow, check_pre_decision, EVENT)
+    return await run_waterfall(listeners, (execution,), _allow, check_pre_decision, EVENT, host.logger)
 
 
 async def decide(
@@ -62,8 +63,10 @@ async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -
     request = ApprovalRequest(execution.agent, name, execution.call_id, ask.reason, execution.signal)
     try:
         outcome: object = await service.request(request)
-    except Exception as error:  # noqa: BLE001 - a broken approver fails closed
-        return failed(execution, StageFailure.raised(error, "approval service"))
+    except BaseException as error:  # noqa: BLE001 - a broken approver fails closed
+        propagate_if_fatal(error)
+        report_failure(host.logger, "approval service", service, error)
+        return failed(execution, StageFailure.raised(error))
     if type(outcome) is not str:  # before comparing: a hostile __eq__/__hash__ must not run
         return failed(execution, StageFailure(f"approval service returned {type(outcome).__name__}, not a known outcome"))
     if outcome == "allowed-once":

@@ -9,12 +9,14 @@ back, so a malformed value is caught at the level that produced it.
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from returns.result import Failure, Result, Success
 
-from dsh_tools.pipeline.outcomes import StageFailure
+from dsh_tools.pipeline.cancellation import propagate_if_fatal
+from dsh_tools.pipeline.outcomes import StageFailure, report_failure
 
 __all__ = ["ListenerFailure", "run_waterfall"]
 
@@ -31,13 +33,16 @@ async def run_waterfall(
     base: Callable[[], Awaitable[T]],
     check: Callable[[object], Result[T, str]],
     event: str,
+    logger: logging.Logger | None = None,
 ) -> Result[T, StageFailure]:
     """Compose ``listeners`` around ``base``; ``Failure`` is sticky (fail closed).
 
     Once any level fails (raises, or returns what ``check`` refuses), the whole
     run fails with the first failure's text, even if an outer listener caught
     the ``ListenerFailure`` and returned something valid: a policy chain must
-    not be talked out of a failure by its own members.
+    not be talked out of a failure by its own members. A listener that raises
+    is reported on ``logger`` (name and traceback); the caller's cancellation
+    and ``KeyboardInterrupt``/``SystemExit`` propagate.
     """
     failures: list[StageFailure] = []
 
@@ -51,8 +56,11 @@ async def run_waterfall(
                 value = await value
         except ListenerFailure:
             raise
-        except Exception as error:  # noqa: BLE001 - contained: becomes the call's error
-            failures.append(StageFailure.raised(error, f"{event} listener"))
+        except BaseException as error:  # noqa: BLE001 - contained: becomes the call's error
+            propagate_if_fatal(error)
+            if logger is not None:
+                report_failure(logger, f"{event} listener", listener, error)
+            failures.append(StageFailure.raised(error))
             raise ListenerFailure(failures[0].message) from None
         checked = check(value)
         if isinstance(checked, Failure):

@@ -22,6 +22,8 @@ from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, ToolExe
 from dsh_tools.host.context import Agent, Context
 from dsh_tools.host.events import EventBus
 from dsh_tools.host.services import APPROVAL, SYSTEM_PROMPT, TOOLS
+from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL, check_max_parallel, execute_batch
+from dsh_tools.pipeline.classify import ExecutionMode, classify_input
 from dsh_tools.pipeline.compose import execute_call
 from dsh_tools.pipeline.host import Guard
 from dsh_tools.registry.layers import Restriction, ScopeView, ToolLayers
@@ -43,10 +45,11 @@ CHANGE: Final = "tools/change"
 class _Core:
     """State shared by every view of one registry."""
 
-    __slots__ = ("mode", "layers", "tokens", "transport")
+    __slots__ = ("mode", "layers", "tokens", "transport", "max_parallel_sub_calls")
 
-    def __init__(self, mode: ToolMode) -> None:
+    def __init__(self, mode: ToolMode, max_parallel_sub_calls: int) -> None:
         self.mode: ToolMode = mode
+        self.max_parallel_sub_calls = max_parallel_sub_calls
         self.layers = ToolLayers()
         self.tokens: weakref.WeakSet[ToolExecutionToken] = weakref.WeakSet()
         self.transport: RegisteredTool | None = None
@@ -57,13 +60,16 @@ class ToolRegistry:
 
     __slots__ = ("_core", "_ctx", "__weakref__")
 
-    def __init__(self, ctx: Context, *, mode: ToolMode = "native") -> None:
+    def __init__(
+        self, ctx: Context, *, mode: ToolMode = "native", max_parallel_sub_calls: int = DEFAULT_MAX_PARALLEL
+    ) -> None:
         if mode not in get_args(ToolMode):
             raise ValueError(f"mode must be one of native, code, both; got {mode!r}")
+        check_max_parallel(max_parallel_sub_calls, "max_parallel_sub_calls")
         prompt = ctx.get(SYSTEM_PROMPT)
         if prompt is None:
             raise RuntimeError("ToolRegistry needs a SystemPrompt on the context: construct SystemPrompt(ctx) first")
-        self._core = _Core(mode)
+        self._core = _Core(mode, max_parallel_sub_calls)
         self._ctx = ctx
         ctx.provide(TOOLS, self)
         from dsh_tools.registry.prompt import contribute_to_prompt
@@ -81,6 +87,11 @@ class ToolRegistry:
     def mode(self) -> ToolMode:
         """``native``, ``code`` or ``both``: how the tools are presented to the model."""
         return self._core.mode
+
+    @property
+    def max_parallel_sub_calls(self) -> int:
+        """How many of a Code Mode program's safe binding calls may dispatch at once."""
+        return self._core.max_parallel_sub_calls
 
     @property
     def context(self) -> Context:
@@ -192,8 +203,36 @@ class ToolRegistry:
 
     # -- execution (PipelineHost) ------------------------------------------
     async def execute(self, call: ToolExecutionInput) -> ToolExecutionResult:
-        """Run one call through the standard pipeline; never raises for bad input."""
+        """Run one call through the standard pipeline; never raises for bad input.
+
+        If the task awaiting it is cancelled, the call is still recorded
+        (``tools/result`` sees it, ``ABORTED``) before ``CancelledError``
+        propagates.
+        """
         return await execute_call(self, call)
+
+    async def execute_batch(
+        self, calls: Sequence[ToolExecutionInput], *, max_parallel: int = DEFAULT_MAX_PARALLEL
+    ) -> list[ToolExecutionResult]:
+        """Run the sibling calls of one assistant message; results in input order.
+
+        Calls whose :meth:`execution_mode` is ``"parallel"`` dispatch side by
+        side (a rolling pool of ``max_parallel``); an ``"exclusive"`` one runs
+        alone, after everything before it and before anything after it. Policy
+        stages and observers still run one call at a time, in input order
+        (see ``dsh_tools.pipeline.batch``). ``max_parallel < 1`` raises
+        ``ValueError``.
+        """
+        return await execute_batch(self, calls, max_parallel=max_parallel)
+
+    def execution_mode(self, call: ToolExecutionInput) -> ExecutionMode:
+        """``"parallel"`` if the definition the call's agent resolves says its arguments are safe to overlap.
+
+        Only an exact ``True`` from ``is_concurrency_safe(args)`` counts;
+        unknown tools, ``run_code``, invalid input and a classifier that
+        raises are ``"exclusive"``.
+        """
+        return classify_input(self, call)
 
     @property
     def events(self) -> EventBus:

@@ -49,6 +49,7 @@ def snapshot(definition: object) -> RegisteredTool:
     callbacks = {
         "present_call": _attribute(definition, "present_call", name, required=False),
         "present_result": _attribute(definition, "present_result", name, required=False),
+        "is_concurrency_safe": _attribute(definition, "is_concurrency_safe", name, required=False),
     }
     for label, callback in (("execute", execute), *callbacks.items()):
         if callback is not None and not callable(callback):

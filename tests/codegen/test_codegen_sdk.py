@@ -52,7 +52,9 @@ def test_usage_text_covers_the_contract() -> None:
         "rejects",
         "try/catch",
         "`console.log` or `return`",
-        "one at a time",
+        "Promise.all",
+        "overlap",
+        "runs alone",
     ):
         assert phrase in SDK_USAGE
     assert "\n" not in SDK_USAGE and "```" not in SDK_USAGE

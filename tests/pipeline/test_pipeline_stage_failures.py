@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -73,13 +74,22 @@ async def test_a_harness_error_keeps_its_text_and_class(where: str) -> None:
 @pytest.mark.parametrize(
     ("where", "who"),
     [
-        ("tools/pre-execute", "tools/pre-execute listener"),
-        ("tools/post-execute", "tools/post-execute listener"),
-        ("guard", "guard"),
-        ("approval", "approval service"),
+        ("tools/pre-execute", "tools/pre-execute listener raise_plain"),
+        ("tools/execute", "tools/execute listener raise_plain"),
+        ("tools/post-execute", "tools/post-execute listener raise_plain"),
+        ("guard", "guard raise_plain"),
+        ("approval", "approval service call.<locals>.Approver"),
     ],
 )
-async def test_any_other_exception_is_named_with_its_source(where: str, who: str) -> None:
-    result = await call(where, raise_plain)
+async def test_any_other_exception_reads_as_a_raising_body_and_the_operator_gets_who_and_the_traceback(
+    where: str, who: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """API "Contract points": ``Error: <str(exception)>`` for the model, participant + traceback at WARNING."""
+    with caplog.at_level(logging.WARNING, logger="dsh_tools"):
+        result = await call(where, raise_plain)
     assert result.is_error and result.error is None
-    assert result.text == f"Error: {who} raised KeyError: 'boom'"
+    assert result.text == "Error: 'boom'"  # str(KeyError("boom")), exactly what a raising body gives
+    (record,) = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert record.getMessage().startswith(f"{who} raised KeyError")
+    assert record.exc_info is not None and record.exc_info[1] is not None
+    assert "raise_plain" in caplog.text and "Traceback" in caplog.text

@@ -113,11 +113,25 @@ async def test_caller_abort_is_not_reported_as_timeout(ctx: Context) -> None:
     caller = AbortController()
     tool = Tool("slow", honours_signal, timeout_ms=50)
     ctx.tools.register(tool)
-    asyncio.get_running_loop().call_soon(caller.abort, RuntimeError("user pressed escape"))
+    started = asyncio.Event()
+    original = tool.body
+
+    async def body(exec: ToolExecution) -> Sequence[ContentBlock]:
+        started.set()
+        return await original(exec)
+
+    tool.body = body
+
+    async def press_escape() -> None:
+        await started.wait()
+        caller.abort(RuntimeError("user pressed escape"))
+
+    escape = asyncio.ensure_future(press_escape())
     result = await ctx.tools.execute(call("slow", signal=caller.signal))
+    await escape
     assert result.is_error
     assert result.error != TIMEOUT
-    assert texts(result) == ["Error: user pressed escape"]
+    assert texts(result) == ["Error: user pressed escape"]  # the body's own failure stands (not turned into ABORTED)
     body_signal = tool.seen[0].signal
     assert body_signal is not None and body_signal is not caller.signal  # fused with the deadline
 
@@ -127,11 +141,12 @@ async def test_already_aborted_caller_is_not_a_timeout(ctx: Context) -> None:
         assert exec.signal is not None
         return [text_block(f"aborted={exec.signal.aborted}")]
 
-    ctx.tools.register(Tool("polite", polite, timeout_ms=50))
+    tool = Tool("polite", polite, timeout_ms=50)
+    ctx.tools.register(tool)
     caller = AbortController()
     caller.abort()
     result = await ctx.tools.execute(call("polite", signal=caller.signal))
-    assert not result.is_error and texts(result) == ["aborted=True"]
+    assert result.error == ToolErrorInfo("ToolAbortedError", "ABORTED_BEFORE_DISPATCH") and tool.seen == []
 
 
 async def test_tools_without_budget_are_untouched(ctx: Context) -> None:
@@ -141,7 +156,8 @@ async def test_tools_without_budget_are_untouched(ctx: Context) -> None:
     await ctx.tools.execute(call("free", signal=caller.signal))
     await ctx.tools.execute(call("free"))
     assert tool.seen[0].signal is caller.signal
-    assert tool.seen[1].signal is None
+    fallback = tool.seen[1].signal  # no caller signal: the registry's own, no deadline armed
+    assert fallback is not None and fallback is not caller.signal and not fallback.aborted
 
 
 async def test_budget_is_the_one_the_calling_agent_resolves(ctx: Context) -> None:
@@ -158,7 +174,7 @@ async def test_budget_is_the_one_the_calling_agent_resolves(ctx: Context) -> Non
     assert texts(await ctx.tools.execute(call("t"))) == ["Error: tool call timed out after 40ms"]
     assert texts(await ctx.tools.execute(call("u", agent=agent))) == ["Error: tool call timed out after 10ms"]
     assert texts(await ctx.tools.execute(call("u"))) == ["fast"]
-    assert unbudgeted.seen[0].signal is None
+    assert len(unbudgeted.seen) == 1
     assert len(shadow.seen) == 1 and len(global_tool.seen) == 1
 
 
@@ -202,8 +218,17 @@ async def test_policy_is_opt_out_and_tied_to_its_context() -> None:
     ctx.tools.register(tool)
 
     async def signal_seen() -> AbortSignal | None:
+        """The signal an innermost wrapper sees: the caller's (none) unless a deadline was armed."""
+        seen: list[AbortSignal | None] = []
+
+        async def probe(execution: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:
+            seen.append(execution.signal)
+            return await next()
+
+        remove = ctx.on("tools/execute", probe)
         await ctx.tools.execute(call("t"))
-        return tool.seen[-1].signal
+        remove()
+        return seen[0]
 
     assert await signal_seen() is None
     fork = ctx.fork()

@@ -1,0 +1,99 @@
+"""Whose ``CancelledError`` is it? Telling the caller's cancellation from a participant's stray one.
+
+Two very different things raise ``asyncio.CancelledError`` inside a call:
+
+* the caller cancelled the task awaiting ``execute()``/``execute_batch()``
+  (or the pipeline cancelled a dispatch task of its own). That is *genuine*:
+  the call must still be recorded (``tools/result`` sees one result for it),
+  and then the cancellation goes on to the caller;
+* a body, listener, guard, approval service or observer raised one itself (or
+  let one escape from a task it awaited). That is a participant failure like
+  any other and becomes an error result.
+
+asyncio answers the question with ``Task.cancelling()``: the number of pending
+cancellation requests of a task. A call remembers the count of its task when
+it starts (:class:`CallerScope`); a ``CancelledError`` is genuine exactly when
+the count has grown since (:func:`cancel_requested`). Tasks the pipeline
+creates start at zero.
+
+``KeyboardInterrupt`` and ``SystemExit`` are never contained: they propagate
+once the call has been recorded. Every other ``BaseException`` a participant
+raises (``GeneratorExit``, a stray ``CancelledError``, a custom one) is
+contained as an error result, like an ``Exception``. :func:`propagate_if_fatal`
+is the one place that makes this decision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from types import TracebackType
+from typing import Final
+
+__all__ = ["FATAL", "CallerScope", "cancel_requested", "propagate_if_fatal"]
+
+FATAL: Final = (KeyboardInterrupt, SystemExit)
+"""Exceptions that end the process, not the call: recorded, then re-raised."""
+
+_BASELINES: Final[weakref.WeakKeyDictionary[asyncio.Task[object], int]] = weakref.WeakKeyDictionary()
+
+
+def _current_task() -> asyncio.Task[object] | None:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # no running loop: nothing can be cancelling
+        return None
+
+
+def cancel_requested() -> bool:
+    """Whether the current task was asked to cancel since its current call began."""
+    task = _current_task()
+    return task is not None and task.cancelling() > _BASELINES.get(task, 0)
+
+
+def propagate_if_fatal(error: BaseException) -> None:
+    """Re-raise ``error`` if it must leave the pipeline; return if it is the participant's failure.
+
+    Use it first thing in every ``except BaseException`` that contains a participant.
+    """
+    if isinstance(error, FATAL) or (isinstance(error, asyncio.CancelledError) and cancel_requested()):
+        raise error
+
+
+class CallerScope:
+    """``with CallerScope():`` around one call (or batch) run in the caller's task.
+
+    On entry it records the task's pending cancellations, so a cancellation
+    that was requested (and swallowed) before the call began is not taken for
+    one aimed at this call. Nested scopes (a wrapper that calls ``execute``
+    inline) restore the outer baseline on exit.
+    """
+
+    __slots__ = ("_task", "_saved")
+
+    def __init__(self) -> None:
+        self._task = _current_task()
+        self._saved: int | None = None
+
+    def __enter__(self) -> CallerScope:
+        task = self._task
+        if task is not None:
+            self._saved = _BASELINES.get(task)
+            _BASELINES[task] = task.cancelling()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        task = self._task
+        if task is None:
+            return
+        if self._saved is None:
+            _BASELINES.pop(task, None)
+        else:
+            _BASELINES[task] = self._saved
+
+    def raise_if_cancelled(self) -> None:
+        """Let a cancellation that arrived during the call go on to the caller (after recording)."""
+        if cancel_requested():
+            raise asyncio.CancelledError
