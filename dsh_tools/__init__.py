@@ -101,6 +101,7 @@ from dsh_tools.presentation import (
     ToolResult,
     ToolResultView,
 )
+from dsh_tools.pipeline.classify import ExecutionMode
 from dsh_tools.registry.registry import RUN_CODE_NAME, ToolMode, ToolRegistry
 from dsh_tools.schema import RegisteredTool, ToolDefinition, ToolSchema
 from dsh_tools.signals import AbortController, AbortError, AbortSignal
@@ -172,6 +173,7 @@ __all__ = [
     "Disposer",
     "ExecuteListener",
     "ExecuteNext",
+    "ExecutionMode",
     "FileDiff",
     "FileLocation",
     "FrozenJson",

@@ -4,6 +4,7 @@
 stage                     consumes → produces                         plugin seam
 ========================  ==========================================  =========================
 :func:`admit`             ``ToolExecutionInput`` → ``ToolExecution``  (none: the trust boundary)
+:func:`open_call`         gate: abort check, the gates, abort check   (see below)
 :func:`pre_execute`       gate: ``PreToolDecision``, approval on Ask  ``tools/pre-execute``
 :func:`check_guards`      gate: first ``str`` denies                  ``registry.guard()``
 :func:`dispatch`          ``ToolExecution`` → ``ToolExecutionResult``  ``tools/execute`` (around)
@@ -15,41 +16,72 @@ stage                     consumes → produces                         plugin s
 Gates return ``Result[ToolExecution, Settled]``: ``Failure`` carries a call that
 already has its final (error) result. :func:`execute_call` composes them; see
 ``docs/pipeline.md`` for a custom pipeline.
+
+A call runs in three phases (:func:`open_call`, :func:`dispatch_call`,
+:func:`close_call`); :class:`CallLane` / :func:`execute_batch` schedule them
+for sibling calls, overlapping only dispatch (``classify`` decides which calls
+may). ``pipeline/cancellation.py`` tells the caller's cancellation from a
+participant's stray ``CancelledError``.
 """
 
 from dsh_tools.pipeline.admit import admit
-from dsh_tools.pipeline.compose import STANDARD_GATES, Gate, execute_call, pass_gates, run_tool
-from dsh_tools.pipeline.dispatch import dispatch, invoke_tool
+from dsh_tools.pipeline.batch import CallLane, execute_batch
+from dsh_tools.pipeline.cancellation import CallerScope, cancel_requested, propagate_if_fatal
+from dsh_tools.pipeline.classify import ExecutionMode, classify, classify_input
+from dsh_tools.pipeline.compose import (
+    STANDARD_GATES,
+    Gate,
+    close_call,
+    dispatch_call,
+    execute_call,
+    open_call,
+    pass_gates,
+    run_tool,
+)
+from dsh_tools.pipeline.dispatch import DispatchProgress, dispatch, invoke_tool
 from dsh_tools.pipeline.guards import check_guards
 from dsh_tools.pipeline.host import Guard, PipelineHost
 from dsh_tools.pipeline.observe import finalize, notify_result
-from dsh_tools.pipeline.outcomes import Settled, StageFailure, error_result, exception_result, failed
+from dsh_tools.pipeline.outcomes import Settled, StageFailure, aborted_result, error_result, exception_result, failed
 from dsh_tools.pipeline.post_execute import apply_post_decision, post_execute, run_post_execute
 from dsh_tools.pipeline.pre_execute import ask_approval, decide, pre_execute, run_pre_execute
 
 __all__ = [
     "STANDARD_GATES",
+    "CallLane",
+    "CallerScope",
+    "DispatchProgress",
+    "ExecutionMode",
     "Gate",
     "Guard",
     "PipelineHost",
     "Settled",
     "StageFailure",
+    "aborted_result",
     "admit",
     "apply_post_decision",
     "ask_approval",
+    "cancel_requested",
     "check_guards",
+    "classify",
+    "classify_input",
+    "close_call",
     "decide",
     "dispatch",
+    "dispatch_call",
     "error_result",
     "exception_result",
+    "execute_batch",
     "execute_call",
     "failed",
     "finalize",
     "invoke_tool",
     "notify_result",
+    "open_call",
     "pass_gates",
     "post_execute",
     "pre_execute",
+    "propagate_if_fatal",
     "run_post_execute",
     "run_pre_execute",
     "run_tool",
