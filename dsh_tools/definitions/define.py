@@ -404,8 +404,12 @@ def define_tool(
     check_timeout_ms(timeout_ms, name)
     if not callable(execute):
         raise TypeError(f'tool "{name}": execute must be callable')
-    callbacks = {"present_call": present_call, "present_result": present_result, "render": render}
-    callbacks["is_concurrency_safe"] = is_concurrency_safe
+    callbacks: dict[str, object] = {
+        "present_call": present_call,
+        "present_result": present_result,
+        "render": render,
+        "is_concurrency_safe": is_concurrency_safe,
+    }
     for label, presenter in callbacks.items():
         if presenter is not None and not callable(presenter):
             raise TypeError(f'tool "{name}": {label} must be callable or None')
