@@ -15,22 +15,13 @@ import orjson
 
 from dsh_tools.cli.loading import load_tools
 from dsh_tools.cli.output import emit
-from dsh_tools.cli.sdk import MODULES_HELP
 from dsh_tools.json_values import thaw_json
 from dsh_tools.schema import RegisteredTool, ToolSchema
 from dsh_tools.signals import format_ms
 from dsh_tools_codegen import json_schema_to_ts
 from dsh_tools_codegen._text import member_key
 
-__all__ = ["add_parser", "render_catalog", "run"]
-
-
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("catalog", help="write a Markdown catalog of the tools")
-    parser.add_argument("modules", nargs="+", metavar="MODULE[:ATTR]", help=MODULES_HELP)
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
-    parser.add_argument("--title", default="Tool catalog", help="the document's heading")
-    parser.set_defaults(run=run)
+__all__ = ["render_catalog", "run"]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -20,14 +20,7 @@ from dsh_tools.demo import Transcript, play_demo, render_transcript
 from dsh_tools.demo.tools import make_tools
 from dsh_tools.registry.registry import ToolMode
 
-__all__ = ["add_parser", "run"]
-
-
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("demo", help="play a scripted agent session showing the pipeline")
-    parser.add_argument("--mode", choices=("native", "code", "both"), default="both", help="tool mode (default: both)")
-    parser.add_argument("--json", action="store_true", help="print the machine-readable transcript instead")
-    parser.set_defaults(run=run)
+__all__ = ["run"]
 
 
 def run(args: argparse.Namespace) -> int:

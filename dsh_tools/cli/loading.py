@@ -40,6 +40,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TypeGuard
 
+from dsh_tools.cli.errors import CliError
 from dsh_tools.errors import safe_str
 from dsh_tools.boot import boot
 from dsh_tools.host.context import Context
@@ -57,10 +58,6 @@ __all__ = [
 ]
 
 NO_TOOLS_HINT = "expected a TOOLS list, a register(ctx) function, or module-level define_tool objects"
-
-
-class CliError(Exception):
-    """A user-facing failure: the CLI prints the message and exits with status 2."""
 
 
 Register = Callable[[Context], object]

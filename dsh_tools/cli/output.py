@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from dsh_tools.cli.loading import CliError
+from dsh_tools.cli.errors import CliError
 
 __all__ = ["emit"]
 

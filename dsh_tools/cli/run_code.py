@@ -21,34 +21,17 @@ from dsh_tools.boot import boot
 from dsh_tools.cli.loading import CliError, LoadedTools, load_tools, split_specs
 from dsh_tools.cli.output import emit
 from dsh_tools.cli.runtime import deno_runtime
-from dsh_tools.cli.sdk import MODULES_HELP
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult
 from dsh_tools.host.context import Agent
 from dsh_tools.json_values import thaw_json
 from dsh_tools.registry.registry import RUN_CODE_NAME
 
-__all__ = ["NO_TOOLS_NOTE", "add_parser", "run", "run_program_file"]
+__all__ = ["NO_TOOLS_NOTE", "run", "run_program_file"]
 
 NO_TOOLS_NOTE = (
     "no tools were loaded, so `tools` has no bindings; load them with --tools MODULE[:ATTR] "
     "(repeat the flag or separate modules with commas: --tools mytools,other.module)"
 )
-
-
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("run-code", help="run a TypeScript program against some modules' tools")
-    parser.add_argument(
-        "file", metavar="FILE", help="the program: the body of an async function (TypeScript); - reads standard input"
-    )
-    parser.add_argument(
-        "--tools",
-        action="append",
-        default=[],
-        metavar="MODULE[:ATTR]",
-        help=f"tools to bind ({MODULES_HELP}); repeat the flag or give a comma-separated list",
-    )
-    parser.add_argument("--dispatches", action="store_true", help="also print each tool sub-call (to stderr)")
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

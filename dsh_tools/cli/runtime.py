@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from dsh_tools.cli.loading import CliError
+from dsh_tools.cli.errors import CliError
 from dsh_tools.code_mode.runtime import CodeRuntime
 
 __all__ = ["deno_runtime"]

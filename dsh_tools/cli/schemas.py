@@ -15,22 +15,8 @@ import orjson
 from dsh_tools.adapters.openai import openai_tool
 from dsh_tools.cli.loading import load_tools
 from dsh_tools.cli.output import emit
-from dsh_tools.cli.sdk import MODULES_HELP
 
-__all__ = ["add_parser", "run"]
-
-
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("schemas", help="print the tools' JSON schemas")
-    parser.add_argument("modules", nargs="+", metavar="MODULE[:ATTR]", help=MODULES_HELP)
-    parser.add_argument(
-        "--format",
-        choices=("dsh", "openai"),
-        default="dsh",
-        help="dsh: {name, description, parameters}; openai: chat-completions function tools",
-    )
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
-    parser.set_defaults(run=run)
+__all__ = ["run"]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,16 +13,7 @@ from dsh_tools.cli.loading import load_tools
 from dsh_tools.cli.output import emit
 from dsh_tools_codegen import render_tools_sdk
 
-__all__ = ["add_parser", "run"]
-
-MODULES_HELP = "a dotted module path or a .py file, optionally :ATTR (a list, a tool, register(ctx) or a factory)"
-
-
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("sdk", help="print the Code Mode SDK (tools:sdk) text of some modules' tools")
-    parser.add_argument("modules", nargs="+", metavar="MODULE[:ATTR]", help=MODULES_HELP)
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
-    parser.set_defaults(run=run)
+__all__ = ["run"]
 
 
 def run(args: argparse.Namespace) -> int:

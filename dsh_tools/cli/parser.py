@@ -1,0 +1,96 @@
+"""The ``dsh-tools`` argument parser: every command's arguments, and nothing else.
+
+Declaring the commands needs only :mod:`argparse`, so ``dsh-tools --help``
+and a usage error cost no more than that; each command's implementation
+(``dsh_tools.cli.<command>.run``) is imported only when that command runs
+(:func:`dsh_tools.cli.main`). A new command adds a ``_<name>`` function here
+and an entry in :data:`COMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, TypeAlias
+
+__all__ = ["COMMANDS", "MODULES_HELP", "build_parser"]
+
+MODULES_HELP: Final = (
+    "a dotted module path or a .py file, optionally :ATTR (a list, a tool, register(ctx) or a factory)"
+)
+
+if TYPE_CHECKING:  # generic only in typeshed, not at run time
+    Commands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
+
+
+def _demo(commands: Commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser("demo", help="play a scripted agent session showing the pipeline")
+    parser.add_argument("--mode", choices=("native", "code", "both"), default="both", help="tool mode (default: both)")
+    parser.add_argument("--json", action="store_true", help="print the machine-readable transcript instead")
+    return parser
+
+
+def _sdk(commands: Commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser("sdk", help="print the Code Mode SDK (tools:sdk) text of some modules' tools")
+    parser.add_argument("modules", nargs="+", metavar="MODULE[:ATTR]", help=MODULES_HELP)
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    return parser
+
+
+def _schemas(commands: Commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser("schemas", help="print the tools' JSON schemas")
+    parser.add_argument("modules", nargs="+", metavar="MODULE[:ATTR]", help=MODULES_HELP)
+    parser.add_argument(
+        "--format",
+        choices=("dsh", "openai"),
+        default="dsh",
+        help="dsh: {name, description, parameters}; openai: chat-completions function tools",
+    )
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    return parser
+
+
+def _catalog(commands: Commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser("catalog", help="write a Markdown catalog of the tools")
+    parser.add_argument("modules", nargs="+", metavar="MODULE[:ATTR]", help=MODULES_HELP)
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    parser.add_argument("--title", default="Tool catalog", help="the document's heading")
+    return parser
+
+
+def _run_code(commands: Commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser("run-code", help="run a TypeScript program against some modules' tools")
+    parser.add_argument(
+        "file", metavar="FILE", help="the program: the body of an async function (TypeScript); - reads standard input"
+    )
+    parser.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="MODULE[:ATTR]",
+        help=f"tools to bind ({MODULES_HELP}); repeat the flag or give a comma-separated list",
+    )
+    parser.add_argument("--dispatches", action="store_true", help="also print each tool sub-call (to stderr)")
+    return parser
+
+
+COMMANDS: Final[dict[str, tuple[Callable[[Commands], argparse.ArgumentParser], str]]] = {
+    "demo": (_demo, "dsh_tools.cli.demo"),
+    "sdk": (_sdk, "dsh_tools.cli.sdk"),
+    "schemas": (_schemas, "dsh_tools.cli.schemas"),
+    "catalog": (_catalog, "dsh_tools.cli.catalog"),
+    "run-code": (_run_code, "dsh_tools.cli.run_code"),
+}
+"""Command → (its argument declaration, the module whose ``run(args) -> int`` implements it)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole parser; each parsed command carries the module that implements it."""
+    parser = argparse.ArgumentParser(
+        prog="dsh-tools",
+        description="Inspect tool modules, run Code Mode programs, and watch a scripted demo of the pipeline.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for declare, module in COMMANDS.values():
+        declare(commands).set_defaults(implementation=module)
+    return parser

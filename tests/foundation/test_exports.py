@@ -1,0 +1,145 @@
+"""The package's exports: lazy at run time, typed for mypy, and the two lists in step.
+
+``dsh_tools/__init__.py`` names each export twice: in its ``TYPE_CHECKING``
+block (``from dsh_tools.x import Name as Name``, what mypy reads) and in
+``_EXPORTS`` (``"Name": "dsh_tools.x"``, what ``__getattr__`` loads). These
+tests say which one a new export is missing from.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import dsh_tools
+
+INIT = Path(dsh_tools.__file__)
+
+
+def type_checking_imports() -> dict[str, str]:
+    """Name → module, read from the ``if TYPE_CHECKING:`` block of ``__init__.py``."""
+    tree = ast.parse(INIT.read_text(encoding="utf-8"))
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for statement in node.body:
+                assert isinstance(statement, ast.ImportFrom) and statement.module, ast.dump(statement)
+                for alias in statement.names:
+                    assert alias.asname == alias.name, f"write `{alias.name} as {alias.name}` (an explicit re-export)"
+                    found[alias.name] = statement.module
+    return found
+
+
+def test_the_type_checking_block_and_the_runtime_table_agree() -> None:
+    typed = type_checking_imports()
+    table = dsh_tools._EXPORTS
+    assert sorted(set(typed) - set(table)) == [], "add these to _EXPORTS in dsh_tools/__init__.py"
+    assert sorted(set(table) - set(typed)) == [], "add these to the TYPE_CHECKING block of dsh_tools/__init__.py"
+    assert {name: module for name, module in typed.items() if table[name] != module} == {}, "modules differ"
+    assert sorted(dsh_tools.__all__) == sorted(table)
+
+
+@pytest.mark.parametrize("name", sorted(dsh_tools._EXPORTS))
+def test_every_export_is_the_object_its_module_defines(name: str) -> None:
+    module = importlib.import_module(dsh_tools._EXPORTS[name])
+    assert getattr(dsh_tools, name) is getattr(module, name)
+    assert name in dir(dsh_tools)
+
+
+def test_unknown_names_raise_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="module 'dsh_tools' has no attribute 'no_such_name'"):
+        dsh_tools.no_such_name  # type: ignore[attr-defined]  # noqa: B018
+    assert not hasattr(dsh_tools, "_EXPORTS_typo")
+
+
+def run_python(source: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(source)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_importing_the_package_loads_nothing_else() -> None:
+    loaded = run_python(
+        """
+        import sys
+        before = set(sys.modules)
+        import dsh_tools
+        print(sorted(set(sys.modules) - before))
+        """
+    )
+    assert loaded == "['dsh_tools']"
+
+
+def test_a_native_mode_program_never_loads_deno_the_cli_the_demo_or_adapters() -> None:
+    loaded = run_python(
+        """
+        import asyncio, sys
+        from dsh_tools import ToolExecutionInput, boot, define_tool, Prop, text_block
+
+        async def main():
+            async def echo(args, exec):
+                return [text_block("hi")]
+            ctx = boot()
+            ctx.tools.register(define_tool(name="echo", description="Echo.", parameters={}, execute=echo))
+            return (await ctx.tools.execute(ToolExecutionInput("c", "echo", {}))).text
+
+        assert asyncio.run(main()) == "hi"
+        heavy = ("dsh_tools.code_mode.deno", "dsh_tools.cli", "dsh_tools.demo", "dsh_tools.adapters")
+        print(sorted(m for m in sys.modules if m.startswith(heavy)))
+        """
+    )
+    assert loaded == "[]"
+
+
+def test_a_submodule_never_shadows_the_export_it_defines() -> None:
+    shadowed = [name for name, module in dsh_tools._EXPORTS.items() if module == f"dsh_tools.{name}"]
+    assert shadowed == ["boot"]  # dsh_tools.boot (the module) defines boot (the function)
+    out = run_python(
+        """
+        import dsh_tools.boot
+        import dsh_tools
+        from dsh_tools import boot
+        print(callable(boot), dsh_tools.boot is boot, boot.__module__)
+        """
+    )
+    assert out == "True True dsh_tools.boot"
+
+
+def test_star_import_gives_every_export() -> None:
+    out = run_python(
+        """
+        import dsh_tools
+        namespace = {}
+        exec("from dsh_tools import *", namespace)
+        print(sorted(set(dsh_tools.__all__) - set(namespace)))
+        """
+    )
+    assert out == "[]"
+
+
+def test_mypy_sees_the_exports_typed_and_rejects_unknown_names(tmp_path: Path) -> None:
+    snippet = tmp_path / "uses_exports.py"
+    snippet.write_text(
+        "import dsh_tools\n"
+        "from dsh_tools import Context, boot\n\n"
+        "ctx: Context = boot()\n"
+        "wrong: int = dsh_tools.boot()\n"
+        "dsh_tools.no_such_name\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--no-error-summary", str(snippet)],
+        capture_output=True, text=True, timeout=300, check=False, cwd=INIT.parents[1],
+    )
+    errors = [line.split(": error: ")[1] for line in done.stdout.splitlines() if ": error: " in line]
+    assert errors == [
+        'Incompatible types in assignment (expression has type "Context", variable has type "int")  [assignment]',
+        'Module has no attribute "no_such_name"  [attr-defined]',
+    ], done.stdout
