@@ -50,7 +50,7 @@ import orjson
 
 from ._canonical import PMAP_TYPE, canonical_json, dumps_to
 from ._fast import Fallback, clear_memos, fast_render
-from ._schema import _view, render_schema, render_tree
+from ._schema import _view, json_schema_to_ts, render_schema, render_tree
 from ._text import exact_str, jsdoc, member_key
 
 __all__ = ["CACHE_SIZE", "SDK_USAGE", "ToolSchemaLike", "render_tools_sdk"]
@@ -62,7 +62,9 @@ SDK_USAGE: Final = (
     "tool with `await tools.name({ ... })`, passing one object of arguments "
     "(`{}` when there are none); a tool whose name is not an identifier is "
     'called as `await tools["my-tool"]({ ... })`. Each call returns a '
-    "Promise<string> that resolves to the tool's text output. A denied or "
+    "Promise of the type declared for it: a tool that returns data resolves "
+    "to that value (compute with it directly), a Promise<string> to the "
+    "tool's text output. A denied or "
     "failed call rejects, so wrap calls in try/catch when you want to handle "
     "that. Only what you `console.log` or `return` comes back to you; nothing "
     "else the program computes or receives reaches you. Calls start in the "
@@ -98,6 +100,9 @@ class ToolSchemaLike(Protocol):
     def parameters(self) -> object: ...
 
 
+# A tool may also carry ``output_schema`` (attribute or mapping key): its
+# value's JSON Schema, rendered as the member's return type (read when present).
+
 ToolInput = Union[ToolSchemaLike, Mapping[str, object]]
 
 
@@ -107,6 +112,8 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
     The block is ``declare const tools: { ... };`` with one member per tool,
     ``name(args: <type>): Promise<string>;`` (a quoted key for a name that is
     not an identifier), preceded by the tool description as one-line JSDoc.
+    A typed tool (one with an ``output_schema``) returns ``Promise<<type of
+    its output schema>>`` instead.
     Total: a tool whose name is not a string, or that cannot be read, is
     skipped; odd parameters degrade to ``unknown`` (see
     :func:`json_schema_to_ts`).
@@ -116,7 +123,7 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
         for tool in islice(schemas, MAX_TOOLS):
             fields = _fields(tool)
             if fields is not None:
-                text = _member(*fields)
+                text = _member(*fields[:3], _returns(tool))
                 if text is not None:
                     members.append((fields[0], text))
     except Exception:
@@ -132,18 +139,31 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
     return "\n".join(lines)
 
 
-def _member(name: str, description: str | None, parameters: object) -> str | None:
+def _member(name: str, description: str | None, parameters: object, returns: str) -> str | None:
     """One tool's member text, or ``None`` to skip the tool: a failure stays
     with that tool (its type degrades to ``unknown``, then the tool is
     dropped) instead of ending the whole render."""
     try:
-        return _CACHE.member(name, description, parameters)
+        return _CACHE.member(name, description, parameters, returns)
     except Exception:
         pass
     try:
-        return _member_text(name, description, render_schema(parameters, 1))
+        return _member_text(name, description, render_schema(parameters, 1), returns)
     except Exception:  # the name or description itself (e.g. MemoryError in jsdoc)
         return None
+
+
+def _returns(tool: object) -> str:
+    """The resolved type of a tool's Promise: its output schema's type, else ``string``."""
+    try:
+        if type(tool) is dict or _is_mapping_class(type(tool)):
+            view = _view(tool)
+            output = None if view is None else view.get("output_schema")
+        else:
+            output = getattr(tool, "output_schema", None)
+    except Exception:
+        return "string"
+    return "string" if output is None else json_schema_to_ts(output, 1)
 
 
 def _fields(tool: object) -> tuple[str, str | None, object] | None:
@@ -186,9 +206,9 @@ def _is_mapping_class(cls: type) -> bool:
 _MAPPING_CLASSES: Final[dict[int, tuple[type, bool]]] = {}
 
 
-def _member_text(name: str, description: str | None, args: str) -> str:
+def _member_text(name: str, description: str | None, args: str, returns: str) -> str:
     doc = jsdoc(description) if description is not None else None
-    member = f"  {member_key(name, method=True)}(args: {args}): Promise<string>;"
+    member = f"  {member_key(name, method=True)}(args: {args}): Promise<{returns}>;"
     return member if doc is None else f"  {doc}\n{member}"
 
 
@@ -227,16 +247,16 @@ class _MemberCache:
         self._young: dict[tuple[object, ...], tuple[object, str]] = {}
         self._old: dict[tuple[object, ...], tuple[object, str]] = {}
 
-    def member(self, name: str, description: str | None, parameters: object) -> str:
+    def member(self, name: str, description: str | None, parameters: object, returns: str = "string") -> str:
         cls = type(parameters)
-        identity_key: tuple[object, ...] = (_IDENTITY, name, description, id(parameters))
+        identity_key: tuple[object, ...] = (_IDENTITY, name, description, id(parameters), returns)
         if cls is not dict:  # a dict is never deeply frozen: no identity entry
             hit = self._get(identity_key)
             if hit is not None and hit[0] is parameters:
                 return hit[1]
         if cls is PMAP_TYPE:
             try:
-                text = _member_text(name, description, fast_render(parameters, 1, frozen=True))
+                text = _member_text(name, description, fast_render(parameters, 1, frozen=True), returns)
             except Fallback:
                 pass
             else:
@@ -244,13 +264,13 @@ class _MemberCache:
                 return text
         canonical = canonical_json(parameters)
         if canonical is None:
-            return _member_text(name, description, render_schema(parameters, 1))  # uncacheable
+            return _member_text(name, description, render_schema(parameters, 1), returns)  # uncacheable
         data, frozen = canonical
-        content_key: tuple[object, ...] = (_CONTENT, name, description, data)
+        content_key: tuple[object, ...] = (_CONTENT, name, description, data, returns)
         hit = self._get(content_key)
         if hit is None:
             args, live = _render_canonical(parameters, data)
-            text = _member_text(name, description, args)
+            text = _member_text(name, description, args, returns)
             if not live or dumps_to(parameters, data):
                 # read live, the text is stored only if the dict still has the
                 # content it had before (another thread may be writing to it)

@@ -2,7 +2,9 @@
 
 For one ``run_code`` execution the bridge
 
-* binds one async function per end-capability tool the calling agent can see;
+* binds one async function per end-capability tool the calling agent can see:
+  a typed tool's binding resolves to its (post-policy) value, a content
+  tool's to its text;
 * schedules binding calls like a batch (``pipeline/batch.py``), in submission
   order: under ``Promise.all`` the dispatches of concurrency-safe calls
   overlap (at most ``registry.max_parallel_sub_calls`` at once), an exclusive
@@ -18,7 +20,10 @@ For one ``run_code`` execution the bridge
 
 A denied or failed sub-call rejects inside the program with its text; a
 failed run raises ``CodeRunFailedError``, which the pipeline turns into a
-structured ``is_error`` result the model can correct from.
+structured ``is_error`` result the model can correct from. A program cannot
+pass an image on as a value, so the content of a successful sub-call that
+holds an image block is kept and reaches the model beside the ``run_code``
+result, as its ``additional_context``, in dispatch order.
 """
 
 from __future__ import annotations
@@ -35,9 +40,9 @@ from dsh_tools.code_mode.runtime import (
     CodeRunResult,
     typescript_runtime,
 )
-from dsh_tools.content import ToolOutput, text_block
+from dsh_tools.content import ContentBlock, ToolOutput, text_block
 from dsh_tools.errors import CodeRunFailedError, ToolArgsError
-from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
+from dsh_tools.execution import HookContext, PluginSource, ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.json_values import JsonValue, dumps, thaw_json
 from dsh_tools.pipeline.batch import CallLane
 from dsh_tools.signals import AbortController
@@ -48,6 +53,8 @@ if TYPE_CHECKING:
 __all__ = ["CodeDispatchError", "SUMMARY_LIMIT", "render_run_text", "run_program"]
 
 SUMMARY_LIMIT: Final = 200
+RUN_CODE_PLUGIN: Final = "run_code"
+"""The ``PluginSource`` of the context that carries sub-call images to the loop."""
 NO_OUTPUT: Final = "(run_code completed with no output)"
 
 
@@ -66,9 +73,10 @@ class _Run:
         self.driver: asyncio.Task[None] | None = None
         self.submitted = 0
         self.dispatches = 0
-        self.in_flight: set[asyncio.Task[str]] = set()
+        self.in_flight: set[asyncio.Task[JsonValue]] = set()
+        self.images: list[tuple[int, Sequence[ContentBlock]]] = []
 
-    def binding(self, name: str) -> Binding:
+    def binding(self, name: str, *, typed: bool) -> Binding:
         async def call(args: JsonValue) -> JsonValue:
             # Numbered and queued before the first await, so the lane sees the
             # calls in the order the program made them. The sub-call runs as
@@ -76,9 +84,10 @@ class _Run:
             # because the run ended, the pipeline call it started still
             # finishes (and is logged) before ``drain`` returns.
             self.submitted += 1
-            sub_id = f"{self.outer.call_id}:code:{self.submitted}"
+            number = self.submitted
+            sub_id = f"{self.outer.call_id}:code:{number}"
             sub_call = ToolExecutionInput(sub_id, name, args, self.outer.agent, self.outer.token, self.controller.signal)
-            task = asyncio.ensure_future(self._dispatch(sub_call, self._submit(sub_call)))
+            task = asyncio.ensure_future(self._dispatch(sub_call, self._submit(sub_call), number, typed))
             self.in_flight.add(task)
             task.add_done_callback(self.in_flight.discard)
             return await asyncio.shield(task)
@@ -91,15 +100,28 @@ class _Run:
             self.driver = asyncio.ensure_future(self.lane.drive())
         return future
 
-    async def _dispatch(self, sub_call: ToolExecutionInput, pending: asyncio.Future[ToolExecutionResult]) -> str:
+    async def _dispatch(
+        self, sub_call: ToolExecutionInput, pending: asyncio.Future[ToolExecutionResult], number: int, typed: bool
+    ) -> JsonValue:
         result = await pending
         self.dispatches += 1
         sub_id, name, args = sub_call.call_id, sub_call.name, sub_call.arguments
-        text = result.text  # what the binding resolves to (or rejects with)
+        text = result.text  # what a content binding resolves to (or any binding rejects with)
         self._log(sub_id, name, args, result, text)
         if result.is_error:
             raise CodeDispatchError(text)
-        return text
+        if any(block.get("type") == "image" for block in result.content):
+            self.images.append((number, result.content))
+        return result.value if typed else text
+
+    def image_context(self) -> HookContext | None:
+        """The content of the sub-calls that returned images, in dispatch order, or ``None``."""
+        if not self.images:
+            return None
+        content: list[ContentBlock] = []
+        for _, blocks in sorted(self.images, key=lambda entry: entry[0]):
+            content.extend(blocks)
+        return HookContext(content, PluginSource(RUN_CODE_PLUGIN))
 
     def _log(self, sub_id: str, name: str, args: JsonValue, result: ToolExecutionResult, text: str) -> None:
         agent = self.outer.agent
@@ -149,7 +171,9 @@ async def run_program(registry: ToolRegistry, args: object, execution: ToolExecu
     follow = execution.signal.add_listener(controller.abort) if execution.signal is not None else None
     run = _Run(registry, execution, controller)
     tools = registry.end_capabilities(execution.agent)
-    namespace = CodeBindingNamespace("tools", {tool.name: run.binding(tool.name) for tool in tools})
+    namespace = CodeBindingNamespace(
+        "tools", {tool.name: run.binding(tool.name, typed=tool.output_schema is not None) for tool in tools}
+    )
     try:
         outcome = await runtime.run(CodeRunRequest(code, [namespace], controller.signal))
     finally:
@@ -157,14 +181,14 @@ async def run_program(registry: ToolRegistry, args: object, execution: ToolExecu
         if follow is not None:
             follow()
         await run.drain()
-    return _output(outcome, run.dispatches)
+    return _output(outcome, run.dispatches, run.image_context())
 
 
-def _output(outcome: CodeRunResult, dispatches: int) -> ToolOutput:
+def _output(outcome: CodeRunResult, dispatches: int, images: HookContext | None) -> ToolOutput:
     logs = [entry.to_json() for entry in outcome.logs]
     if outcome.error is not None:
         captured = "\n".join(entry.text for entry in outcome.logs)
         detail = f"\nlogs:\n{captured}" if captured else ""
         raise CodeRunFailedError(f"code run failed ({outcome.error.kind}): {outcome.error.message}{detail}")
     text = render_run_text(outcome.logs, outcome.value)
-    return ToolOutput([text_block(text)], {"logs": logs, "dispatches": dispatches})
+    return ToolOutput([text_block(text)], {"logs": logs, "dispatches": dispatches}, additional_context=images)

@@ -32,10 +32,11 @@ def install_code_mode(registry: ToolRegistry, prompt: SystemPrompt) -> None:
 
     def sdk_text(context: AssembleContext) -> str:
         # Memoised on the scope's view: an unchanged tool set is never rendered twice.
+        # The snapshots, not the wire schemas: a typed tool's output schema is its return type.
         view = registry.scope_view(context.scope)
         text = view.memo.get(SDK_SECTION)
         if not isinstance(text, str):
-            text = view.memo[SDK_SECTION] = render_tools_sdk(view.schemas)
+            text = view.memo[SDK_SECTION] = render_tools_sdk(view.tools)
         return text
 
     prompt.section(PromptSection(SDK_SECTION, SDK_SECTION_ORDER, sdk_text))

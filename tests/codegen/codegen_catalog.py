@@ -5,7 +5,9 @@ tools (read/write/edit, bash, grep) plus MCP-style schemas exercising every
 rendering rule — integer, anyOf, oneOf, const, nullable type lists,
 non-string enums, additionalProperties, $ref/$defs recursion, allOf,
 exotic tool and property names, and descriptions carrying ``*/`` and
-newlines.
+newlines. Typed tools (an ``output_schema``, as ``define_tool(output=...)``
+makes them) declare what their Promise resolves to: an object, a list of
+objects, a scalar.
 """
 
 from __future__ import annotations
@@ -208,5 +210,48 @@ CATALOG: list[Tool] = [
         "name": "搜索",
         "description": "Unicode tool name; quoted.",
         "parameters": {"type": "object", "properties": {"词": {"type": "string"}}, "required": ["词"]},
+    },
+    {
+        "name": "count_words",
+        "description": "Count the words, lines and characters of a text.",
+        "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        "output_schema": {
+            "type": "object",
+            "properties": {
+                "words": {"type": "integer"},
+                "lines": {"type": "integer"},
+                "characters": {"type": "integer"},
+            },
+            "required": ["words", "lines", "characters"],
+        },
+    },
+    {
+        "name": "search_text",
+        "description": "Find the lines that contain a string.",
+        "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+        "output_schema": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "Relative to the workspace."},
+                    "line": {"type": "integer"},
+                    "text": {"type": "string"},
+                },
+                "required": ["path", "line", "text"],
+            },
+        },
+    },
+    {
+        "name": "job_id",
+        "description": "Start a job; resolves to its id.",
+        "parameters": {"type": "object", "properties": {}},
+        "output_schema": {"type": "string"},
+    },
+    {
+        "name": "is_clean",
+        "description": "Whether the tree has no changes.",
+        "parameters": {"type": "object", "properties": {}},
+        "output_schema": {"type": "boolean"},
     },
 ]

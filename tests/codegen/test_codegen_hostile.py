@@ -290,10 +290,10 @@ def test_a_tool_whose_text_cannot_be_made_is_skipped_alone(monkeypatch: pytest.M
 
     real = sdk._member_text
 
-    def failing_for_b(name: str, description: str | None, args: str) -> str:
+    def failing_for_b(name: str, description: str | None, args: str, returns: str) -> str:
         if name == "b":
             raise MemoryError("no room for this description")
-        return real(name, description, args)
+        return real(name, description, args, returns)
 
     monkeypatch.setattr(sdk, "_member_text", failing_for_b)
     tools = [{"name": name, "parameters": {"type": "object"}} for name in ("a", "b", "c")]

@@ -22,6 +22,7 @@ class Schema:
     name: str
     description: str
     parameters: object
+    output_schema: object = None
 
 
 def tool(name: str, description: str = "", parameters: object = None) -> dict[str, object]:
@@ -49,6 +50,7 @@ def test_usage_text_covers_the_contract() -> None:
         "body of an async function",
         "await tools.name({ ... })",
         "Promise<string>",
+        "type declared for it",
         "rejects",
         "try/catch",
         "`console.log` or `return`",
@@ -89,7 +91,31 @@ def test_duplicate_names_render_deterministically() -> None:
 def test_member_shape_and_args_type() -> None:
     for entry in CATALOG:
         args = json_schema_to_ts(entry["parameters"], indent=1)
-        assert f"(args: {args}): Promise<string>;" in render_tools_sdk([entry])
+        output = entry.get("output_schema")
+        returns = "string" if output is None else json_schema_to_ts(output, indent=1)
+        assert f"(args: {args}): Promise<{returns}>;" in render_tools_sdk([entry])
+
+
+def test_a_typed_tool_returns_the_type_of_its_output_schema() -> None:
+    output = {"type": "object", "properties": {"lines": {"type": "integer"}}, "required": ["lines"]}
+    for form in (
+        {**tool("stat", "Stat.", {"type": "object"}), "output_schema": output},
+        Schema("stat", "Stat.", {"type": "object"}, output),
+        freeze({**tool("stat", "Stat.", {"type": "object"}), "output_schema": output}),
+    ):
+        assert block(render_tools_sdk([form]))[1:] == [
+            "  stat(args: Record<string, unknown>): Promise<{",
+            "    lines: number;",
+            "  }>;",
+        ]
+
+
+def test_the_same_tool_typed_or_not_is_never_served_from_the_other_s_memo() -> None:
+    content = tool("t", "T.", {"type": "object"})
+    typed = {**content, "output_schema": {"type": "integer"}}
+    assert block(render_tools_sdk([content]))[1] == "  t(args: Record<string, unknown>): Promise<string>;"
+    assert block(render_tools_sdk([typed]))[1] == "  t(args: Record<string, unknown>): Promise<number>;"
+    assert block(render_tools_sdk([content]))[1] == "  t(args: Record<string, unknown>): Promise<string>;"
 
 
 def test_exotic_tool_names_are_quoted_keys() -> None:
@@ -116,7 +142,9 @@ def test_missing_description_has_no_jsdoc(description: object) -> None:
 
 def test_mapping_attribute_and_frozen_forms_agree() -> None:
     by_mapping = render_tools_sdk(CATALOG)
-    schemas: list[ToolSchemaLike] = [Schema(t["name"], t["description"], t["parameters"]) for t in CATALOG]
+    schemas: list[ToolSchemaLike] = [
+        Schema(t["name"], t["description"], t["parameters"], t.get("output_schema")) for t in CATALOG
+    ]
     assert render_tools_sdk(schemas) == by_mapping
     assert render_tools_sdk([{**t, "parameters": t["parameters"]} for t in CATALOG]) == by_mapping
     frozen_tools = [freeze(t) for t in CATALOG]

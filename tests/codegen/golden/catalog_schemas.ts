@@ -105,3 +105,19 @@ type Args12 = Record<string, unknown>;
 type Args13 = {
   "词": string;
 };
+
+/** count_words */
+type Args14 = {
+  text: string;
+};
+
+/** search_text */
+type Args15 = {
+  query: string;
+};
+
+/** job_id */
+type Args16 = Record<string, unknown>;
+
+/** is_clean */
+type Args17 = Record<string, unknown>;

@@ -12,6 +12,14 @@ declare const tools: {
   } & {
     dry?: boolean;
   }): Promise<string>;
+  /** Count the words, lines and characters of a text. */
+  count_words(args: {
+    text: string;
+  }): Promise<{
+    words: number;
+    lines: number;
+    characters: number;
+  }>;
   /** Apply exact-text replacements to a file. */
   edit_file(args: {
     path: string;
@@ -42,6 +50,10 @@ declare const tools: {
     body?: string | Record<string, unknown> | null;
     "Content-Type"?: string;
   }): Promise<string>;
+  /** Whether the tree has no changes. */
+  is_clean(args: Record<string, unknown>): Promise<boolean>;
+  /** Start a job; resolves to its id. */
+  job_id(args: Record<string, unknown>): Promise<string>;
   list_tools(args: Record<string, unknown>): Promise<string>;
   /** MCP: search the index. */
   "mcp.search"(args: {
@@ -70,6 +82,15 @@ declare const tools: {
     offset?: number;
     limit?: number;
   }): Promise<string>;
+  /** Find the lines that contain a string. */
+  search_text(args: {
+    query: string;
+  }): Promise<{
+    /** Relative to the workspace. */
+    path: string;
+    line: number;
+    text: string;
+  }[]>;
   /** Set the verbosity level. */
   set_level(args: {
     level: 0 | 1 | 2.5 | -3 | null | true;

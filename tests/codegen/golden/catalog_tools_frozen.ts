@@ -12,6 +12,14 @@ declare const tools: {
   } & {
     dry?: boolean;
   }): Promise<string>;
+  /** Count the words, lines and characters of a text. */
+  count_words(args: {
+    text: string;
+  }): Promise<{
+    characters: number;
+    lines: number;
+    words: number;
+  }>;
   /** Apply exact-text replacements to a file. */
   edit_file(args: {
     dryRun?: boolean;
@@ -42,6 +50,10 @@ declare const tools: {
     method: "GET" | "POST" | "PUT" | "DELETE";
     url: string;
   }): Promise<string>;
+  /** Whether the tree has no changes. */
+  is_clean(args: Record<string, unknown>): Promise<boolean>;
+  /** Start a job; resolves to its id. */
+  job_id(args: Record<string, unknown>): Promise<string>;
   list_tools(args: Record<string, unknown>): Promise<string>;
   /** MCP: search the index. */
   "mcp.search"(args: {
@@ -70,6 +82,15 @@ declare const tools: {
     /** Absolute path of the file. */
     path: string;
   }): Promise<string>;
+  /** Find the lines that contain a string. */
+  search_text(args: {
+    query: string;
+  }): Promise<{
+    line: number;
+    /** Relative to the workspace. */
+    path: string;
+    text: string;
+  }[]>;
   /** Set the verbosity level. */
   set_level(args: {
     level: 0 | 1 | 2.5 | -3 | null | true;
