@@ -1,8 +1,10 @@
 """Turn a registry into a Code Mode registry: transport, SDK section, protections.
 
-Called once by ``ToolRegistry`` for ``mode="code"``/``"both"``. Everything is
+Called once by ``ToolRegistry`` for ``mode="code"``/``"both"``, or when the
+first agent asks for one of them with ``present_as``. Everything is
 registered through the registry's own context, so disposing that context takes
-Code Mode away with the registry.
+Code Mode away with the registry. What a scope gets follows its effective
+mode: a native scope's SDK section is empty (and so left out of the prompt).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ def install_code_mode(registry: ToolRegistry, prompt: SystemPrompt) -> None:
     registry.install_transport(make_run_code(registry))
 
     def sdk_text(context: AssembleContext) -> str:
+        if registry.mode_for(context.scope) == "native":
+            return ""
         # Memoised on the scope's view: an unchanged tool set is never rendered twice.
         # The snapshots, not the wire schemas: a typed tool's output schema is its return type.
         view = registry.scope_view(context.scope)
@@ -45,10 +49,13 @@ def install_code_mode(registry: ToolRegistry, prompt: SystemPrompt) -> None:
 
 
 def _preflight(registry: ToolRegistry, prompt: SystemPrompt, context: AssembleContext) -> None:
+    mode = registry.mode_for(context.scope)
+    if mode == "native":
+        return
     runtime = typescript_runtime(registry.context)
     if isinstance(runtime, str):
-        raise RuntimeError(f"tools mode {registry.mode!r} needs a TypeScript code runtime: {runtime}")
-    if registry.mode == "code" and prompt.tool_order is not None:
+        raise RuntimeError(f"tools mode {mode!r} needs a TypeScript code runtime: {runtime}")
+    if mode == "code" and prompt.tool_order is not None:
         wire = {RUN_CODE_NAME, TOOL_ORDER_REST}
         stale = [name for name in prompt.tool_order if name not in wire]
         if stale:

@@ -1,21 +1,24 @@
 """The execution pipeline as public, typed stages.
 
-========================  ==========================================  =========================
-stage                     consumes → produces                         plugin seam
-========================  ==========================================  =========================
-:func:`admit`             ``ToolExecutionInput`` → ``ToolExecution``  (none: the trust boundary)
-:func:`open_call`         gate: abort check, the gates, abort check   (see below)
-:func:`pre_execute`       gate: ``PreToolDecision``, approval on Ask  ``tools/pre-execute``
-:func:`check_guards`      gate: first ``str`` denies                  ``registry.guard()``
-:func:`dispatch`          ``ToolExecution`` → ``ToolExecutionResult``  ``tools/execute`` (around)
-:func:`post_execute`      result → result (``PostToolDecision``)      ``tools/post-execute``
-:func:`finalize`          ``Settled`` → ``Settled`` (final check)     (none)
-:func:`notify_result`     ``Settled`` → result, observers told        ``tools/result``
-========================  ==========================================  =========================
+============================  ===========================================  ===========================
+stage                         consumes → produces                          plugin seam
+============================  ===========================================  ===========================
+:func:`admit`                 ``ToolExecutionInput`` → ``ToolExecution``   (none: the trust boundary)
+:func:`open_call`             gate: abort check, the gates, abort check    (see below)
+:func:`check_presentation`    gate: Code Mode's direct calls               the agent's mode (registry)
+:func:`pre_execute`           gate: ``PreToolDecision``, approval on Ask   ``tools/pre-execute``
+:func:`check_guards`          gate: first ``str`` denies                   ``registry.guard()``
+:func:`dispatch`              ``ToolExecution`` → ``ToolExecutionResult``  ``tools/execute`` (around)
+:func:`post_execute`          result → result (``PostToolDecision``)       ``tools/post-execute``
+:func:`finalize`              ``Settled`` → ``Settled`` (final check)      (none)
+:func:`notify_result`         ``Settled`` → result, observers told         ``tools/result``
+============================  ===========================================  ===========================
 
 Gates return ``Result[ToolExecution, Settled]``: ``Failure`` carries a call that
 already has its final (error) result. :func:`execute_call` composes them; see
-``docs/pipeline.md`` for a custom pipeline.
+``docs/pipeline.md`` for a custom pipeline. ``ToolRegistry.execute`` and
+``execute_batch`` run :data:`REGISTRY_GATES` (:func:`check_presentation`, then
+:data:`STANDARD_GATES`).
 
 A call runs in three phases (:func:`open_call`, :func:`dispatch_call`,
 :func:`close_call`); :class:`CallLane` / :func:`execute_batch` schedule them
@@ -45,8 +48,11 @@ from dsh_tools.pipeline.observe import finalize, notify_result
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, aborted_result, error_result, exception_result, failed
 from dsh_tools.pipeline.post_execute import apply_post_decision, post_execute, run_post_execute
 from dsh_tools.pipeline.pre_execute import ask_approval, decide, pre_execute, run_pre_execute
+from dsh_tools.pipeline.presentation import REGISTRY_GATES, check_presentation
+from dsh_tools.pipeline.values import default_render, render_value, replace_value, tool_result
 
 __all__ = [
+    "REGISTRY_GATES",
     "STANDARD_GATES",
     "CallLane",
     "CallerScope",
@@ -63,10 +69,12 @@ __all__ = [
     "ask_approval",
     "cancel_requested",
     "check_guards",
+    "check_presentation",
     "classify",
     "classify_input",
     "close_call",
     "decide",
+    "default_render",
     "dispatch",
     "dispatch_call",
     "error_result",
@@ -82,7 +90,10 @@ __all__ = [
     "post_execute",
     "pre_execute",
     "propagate_if_fatal",
+    "render_value",
+    "replace_value",
     "run_post_execute",
     "run_pre_execute",
     "run_tool",
+    "tool_result",
 ]

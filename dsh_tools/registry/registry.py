@@ -25,6 +25,7 @@ from dsh_tools.host.services import APPROVAL, SYSTEM_PROMPT, TOOLS
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL, check_max_parallel, execute_batch
 from dsh_tools.pipeline.classify import ExecutionMode, classify_input
 from dsh_tools.pipeline.compose import execute_call
+from dsh_tools.pipeline.presentation import REGISTRY_GATES
 from dsh_tools.pipeline.host import Guard
 from dsh_tools.registry.layers import Restriction, ScopeView, ToolLayers
 from dsh_tools.registry.snapshot import snapshot
@@ -45,14 +46,23 @@ CHANGE: Final = "tools/change"
 class _Core:
     """State shared by every view of one registry."""
 
-    __slots__ = ("mode", "layers", "tokens", "transport", "max_parallel_sub_calls")
+    __slots__ = ("mode", "modes", "layers", "tokens", "transport", "install_code_mode", "max_parallel_sub_calls")
 
     def __init__(self, mode: ToolMode, max_parallel_sub_calls: int) -> None:
         self.mode: ToolMode = mode
         self.max_parallel_sub_calls = max_parallel_sub_calls
+        # Per-agent presentation (``present_as``); weak: a gone agent keeps nothing alive.
+        self.modes: weakref.WeakKeyDictionary[Agent, ToolMode] = weakref.WeakKeyDictionary()
         self.layers = ToolLayers()
         self.tokens: weakref.WeakSet[ToolExecutionToken] = weakref.WeakSet()
         self.transport: RegisteredTool | None = None
+        # Set by the prompt wiring: installs run_code and the SDK section once.
+        self.install_code_mode: Callable[[], None] | None = None
+
+    def mode_for(self, agent: Agent | None) -> ToolMode:
+        if agent is None:
+            return self.mode
+        return self.modes.get(agent, self.mode)
 
 
 class ToolRegistry:
@@ -85,8 +95,53 @@ class ToolRegistry:
 
     @property
     def mode(self) -> ToolMode:
-        """``native``, ``code`` or ``both``: how the tools are presented to the model."""
-        return self._core.mode
+        """``native``, ``code`` or ``both``: how the tools are presented to this view's scope.
+
+        The registry's ``mode``, unless the scope's agent chose its own with
+        :meth:`present_as`.
+        """
+        return self._core.mode_for(self._ctx.scope)
+
+    def mode_for(self, agent: Agent | None) -> ToolMode:
+        """The effective presentation mode of ``agent`` (``None``: the registry's)."""
+        return self._core.mode_for(agent)
+
+    def present_as(self, mode: ToolMode) -> Disposer:
+        """Present the tools to the calling agent as ``mode``, shadowing the registry's.
+
+        Assembly, ``run_code`` availability and the SDK section follow the
+        agent's mode; in ``code`` mode its direct calls of anything but
+        ``run_code`` settle as ``UNKNOWN_TOOL``. Raises ``RuntimeError`` from
+        a plain context or a second time in one scope (dispose the first to
+        change it), ``ValueError`` for an unknown mode or when a non-native
+        mode would collide with a tool of the agent's named ``run_code``.
+        """
+        self._ensure_live()
+        agent = self._ctx.scope
+        if agent is None:
+            raise RuntimeError("present_as() sets one agent's presentation: call it through agent.ctx.tools")
+        if mode not in get_args(ToolMode):
+            raise ValueError(f"mode must be one of native, code, both; got {mode!r}")
+        core = self._core
+        if agent in core.modes:
+            raise RuntimeError(
+                f"agent {agent.name!r} already presents its tools as {core.modes[agent]!r}; "
+                "dispose that present_as() first"
+            )
+        if mode != "native":
+            if RUN_CODE_NAME in core.layers.view(agent).by_name:
+                raise ValueError(f'"{RUN_CODE_NAME}" is the reserved Code Mode transport; agent {agent.name!r} has a tool by that name')
+            if core.transport is None and core.install_code_mode is not None:
+                core.install_code_mode()
+        core.modes[agent] = mode
+
+        def undo() -> bool:
+            if core.modes.get(agent) != mode:
+                return False
+            del core.modes[agent]
+            return True
+
+        return self._announce(undo)
 
     @property
     def max_parallel_sub_calls(self) -> int:
@@ -103,8 +158,8 @@ class ToolRegistry:
         """File a frozen snapshot of ``definition`` in the calling scope's layer."""
         self._ensure_live()
         tool = snapshot(definition)
-        if tool.name == RUN_CODE_NAME and self._core.mode != "native":
-            raise ValueError(f'"{RUN_CODE_NAME}" is the reserved Code Mode transport in mode {self._core.mode!r}')
+        if tool.name == RUN_CODE_NAME and self.mode != "native":
+            raise ValueError(f'"{RUN_CODE_NAME}" is the reserved Code Mode transport in mode {self.mode!r}')
         scope = self._ctx.scope
         layers = self._core.layers
         if tool.name in layers.layer(scope):
@@ -124,7 +179,7 @@ class ToolRegistry:
         named = [*(allow or ()), *(deny or ())]
         if any(type(name) is not str for name in named) or isinstance(allow, str) or isinstance(deny, str):
             raise ValueError("restrict() takes sequences of tool names (str)")
-        if RUN_CODE_NAME in named and self._core.mode != "native":
+        if RUN_CODE_NAME in named and self.mode != "native":
             raise ValueError(f'"{RUN_CODE_NAME}" is the reserved Code Mode transport and cannot be restricted')
         known = set(self._core.layers.known_names(scope))
         unknown = sorted({name for name in named if name not in known})
@@ -172,10 +227,17 @@ class ToolRegistry:
 
     def visible(self, scope: Agent | None = None) -> list[RegisteredTool]:
         """The executable view: restricted global layer ∪ the scope's own (+ ``run_code``)."""
-        tools = list(self._core.layers.view(self._scope(scope)).tools)
-        if self._core.transport is not None:
-            tools.append(self._core.transport)
+        agent = self._scope(scope)
+        tools = list(self._core.layers.view(agent).tools)
+        transport = self._transport_for(agent)
+        if transport is not None:
+            tools.append(transport)
         return tools
+
+    def _transport_for(self, agent: Agent | None) -> RegisteredTool | None:
+        """``run_code`` when ``agent``'s mode has it."""
+        core = self._core
+        return core.transport if core.transport is not None and core.mode_for(agent) != "native" else None
 
     def end_capabilities(self, scope: Agent | None = None) -> tuple[RegisteredTool, ...]:
         """The visible tools without the Code Mode transport (what the SDK binds)."""
@@ -195,8 +257,9 @@ class ToolRegistry:
 
     def schemas(self, scope: Agent | None = None) -> list[ToolSchema]:
         """Name, description and parameters of every visible tool (never callbacks)."""
-        schemas = list(self._core.layers.view(self._scope(scope)).schemas)
-        transport = self._core.transport
+        agent = self._scope(scope)
+        schemas = list(self._core.layers.view(agent).schemas)
+        transport = self._transport_for(agent)
         if transport is not None:
             schemas.append(transport.schema)
         return schemas
@@ -205,11 +268,12 @@ class ToolRegistry:
     async def execute(self, call: ToolExecutionInput) -> ToolExecutionResult:
         """Run one call through the standard pipeline; never raises for bad input.
 
-        If the task awaiting it is cancelled, the call is still recorded
-        (``tools/result`` sees it, ``ABORTED``) before ``CancelledError``
-        propagates.
+        Gates: :data:`~dsh_tools.pipeline.REGISTRY_GATES` (a Code Mode agent's
+        direct calls are checked first, then the standard gates). If the task
+        awaiting it is cancelled, the call is still recorded (``tools/result``
+        sees it, ``ABORTED``) before ``CancelledError`` propagates.
         """
-        return await execute_call(self, call)
+        return await execute_call(self, call, gates=REGISTRY_GATES)
 
     async def execute_batch(
         self, calls: Sequence[ToolExecutionInput], *, max_parallel: int = DEFAULT_MAX_PARALLEL
@@ -223,7 +287,7 @@ class ToolRegistry:
         (see ``dsh_tools.pipeline.batch``). ``max_parallel < 1`` raises
         ``ValueError``.
         """
-        return await execute_batch(self, calls, max_parallel=max_parallel)
+        return await execute_batch(self, calls, max_parallel=max_parallel, gates=REGISTRY_GATES)
 
     def execution_mode(self, call: ToolExecutionInput) -> ExecutionMode:
         """``"parallel"`` if the definition the call's agent resolves says its arguments are safe to overlap.
@@ -243,9 +307,10 @@ class ToolRegistry:
         return self._ctx.logger
 
     def resolve(self, name: str, agent: Agent | None) -> RegisteredTool | None:
-        transport = self._core.transport
-        if transport is not None and name == RUN_CODE_NAME:
-            return transport
+        if name == RUN_CODE_NAME:
+            transport = self._transport_for(agent)
+            if transport is not None:
+                return transport
         return self._core.layers.view(agent).by_name.get(name) if type(name) is str else None
 
     def guards_for(self, agent: Agent | None) -> Sequence[Guard]:
@@ -261,6 +326,10 @@ class ToolRegistry:
 
     def issued(self, token: object) -> bool:
         return type(token) is ToolExecutionToken and token in self._core.tokens
+
+    def offer_code_mode(self, install: Callable[[], None]) -> None:
+        """Internal (prompt wiring): how to install Code Mode when an agent first needs it."""
+        self._core.install_code_mode = install
 
     def install_transport(self, transport: RegisteredTool) -> None:
         """Internal (Code Mode): set the reserved ``run_code`` tool of a non-native registry."""
