@@ -11,6 +11,8 @@ from dsh_tools import (
     AssembleContext,
     ContentBlock,
     Context,
+    PreNext,
+    PreToolDecision,
     ToolExecution,
     ToolExecutionInput,
     ToolExecutionResult,
@@ -86,7 +88,11 @@ async def test_a_code_agents_direct_call_settles_unknown_tool_before_policy(name
     coder.ctx.tools.present_as("code")
     policy: list[str] = []
     observed: list[ToolExecutionResult] = []
-    ctx.on("tools/pre-execute", lambda execution, next_: policy.append(execution.name) or next_())
+    async def pre(execution: ToolExecution, next_: PreNext) -> PreToolDecision:
+        policy.append(execution.name)
+        return await next_()
+
+    ctx.on("tools/pre-execute", pre)
     ctx.on("tools/result", lambda execution, result: observed.append(result))
     result = await ctx.tools.execute(ToolExecutionInput("c1", name, {}, agent=coder))
     assert result.is_error and result.text == ROUTE_BACK.format(name)
@@ -131,7 +137,7 @@ async def test_disposing_present_as_restores_the_registry_mode_and_announces_it(
     assert len(changes) == 2 and coder.ctx.tools.mode == "native"
     assert await wire_and_sections(ctx, coder) == (["read"], [])
     coder.ctx.tools.present_as("both")  # allowed again
-    assert coder.ctx.tools.mode == "both"
+    assert ctx.tools.mode_for(coder) == "both"
 
 
 async def test_disposing_the_agent_takes_its_mode_with_it() -> None:
