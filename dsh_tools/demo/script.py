@@ -27,12 +27,14 @@ from dsh_tools.system_prompt.render import render_prompt
 __all__ = ["CODE_PROGRAM", "STEPS", "play_demo"]
 
 CODE_PROGRAM: Final = """\
-const listing = await tools.list_dir({ path: "." });
-console.log("workspace:", listing.split("\\n").join(", "));
+const entries = await tools.list_dir({ path: "." });
+const names = entries.map((entry) => (entry.kind === "dir" ? entry.name + "/" : entry.name));
+console.log("workspace:", names.join(", "));
 const todos = await tools.search_text({ query: "TODO" });
-console.log(`found ${todos.split("\\n").length} TODO lines`);
+const todoFiles = [...new Set(todos.map((hit) => hit.path))];
+console.log(`found ${todos.length} TODO lines in ${todoFiles.join(", ")}`);
 const counts = await tools.count_words({ path: "README.md" });
-console.log("README.md:", counts);
+console.log(`README.md: ${counts.words} words, ${(counts.words / counts.lines).toFixed(1)} a line`);
 let secrets = "read";
 try {
   await tools.read_file({ path: "secrets.txt" });
@@ -40,8 +42,9 @@ try {
   secrets = "denied: " + (error instanceof Error ? error.message : String(error));
 }
 console.log("secrets.txt", secrets);
-return { entries: listing.split("\\n").length, todos: todos.split("\\n").length };
+return { dirs: entries.filter((entry) => entry.kind === "dir").length, todos: todos.length, words: counts.words };
 """
+"""The demo's program computes over the typed tools' values (entries, hits, counts), not their text."""
 
 MODE_EXPLANATIONS: Final[dict[str, str]] = {
     "native": "In native mode every visible tool goes on the wire as a function definition, "
@@ -53,8 +56,9 @@ MODE_EXPLANATIONS: Final[dict[str, str]] = {
 }
 
 CODE_MODE_NOTE: Final = (
-    f"a code-mode model reaches the tools only through {RUN_CODE_NAME}; steps 2-7 send their calls straight "
-    "to ctx.tools.execute, the same pipeline every binding call of a program runs through"
+    f"a code-mode model reaches the tools only through {RUN_CODE_NAME} (its direct calls settle UNKNOWN_TOOL); "
+    "steps 2-7 send their calls for a second agent that presents the same tools as 'both' "
+    "(agent.ctx.tools.present_as), through the same pipeline every binding call of a program runs through"
 )
 
 StepPlay = Callable[[DemoSession, int], Awaitable[Step]]
@@ -158,9 +162,10 @@ async def code_mode_step(session: DemoSession, number: int) -> Step:
     calls = (await session.call(RUN_CODE_NAME, {"code": CODE_PROGRAM}),)
     return Step(
         number, "code-mode", title,
-        "One run_code call: the program chains list_dir, search_text and count_words, and catches the denial "
-        "of secrets.txt. Every binding call is a full pipeline call, so the same policy applies; only what the "
-        "program logs or returns comes back.",
+        "One run_code call: the program chains list_dir, search_text and count_words and computes over the "
+        "values they return (entries, hits, counts: typed tools resolve to data, not text), and catches the "
+        "denial of secrets.txt. Every binding call is a full pipeline call, so the same policy applies; only "
+        "what the program logs or returns comes back.",
         calls,
         details={"program": CODE_PROGRAM, "runMs": round((time.perf_counter() - started) * 1000)},
     )

@@ -21,7 +21,7 @@ from dsh_tools.execution import PluginSource, ToolExecutionInput, content_text
 from dsh_tools.host.context import Agent, Context
 from dsh_tools.host.services import APPROVAL
 from dsh_tools.json_values import JsonValue, thaw_json
-from dsh_tools.registry.registry import ToolMode
+from dsh_tools.registry.registry import RUN_CODE_NAME, ToolMode
 from dsh_tools.schema import ToolDefinition
 from dsh_tools.system_prompt.records import PromptSection
 
@@ -57,14 +57,25 @@ class DemoSession:
         self.ctx.on("tools/pre-execute", workspace_gate(workspace))
         self.ctx.on("tools/post-execute", redact_tokens)
         self.agent = Agent(self.ctx, name=AGENT_NAME)
+        # A code-mode agent may call only run_code directly; the scripted direct
+        # calls go through a twin that sees the same tools presented as "both".
+        self.direct = self.agent
+        if mode == "code":
+            self.direct = Agent(self.ctx, name=f"{AGENT_NAME}-direct")
+            self.direct.ctx.tools.present_as("both")
         self._calls = 0
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> CallRecord:
-        """Execute one call for the agent, as the loop would; never raises."""
+        """Execute one call for the agent, as the loop would; never raises.
+
+        ``run_code`` is the agent's own call; any other tool is called for
+        :attr:`direct` (the agent itself unless it presents as ``code``).
+        """
         self._calls += 1
         call_id = f"call-{self._calls}"
         args: JsonValue = arguments
-        result = await self.ctx.tools.execute(ToolExecutionInput(call_id, tool, args, self.agent))
+        caller = self.agent if tool == RUN_CODE_NAME else self.direct
+        result = await self.ctx.tools.execute(ToolExecutionInput(call_id, tool, args, caller))
         context = result.additional_context
         source = None
         if context is not None:

@@ -99,11 +99,11 @@ def test_code_mode_program_and_dispatch_log(transcript: dict[str, Any]) -> None:
     (call,) = step(transcript, "code-mode")["calls"]
     assert call["tool"] == "run_code" and not call["isError"], call["text"]
     lines = call["text"].splitlines()
-    assert lines[0].startswith("workspace: README.md, config.env, notes/")
-    assert lines[1] == "found 3 TODO lines"
-    assert lines[2] == "README.md: 24 words, 6 lines, 151 characters"
+    assert lines[0] == "workspace: README.md, config.env, notes/, secrets.txt, src/"
+    assert lines[1] == "found 3 TODO lines in README.md, notes/todo.txt, src/app.py"  # computed over the hits
+    assert lines[2] == "README.md: 24 words, 4.0 a line"
     assert lines[3].startswith("secrets.txt denied: ") and '"secrets.txt" holds credentials' in lines[3]
-    assert lines[-1] == '{"entries":5,"todos":3}'
+    assert lines[-1] == '{"dirs":2,"todos":3,"words":24}'
     events = step(transcript, "dispatch-log")["details"]["events"]
     parent = call["callId"]
     assert [(e["subCallId"], e["name"], e["isError"]) for e in events] == [
@@ -114,6 +114,17 @@ def test_code_mode_program_and_dispatch_log(transcript: dict[str, Any]) -> None:
     ]
     assert all(e["parentCallId"] == parent for e in events)
     assert events[3]["arguments"] == {"path": "secrets.txt"}
+
+
+def test_code_mode_sends_direct_calls_for_a_twin_presented_as_both() -> None:
+    result = run_cli("demo", "--json", "--mode", "code")
+    assert result.returncode == 0, result.stderr
+    data: dict[str, Any] = orjson.loads(result.stdout)
+    assert step(data, "prompt")["details"]["wireTools"] == ["run_code"]
+    calls = [call for s in data["steps"] for call in s["calls"]]
+    assert all(call["errorCode"] != "UNKNOWN_TOOL" for call in calls)
+    (program,) = step(data, "code-mode")["calls"]
+    assert not program["isError"] and program["text"].endswith('{"dirs":2,"todos":3,"words":24}')
 
 
 def test_native_mode_readable_output() -> None:

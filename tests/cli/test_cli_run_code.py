@@ -16,10 +16,10 @@ def program(tmp_path: Path, source: str) -> str:
 def test_program_chains_tools_and_prints_logs_and_value(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("one two three\nfour\n")
     source = (
-        'const listing = await tools.list_dir({});\n'
-        'console.log("entries:", listing.split("\\n").length);\n'
-        'const counted: string = await tools.count_words({ path: "notes.txt" });\n'
-        "return { counted };\n"
+        "const entries = await tools.list_dir({});\n"
+        'console.log("entries:", entries.length, entries.map((entry) => entry.kind).join(","));\n'
+        'const counted: { words: number; lines: number } = await tools.count_words({ path: "notes.txt" });\n'
+        "return [counted.words, counted.lines];\n"
     )
     result = run_cli(
         "run-code", program(tmp_path, source),
@@ -27,7 +27,7 @@ def test_program_chains_tools_and_prints_logs_and_value(tmp_path: Path) -> None:
         "--dispatches", cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout == 'entries: 2\n{"counted":"4 words, 2 lines, 19 characters"}\n'
+    assert result.stdout == "entries: 2 file,file\n[4,2]\n"
     dispatched = result.stderr.splitlines()
     assert [line.split()[1] for line in dispatched] == ["list_dir", "count_words"]
     assert dispatched[0].startswith("run-code:code:1 list_dir [ok]")

@@ -22,6 +22,9 @@ def test_sdk_of_a_tools_file_is_the_registry_section_text() -> None:
     assert "declare const tools: {" in out
     assert "  list_dir(args: {\n" in out
     assert "    path?: string;\n" in out
+    typed = out[out.index("  list_dir(") : out.index("  read_file(")]  # a typed tool
+    assert "  }): Promise<{\n" in typed and '    kind: "file" | "dir";\n' in typed and "  }[]>;\n" in typed
+    assert out[out.index("  write_file("):].endswith("  }): Promise<string>;\n};\n```\n")  # a content tool
     assert "  read_file(args: {\n" in out
     assert "    limit?: number;\n" in out
     assert out.index("list_dir(") < out.index("read_file(") < out.index("write_file(")  # lexicographic
@@ -32,7 +35,7 @@ def test_sdk_of_a_tools_file_is_the_registry_section_text() -> None:
 
 def tool_schema(tool: object) -> dict[str, object]:
     return {"name": getattr(tool, "name"), "description": getattr(tool, "description"),
-            "parameters": getattr(tool, "parameters")}
+            "parameters": getattr(tool, "parameters"), "output_schema": getattr(tool, "output_schema")}
 
 
 def test_sdk_is_byte_identical_across_runs() -> None:
@@ -43,6 +46,8 @@ def test_sdk_is_byte_identical_across_runs() -> None:
     assert first.stdout.encode() == second.stdout.encode()
     for name in ("build_status", "count_words", "list_dir", "read_file", "search_text", "write_file"):
         assert f"  {name}(args: " in first.stdout
+    counts = first.stdout[first.stdout.index("  count_words(") : first.stdout.index("  list_dir(")]
+    assert "}): Promise<{\n" in counts and "    words: number;\n" in counts and "  }>;\n" in counts
 
 
 def test_module_forms_and_attribute_selection(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ import pytest
 from dsh_tools.content import ToolOutput
 from dsh_tools.definitions import DefinedTool
 from dsh_tools.errors import ToolArgsError
-from dsh_tools.execution import ToolExecution, mint_token
+from dsh_tools.boot import boot
+from dsh_tools.execution import ToolExecution, ToolExecutionInput, mint_token
 from dsh_tools.json_values import freeze_json
 from dsh_tools.presentation import DiffResultView, FileDiff, FileLocation, GenericCallView, GenericResultView, ToolResult
 
@@ -40,6 +41,15 @@ async def call(tool: DefinedTool[Any], arguments: dict[str, Any]) -> Any:
 def text_of(output: Any) -> str:
     content = output.content if isinstance(output, ToolOutput) else output
     return "".join(str(block["text"]) for block in content)
+
+
+async def text_through_registry(tool: DefinedTool[Any], arguments: dict[str, Any]) -> str:
+    """What the model reads of a call: for a typed tool, its value as the registry renders it."""
+    ctx = boot()
+    ctx.tools.register(tool)
+    result = await ctx.tools.execute(ToolExecutionInput("c", tool.name, arguments))
+    assert not result.is_error, result.text
+    return result.text
 
 
 def test_modules_expose_tools_lists() -> None:
@@ -72,8 +82,8 @@ async def test_symlink_out_of_the_root_is_refused(workspace: Path) -> None:
     os.symlink(workspace.parent / "secret.txt", workspace / "link.txt")
     with pytest.raises(files.SandboxError):
         await call(tools_by_name(workspace)["read_file"], {"path": "link.txt"})
-    found = text_of(await call(tools_by_name(workspace)["search_text"], {"query": "secret"}))
-    assert "outside" not in found
+    found = await call(tools_by_name(workspace)["search_text"], {"query": "secret"})
+    assert found == []
 
 
 async def test_write_file_returns_meta_and_a_replayable_diff_card(workspace: Path) -> None:
@@ -94,9 +104,8 @@ async def test_write_file_returns_meta_and_a_replayable_diff_card(workspace: Pat
 
 async def test_count_words(workspace: Path) -> None:
     count = tools_by_name(workspace)["count_words"]
-    output = await call(count, {"path": "docs/a.txt"})
-    assert text_of(output) == "6 words, 3 lines, 33 characters"
-    assert output.meta == {"words": 6, "lines": 3, "characters": 33}
+    assert await call(count, {"path": "docs/a.txt"}) == {"words": 6, "lines": 3, "characters": 33}
+    assert await text_through_registry(count, {"path": "docs/a.txt"}) == "6 words, 3 lines, 33 characters"
     with pytest.raises(ToolArgsError, match="path: missing required property"):
         await call(count, {})
     with pytest.raises(ValueError, match="outside"):
@@ -105,13 +114,17 @@ async def test_count_words(workspace: Path) -> None:
 
 async def test_search_text(workspace: Path) -> None:
     search = tools_by_name(workspace)["search_text"]
-    found = text_of(await call(search, {"query": "beta"}))
+    assert await call(search, {"query": "beta"}) == [
+        {"path": "b.md", "line": 1, "text": "Beta appears here"},
+        {"path": "docs/a.txt", "line": 1, "text": "alpha beta"},
+    ]
+    found = await text_through_registry(search, {"query": "beta"})
     assert found.splitlines() == ["b.md:1: Beta appears here", "docs/a.txt:1: alpha beta"]
-    sensitive = text_of(await call(search, {"query": "Beta", "case_sensitive": True}))
+    sensitive = await text_through_registry(search, {"query": "Beta", "case_sensitive": True})
     assert sensitive.splitlines() == ["b.md:1: Beta appears here"]
-    limited = text_of(await call(search, {"query": "a", "max_results": 1}))
+    limited = await text_through_registry(search, {"query": "a", "max_results": 1})
     assert limited.splitlines()[-1] == "(stopped after 1 results)"
-    assert text_of(await call(search, {"query": "secret"})) == "no matches for 'secret'"
+    assert await text_through_registry(search, {"query": "secret"}) == "no matches for 'secret'"
     with pytest.raises(ToolArgsError, match="max_results: expected integer, got boolean"):
         await call(search, {"query": "a", "max_results": True})
     with pytest.raises(ValueError, match="outside"):
@@ -122,10 +135,12 @@ async def test_search_text(workspace: Path) -> None:
 
 async def test_list_dir(workspace: Path) -> None:
     listing = tools_by_name(workspace)["list_dir"]
-    assert text_of(await call(listing, {})) == "b.md\ndocs/"
-    assert text_of(await call(listing, {"path": "docs"})) == "a.txt"
+    assert await call(listing, {}) == [{"name": "b.md", "kind": "file"}, {"name": "docs", "kind": "dir"}]
+    assert await text_through_registry(listing, {}) == "b.md\ndocs/"
+    assert await text_through_registry(listing, {"path": "docs"}) == "a.txt"
     (workspace / "empty").mkdir()
-    assert text_of(await call(listing, {"path": "empty"})) == "(empty directory)"
+    assert await call(listing, {"path": "empty"}) == []
+    assert await text_through_registry(listing, {"path": "empty"}) == "(empty directory)"
     with pytest.raises(NotADirectoryError, match="no such directory: b.md"):
         await call(listing, {"path": "b.md"})
     with pytest.raises(files.SandboxError):

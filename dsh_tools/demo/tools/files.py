@@ -2,7 +2,9 @@
 
 Shows the TypedDict spelling of ``define_tool`` end to end: the class types
 the body (mypy checks ``args["path"]`` is a ``str``), becomes the JSON Schema
-the model sees, and is enforced before the body runs. It also shows both card
+the model sees, and is enforced before the body runs. ``list_dir`` is a typed
+tool: it returns its entries as data (``output=list[DirEntry]``), rendered as
+one name a line for the model. It also shows both card
 styles: ``read_file`` presents a generic ``read`` card with a location;
 ``write_file`` returns the before/after text as ``meta`` so its result card is
 an inline diff that replays from the session log without touching the disk.
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, NotRequired, Required, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
 
 from dsh_tools.content import ContentBlock, ToolOutput, text_block
 from dsh_tools.definitions import DefinedTool, Prop, define_tool
@@ -32,7 +34,7 @@ from dsh_tools.presentation import (
 )
 from dsh_tools.demo.tools.sandbox import SandboxError, resolve_inside
 
-__all__ = ["TOOLS", "ListDirArgs", "ReadFileArgs", "SandboxError", "WriteFileArgs", "make_tools"]
+__all__ = ["TOOLS", "DirEntry", "ListDirArgs", "ReadFileArgs", "SandboxError", "WriteFileArgs", "make_tools"]
 
 MAX_READ_BYTES = 256 * 1024
 """Larger files are refused: a tool result that floods the context helps no one."""
@@ -51,6 +53,19 @@ class WriteFileArgs(TypedDict):
 
 class ListDirArgs(TypedDict):
     path: NotRequired[Annotated[str, Prop(description="Directory, relative to the workspace root (default: the root)")]]
+
+
+class DirEntry(TypedDict):
+    """One entry ``list_dir`` returns (a typed value: programs filter and count them)."""
+
+    name: str
+    kind: Literal["file", "dir"]
+
+
+def render_entries(args: ListDirArgs, entries: list[DirEntry]) -> list[ContentBlock]:
+    """One name a line, directories with a trailing ``/``, for the model."""
+    names = [f"{entry['name']}/" if entry["kind"] == "dir" else entry["name"] for entry in entries]
+    return [text_block("\n".join(names) if names else "(empty directory)")]
 
 
 def make_tools(root: Path) -> list[DefinedTool[Any]]:
@@ -100,15 +115,15 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
             return None
         return _diff_from_meta(args["path"], result.meta)
 
-    async def list_dir(args: ListDirArgs, exec: ToolExecution) -> list[ContentBlock]:
+    async def list_dir(args: ListDirArgs, exec: ToolExecution) -> list[DirEntry]:
         relative = args.get("path", ".")
         target = resolve_inside(base, relative)
         if not target.is_dir():
             raise NotADirectoryError(f"no such directory: {relative}")
-        entries = sorted(
-            f"{child.name}/" if child.is_dir() else child.name for child in target.iterdir()
-        )
-        return [text_block("\n".join(entries) if entries else "(empty directory)")]
+        return [
+            {"name": child.name, "kind": "dir" if child.is_dir() else "file"}
+            for child in sorted(target.iterdir(), key=lambda child: child.name)
+        ]
 
     def present_list(args: ListDirArgs) -> GenericCallView:
         path = args.get("path", ".")
@@ -134,9 +149,11 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
         ),
         define_tool(
             name="list_dir",
-            description="List a directory of the workspace (directories end with '/').",
+            description="List a directory of the workspace: each entry's name and kind (file or dir).",
             args=ListDirArgs,
+            output=list[DirEntry],
             execute=list_dir,
+            render=render_entries,
             timeout_ms=5_000,
             present_call=present_list,
         ),
