@@ -7,11 +7,7 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: test typecheck pytest demo bench clean
 
-# The renderer modules setup.py compiles with mypyc: editing one rebuilds
-# (a stale build would be ignored at import anyway, see _implementation.py).
-COMPILED := $(addprefix dsh_tools_codegen/,_rules.py _text.py _canonical.py _fast.py _sdk.py)
-
-$(STAMP): pyproject.toml setup.py $(COMPILED)
+$(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
@@ -22,9 +18,7 @@ typecheck: $(STAMP)
 	$(PY) -m mypy --strict tests examples
 
 pytest: $(STAMP)
-	$(PY) -c 'from dsh_tools_codegen._implementation import IMPLEMENTATION; print("SDK renderer:", IMPLEMENTATION)'
 	$(PY) -m pytest
-	DSH_TOOLS_PURE_PYTHON=1 $(PY) -m pytest tests/codegen
 
 test: typecheck pytest
 
@@ -36,4 +30,3 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache
-	rm -f dsh_tools_codegen/*.so dsh_tools_codegen/_compiled_sources.json

@@ -11,11 +11,10 @@ it can be tested and type-checked in isolation.
   fixed :data:`SDK_USAGE` paragraph and one fenced ``ts`` block declaring
   ``declare const tools: {...}``; deterministic and memoised per tool.
 
-The hot modules are compiled with mypyc when the build can (see
-:mod:`._implementation`); the text is the same either way.
+Pure Python: a cold render of 1,000 new tools reads each schema once, on
+a fast path for trusted trees (see :mod:`._fast`).
 """
 
-from ._implementation import IMPLEMENTATION as _IMPLEMENTATION  # first: it picks compiled or source modules
 from ._schema import json_schema_to_ts
 from ._sdk import SDK_USAGE, ToolSchemaLike, render_tools_sdk
 
