@@ -123,6 +123,7 @@ if TYPE_CHECKING:
         scope_of as scope_of,
     )
     from dsh_tools.json_values import (
+        FrozenDict as FrozenDict,
         FrozenJson as FrozenJson,
         JsonValue as JsonValue,
         freeze_json as freeze_json,
@@ -251,6 +252,7 @@ _EXPORTS: dict[str, str] = {
     "ServiceKey": "dsh_tools.host",
     "SessionLog": "dsh_tools.host",
     "scope_of": "dsh_tools.host",
+    "FrozenDict": "dsh_tools.json_values",
     "FrozenJson": "dsh_tools.json_values",
     "JsonValue": "dsh_tools.json_values",
     "freeze_json": "dsh_tools.json_values",

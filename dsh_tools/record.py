@@ -28,9 +28,10 @@ nested records rendered recursively, frozen payloads thawed, and optional fields
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Final, dataclass_transform
 
-from pyrsistent import PClass, PMap, PVector, field
+from pyrsistent import PClass, field
 from returns.result import Failure
 
 from dsh_tools.json_values import freeze_json, thaw_json
@@ -137,10 +138,10 @@ def wire_value(value: object) -> Any:
     """Render one field value for ``to_json`` (records nest, frozen data thaws)."""
     if isinstance(value, Record):
         return value.to_json()
-    if isinstance(value, (tuple, list, PVector)):
+    if isinstance(value, (tuple, list)):
         return [wire_value(item) for item in value]
-    if isinstance(value, PMap):
-        return thaw_json(value)
+    if isinstance(value, Mapping):
+        return thaw_json(value)  # a frozen payload: plain dict, keys in their order
     return value
 
 

@@ -9,30 +9,29 @@ its time there, yet the trees it renders are almost always *trusted*:
   subclasses where orjson would call ``default``), or ``orjson.loads``
   output — exact ``dict``/``list``/``tuple``/``str``/``int``/``float``/
   ``bool``/``None``; or
-* the registry's frozen parameters — ``PMap``/``PVector``/``tuple`` and exact
-  JSON scalars, which cannot contain themselves either.
+* the registry's frozen parameters — ``FrozenDict``/``tuple`` and exact JSON
+  scalars, which cannot contain themselves either.
 
-On such a tree no user code can run (exact builtin types only), so the
-per-node guards buy nothing. :func:`fast_render` applies the same rules with
-none of them and raises :class:`Fallback` the moment anything it reads falls
-outside the subset it handles exactly — another type, a ``$ref``, a NaN or
-infinity (canonically ``null``), a container over
+On such a tree no user code can run (exact builtin types, and ``FrozenDict``,
+which overrides no reading method of ``dict``), so the per-node guards buy
+nothing. :func:`fast_render` applies the same rules with none of them and
+raises :class:`Fallback` the moment anything it reads falls outside the
+subset it handles exactly — another type (a ``PMap`` included), a ``$ref``, a
+NaN or infinity (canonically ``null``), a container over
 :data:`~._rules.MAX_ITEMS`, a path :data:`~._rules.MAX_DEPTH` deep, a node
-over the :data:`~._rules.MAX_NODES` budget. The caller then runs
-the defensive renderer, so the corners are the defensive renderer's by
+over the :data:`~._rules.MAX_NODES` budget. The caller then runs the
+defensive renderer, so the corners are the defensive renderer's by
 construction; on the subset, the rules here mirror :mod:`._schema` line for
 line and share its combinators (:mod:`._rules`), and
 ``tests/codegen/test_codegen_fast.py`` compares the two on random schemas.
-As Python it is ~1.7x faster than the defensive renderer on dict trees and
-~2.3x on frozen ones (read straight from the ``PMap`` buckets instead of
-through Python-level ``items()``); the build compiles it with mypyc (see
-:mod:`._implementation`), which about doubles that again. The code is written
-for the compiler: typed locals, memo dicts instead of closures, no generators
-in the hot loops.
+Properties come in their mapping's order, as in :mod:`._schema`. The hot
+loop is :meth:`_Renderer.block` (most members are a plain scalar type,
+rendered inline); memo dicts keep repeated key, JSDoc and literal text.
 
-In *frozen* mode (a ``PMap`` root) a plain ``dict``/``list`` whose contents
-would be read also bails: then everything the text was computed from is
-immutable, which is what lets :mod:`._sdk` cache it under the root's identity.
+In *frozen* mode (a ``FrozenDict`` root) a plain ``dict``/``list`` whose
+contents would be read also bails: then everything the text was computed from
+is immutable, which is what lets :mod:`._sdk` cache it under the root's
+identity.
 """
 
 from __future__ import annotations
@@ -40,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, TypeVar, cast
 
-from ._canonical import PMAP_TYPE, PVECTOR_TYPE, SCALAR_TYPES
+from ._canonical import PMAP_TYPE, PVECTOR_TYPE, SCALAR_TYPES, frozen_dict_type
 from ._rules import (
     _ATOM,
     _KEYWORDS,
@@ -64,6 +63,8 @@ __all__ = ["Fallback", "clear_memos", "fast_render"]
 _ATOMS: Final = SCALAR_TYPES
 _LITERAL_TYPES: Final = frozenset({str, int, bool, type(None)})
 _CONTAINERS: Final = frozenset({dict, list, tuple, PMAP_TYPE, PVECTOR_TYPE}) - {None}
+"""Containers whose *type* alone decides a rule (no literal, not a name);
+``FrozenDict`` is checked beside them (:func:`_is_container`)."""
 _MEMO_LIMIT: Final = 4096
 
 
@@ -71,61 +72,23 @@ class Fallback(Exception):
     """The tree left the fast renderer's subset: use the defensive one."""
 
 
-def _pmap_view(value: object) -> dict[str, object]:
-    """A ``PMap``'s entries as a plain dict, read straight from its buckets.
-
-    ``PMap.items()`` is a Python generator; the bucket vector is C
-    (``pvectorc``) and ``tolist()`` copies it in one call, so this is several
-    times faster (and compiles to tight loops). Keys must be exact ``str``
-    (anything else may run user code on lookup): bail otherwise.
-    """
-    view: dict[str, object] = {}
-    if not _BUCKETS_OK:  # pragma: no cover - a pyrsistent without the bucket layout
-        pairs: list[tuple[object, object]] = list(getattr(value, "iteritems")())
-        buckets: list[list[tuple[object, object]] | None] = [pairs]
-    else:
-        buckets = getattr(value, "_buckets").tolist()
-    for bucket in buckets:
-        if bucket is not None:
-            for key, item in bucket:
-                if type(key) is not str:
-                    raise Fallback
-                view[key] = item
-    return view
-
-
-def _buckets_ok() -> bool:
-    """Whether this pyrsistent's ``PMap`` keeps ``(key, value)`` lists in ``_buckets``."""
-    try:
-        from pyrsistent import pmap
-
-        sample = {"a": 1, "b": (2,), "c": None}
-        buckets = getattr(pmap(sample), "_buckets").tolist()
-        found = [pair for bucket in buckets if bucket is not None for pair in bucket]
-        return type(buckets) is list and all(type(b) is list for b in buckets if b is not None) and dict(found) == sample
-    except Exception:  # pragma: no cover
-        return False
-
-
-_BUCKETS_OK: Final = _buckets_ok()
-
-
 class _Renderer:
-    __slots__ = ("budget", "frozen")
+    __slots__ = ("budget", "frozen", "frozen_dict")
 
-    def __init__(self, frozen: bool) -> None:
+    def __init__(self, frozen: bool, frozen_dict: type | None) -> None:
         self.budget = MAX_NODES
         self.frozen = frozen
+        self.frozen_dict = frozen_dict
 
     def mapping(self, value: object) -> dict[str, object] | None:
         """The node's entries, ``None`` for a non-mapping; bail on others."""
         cls = type(value)
+        if cls is self.frozen_dict:
+            return value  # type: ignore[return-value]  # read through dict's own methods
         if cls is dict:
             if self.frozen:
                 raise Fallback
             return value  # type: ignore[return-value]
-        if cls is PMAP_TYPE:
-            return _pmap_view(value)
         if cls in _ATOMS or cls is list or cls is tuple or cls is PVECTOR_TYPE:
             _check_finite(value)
             return None
@@ -138,9 +101,9 @@ class _Renderer:
             if self.frozen:
                 raise Fallback
             items: list[object] | tuple[object, ...] = value  # type: ignore[assignment]
-        elif cls is tuple or cls is PVECTOR_TYPE:
-            items = tuple(cast("Iterable[object]", value))
-        elif cls in _ATOMS or cls is dict or cls is PMAP_TYPE:
+        elif cls is tuple:
+            items = value  # type: ignore[assignment]
+        elif cls in _ATOMS or cls is dict or cls is self.frozen_dict:
             _check_finite(value)
             return None
         else:
@@ -223,17 +186,11 @@ class _Renderer:
         properties = view.get("properties")
         entries: list[tuple[str, object]] | None = None
         if properties is not None:
-            cls = type(properties)
-            if cls is dict and not self.frozen:
-                entries = list(cast("dict[str, object]", properties).items())  # insertion order (see _schema)
-            else:
-                props = self.mapping(properties)
-                if props is not None:
-                    # code-point order (see _schema); sorting the exact-str keys alone is
-                    # much cheaper than sorting the pairs
-                    entries = [(key, props[key]) for key in sorted(props)]
-            if entries is not None and len(entries) > MAX_ITEMS:
-                raise Fallback
+            props = self.mapping(properties)
+            if props is not None:
+                entries = list(dict.items(props))  # the mapping's own order (see _schema)
+                if len(entries) > MAX_ITEMS:
+                    raise Fallback
         if entries:
             return (self.block(entries, self.required(view.get("required")), level, depth), _ATOM)
         extra = view.get("additionalProperties")
@@ -255,15 +212,14 @@ class _Renderer:
         pad = "  " * inner
         body: list[str] = []
         frozen = self.frozen
+        frozen_dict = self.frozen_dict
         leaves = 0
         for key, sub in entries:
             head = _head(key, key in required)
             cls = type(sub)
             sub_view: dict[str, object] | None
-            if cls is dict and not frozen:
+            if cls is frozen_dict or (cls is dict and not frozen):
                 sub_view = cast("dict[str, object]", sub)
-            elif cls is PMAP_TYPE:
-                sub_view = _pmap_view(sub)
             else:
                 sub_view = self.mapping(sub)
                 if sub_view is None:
@@ -397,7 +353,7 @@ def fast_render(tree: object, level: int, frozen: bool) -> str:
     """``tree`` rendered at ``level`` exactly as :func:`~._schema.render_schema`
     would, or :class:`Fallback` (also on any unexpected error)."""
     try:
-        renderer = _Renderer(frozen)
+        renderer = _Renderer(frozen, frozen_dict_type())
         text = renderer.node(tree, level, 0)[0]
     except Fallback:
         raise

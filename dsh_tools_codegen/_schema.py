@@ -24,9 +24,10 @@ Rule precedence per node: ``$ref`` → ``const`` → ``enum`` → ``anyOf`` →
 ``oneOf`` → ``allOf`` → ``type`` (a missing ``type`` is inferred as ``object``
 when ``properties`` is a mapping and ``array`` when ``items`` is present).
 
-Property order: a ``dict`` (or subclass) keeps its insertion order; any other
-``Mapping`` — notably pyrsistent's ``PMap``, whose iteration order depends on
-the process's string-hash seed — is rendered in code-point key order, so the
+Property order: a ``dict`` (or subclass, such as dsh-tools' ``FrozenDict``)
+keeps its insertion order, which is the author's; any other ``Mapping`` —
+notably pyrsistent's ``PMap``, whose iteration order depends on the
+process's string-hash seed — is rendered in code-point key order, so the
 text is byte-identical across processes.
 """
 

@@ -6,8 +6,9 @@ the top of the system prompt, so two properties matter more than anything:
 * **Determinism.** Tools are ordered by name in code-point order (ties, which
   only duplicate names produce, by their rendered text), so the same *set*
   gives byte-identical text whatever the input order — prompt prefix caches
-  stay warm. Property order follows :mod:`._schema`'s rule (insertion order
-  for ``dict``, code-point order for other mappings such as ``PMap``).
+  stay warm. Properties keep the author's order (:mod:`._schema`'s rule:
+  a ``dict``'s or ``FrozenDict``'s own order, code-point order for other
+  mappings such as ``PMap``).
 * **Cost.** Each tool's member text is memoised in a bounded memo (keeping
   the :data:`CACHE_SIZE` most recently used entries) so an
   unchanged tool set is not rendered twice; per call only the lookups, the
@@ -22,19 +23,21 @@ the top of the system prompt, so two properties matter more than anything:
   - *identity* keys ``(name, description, id(parameters))``, the fast path
     for the registry's frozen schemas, are stored only for parameters whose
     text was computed from immutable data alone: either the canonical pass
-    verified them deeply immutable (only ``PMap``/``PVector`` and JSON
-    scalars, exact types), or the fast renderer (:mod:`._fast`) rendered them
-    in *frozen* mode, which bails out on any mutable container it would read.
+    verified them deeply immutable (only ``FrozenDict``/``tuple`` (or
+    ``PMap``/``PVector``) and JSON scalars, exact types), or the fast renderer (:mod:`._fast`) rendered them
+    in *frozen* mode, which bails out on any mutable container it would read
+    (and runs only on a ``FrozenDict`` that ``freeze_json`` verified as a
+    whole, so every key in it is an exact ``str``).
     The entry holds a strong reference to that object and a hit requires
     ``entry is parameters``, so the id cannot have been recycled and the
     object cannot have changed;
   - a value without canonical bytes is rendered directly, uncached.
 
-A cold ``PMap`` is rendered straight from its buckets in frozen mode and
-cached by identity only: the canonical pass (a Python callback per ``PMap``)
-and ``orjson.loads`` would cost more than the rendering. Everything else goes
-through the canonical bytes and the fast renderer, the defensive one taking
-over on a bail-out — the same text either way (see :mod:`._fast`).
+A cold verified ``FrozenDict`` (the registry's parameters) is rendered
+straight away in frozen mode and cached by identity only: the canonical pass
+would cost as much as the rendering. Everything else goes through the
+canonical bytes and the fast renderer, the defensive one taking over on a
+bail-out — the same text either way (see :mod:`._fast`).
 
 The function is still pure from the caller's view: the cache changes only
 how fast the answer comes, never the answer.
@@ -48,7 +51,7 @@ from typing import Final, Protocol, Union, cast
 
 import orjson
 
-from ._canonical import PMAP_TYPE, canonical_json, dumps_to
+from ._canonical import canonical_json, dumps_to, frozen_dict_type
 from ._fast import Fallback, clear_memos, fast_render
 from ._schema import _view, json_schema_to_ts, render_schema, render_tree
 from ._text import exact_str, jsdoc, member_key
@@ -215,13 +218,14 @@ def _member_text(name: str, description: str | None, args: str, returns: str) ->
 def _render_canonical(parameters: object, data: bytes) -> tuple[str, bool]:
     """``(type text, read live?)`` for parameters whose canonical JSON is ``data``.
 
-    An exact ``dict`` is rendered as it is (*live*): where the fast renderer
-    accepts it (exact builtin types, no NaN or infinity where it decides a
-    rule), ``orjson.loads(data)`` is the same tree, so the text is the same,
-    without paying for the copy. Anything else, or a bail-out, renders the
-    loaded copy.
+    An exact ``dict`` or ``FrozenDict`` is rendered as it is (*live*): where
+    the fast renderer accepts it (exact builtin types, no NaN or infinity
+    where it decides a rule), ``orjson.loads(data)`` is the same tree, so the
+    text is the same, without paying for the copy. Anything else, or a
+    bail-out, renders the loaded copy.
     """
-    if type(parameters) is dict:
+    cls = type(parameters)
+    if cls is dict or cls is frozen_dict_type():
         try:
             return fast_render(parameters, 1, frozen=False), True
         except Fallback:
@@ -254,7 +258,7 @@ class _MemberCache:
             hit = self._get(identity_key)
             if hit is not None and hit[0] is parameters:
                 return hit[1]
-        if cls is PMAP_TYPE:
+        if cls is frozen_dict_type() and getattr(parameters, "_json", False) is True:
             try:
                 text = _member_text(name, description, fast_render(parameters, 1, frozen=True), returns)
             except Fallback:

@@ -18,3 +18,22 @@ def wrapped(levels: int, inner: Any = 0) -> Any:
     for _ in range(levels):
         inner = [inner]
     return inner
+
+
+def frozen(value: Any) -> Any:
+    """``value`` as the registry holds it: ``freeze_json``'s verified ``FrozenDict``/``tuple`` form."""
+    from dsh_tools.json_values import freeze_json
+
+    return freeze_json(value).unwrap()
+
+
+def deep_frozen(value: Any) -> Any:
+    """``value`` with every ``dict`` a ``FrozenDict`` and every ``list`` a ``tuple``, *unchecked*
+    (NaN, huge integers and the like stay): frozen containers nobody verified."""
+    from dsh_tools.json_values import FrozenDict
+
+    if type(value) is dict:
+        return FrozenDict({key: deep_frozen(item) for key, item in value.items()})
+    if type(value) is list or type(value) is tuple:
+        return tuple(deep_frozen(item) for item in value)
+    return value

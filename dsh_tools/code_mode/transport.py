@@ -8,14 +8,12 @@ Its schema is one required string, ``code``. Its body is the bridge
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, cast
-
-from pyrsistent import PVector, freeze
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh_tools.code_mode.bridge import run_program
 from dsh_tools.content import ToolOutput
 from dsh_tools.execution import ToolExecution
-from dsh_tools.json_values import FrozenJson
+from dsh_tools.json_values import FrozenJson, freeze_json
 from dsh_tools.presentation import GenericCallView, GenericResultView, ToolResult
 from dsh_tools.registry.registry import RUN_CODE_NAME
 from dsh_tools.schema import RegisteredTool
@@ -32,13 +30,13 @@ RUN_CODE_DESCRIPTION: Final = (
     "Only what it prints or returns comes back."
 )
 
-RUN_CODE_PARAMETERS: Final = cast("FrozenJson", freeze(
+RUN_CODE_PARAMETERS: Final[FrozenJson] = freeze_json(
     {
         "type": "object",
         "properties": {"code": {"type": "string", "description": "The TypeScript program (an async function body)."}},
         "required": ["code"],
     }
-))
+).unwrap()
 
 
 def make_run_code(registry: ToolRegistry) -> RegisteredTool:
@@ -69,7 +67,7 @@ def present_run_code_result(args: object, result: ToolResult) -> GenericResultVi
     """The captured logs as one text block (no content when there were none)."""
     meta = result.meta
     logs = meta.get("logs") if isinstance(meta, Mapping) else None
-    if not isinstance(logs, (list, tuple, PVector)):
+    if not isinstance(logs, (list, tuple)):
         return None
     texts = [entry.get("text") for entry in logs if isinstance(entry, Mapping)]
     if len(texts) != len(logs) or not all(type(text) is str for text in texts):

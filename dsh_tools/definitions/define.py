@@ -34,8 +34,7 @@ from dsh_tools.definitions.typed_dict import typed_dict_spec
 from dsh_tools.definitions.validation import compile_spec
 from dsh_tools.errors import ToolArgsError
 from dsh_tools.execution import ToolExecution
-from dsh_tools.json_values import FrozenJson, JsonValue, freeze_json, thaw_json
-from pyrsistent.typing import PMap
+from dsh_tools.json_values import FrozenDict, FrozenJson, JsonValue, freeze_json, thaw_json
 from dsh_tools.schema import check_timeout_ms, check_tool_name
 from dsh_tools.presentation import (
     DiffCallView,
@@ -97,7 +96,7 @@ class DefinedTool(Generic[A]):
 
     _name: str
     _description: str
-    _parameters: PMap[str, FrozenJson]
+    _parameters: FrozenDict[str, FrozenJson]
     _spec: Mapping[str, Prop]
     _args_type: type | None
     _timeout_ms: float | None
@@ -158,7 +157,7 @@ class DefinedTool(Generic[A]):
         return self._description
 
     @property
-    def parameters(self) -> PMap[str, FrozenJson]:
+    def parameters(self) -> FrozenDict[str, FrozenJson]:
         """The deep-frozen JSON Schema of the arguments (object-rooted)."""
         return self._parameters
 

@@ -24,7 +24,7 @@ from pyrsistent import pmap, pvector
 
 from dsh_tools.definitions.validation import Shape, compile_shape, total_validator, type_word
 from dsh_tools.errors import OutputSchemaError
-from dsh_tools.json_values import is_json, member_path_segment
+from dsh_tools.json_values import FrozenDict, is_json, member_path_segment
 
 __all__ = [
     "MAX_SCHEMA_DEPTH",
@@ -37,7 +37,7 @@ __all__ = [
 MAX_SCHEMA_DEPTH: Final = 64
 """Nested schemas deeper than this are refused (and a cycle is reported as one)."""
 
-_OBJECTS: Final = frozenset({dict, type(pmap({}))})
+_OBJECTS: Final = frozenset({dict, FrozenDict, type(pmap({}))})
 _ARRAYS: Final = frozenset({list, tuple, type(pvector([]))})
 _TYPES: Final = ("object", "array", "string", "number", "integer", "boolean", "null")
 _STRUCTURE: Final = frozenset({"type", "properties", "required", "additionalProperties", "items", "enum", "const"})

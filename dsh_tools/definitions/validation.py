@@ -24,7 +24,7 @@ import orjson
 from pyrsistent import pmap, pvector
 
 from dsh_tools.definitions.props import Prop, checked_spec
-from dsh_tools.json_values import member_path_segment
+from dsh_tools.json_values import FrozenDict, member_path_segment
 
 __all__ = [
     "SPEC_MEMO_SIZE",
@@ -45,6 +45,7 @@ Check = Callable[[object], "Problems | None"]
 
 _PMAP: Final[type] = type(pmap({}))
 _PVECTOR: Final[type] = type(pvector([]))
+_FROZEN_DICT: Final[type] = FrozenDict
 _MISSING: Final = object()
 
 _PYTHON_TYPES: Final[dict[str, frozenset[type]]] = {
@@ -53,7 +54,7 @@ _PYTHON_TYPES: Final[dict[str, frozenset[type]]] = {
     "number": frozenset({int, float}),
     "boolean": frozenset({bool}),
     "null": frozenset({type(None)}),
-    "object": frozenset({dict, _PMAP}),
+    "object": frozenset({dict, _FROZEN_DICT, _PMAP}),
     "array": frozenset({list, tuple, _PVECTOR}),
 }
 _WORDS: Final[dict[type, str]] = {
@@ -63,6 +64,7 @@ _WORDS: Final[dict[type, str]] = {
     bool: "boolean",
     type(None): "null",
     dict: "object",
+    _FROZEN_DICT: "object",
     _PMAP: "object",
     list: "array",
     tuple: "array",
@@ -204,8 +206,8 @@ def _object_check(shape: Shape, type_check: Check) -> Check:
 
     def check(value: object, missing: object = _MISSING) -> Problems | None:
         kind = type(value)
-        if kind is dict:
-            get = value.get  # type: ignore[attr-defined]
+        if kind is dict or kind is _FROZEN_DICT:
+            get = value.get  # type: ignore[attr-defined]  # dict.get either way (C)
         elif kind is _PMAP:
             # PMap.get is pure Python (~10x dict.get); one public items() pass is cheaper.
             get = dict(value.items()).get  # type: ignore[attr-defined]

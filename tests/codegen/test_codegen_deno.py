@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from codegen_catalog import CATALOG
 from pyrsistent import freeze
+from value_shapes import frozen
 
 from dsh_tools_codegen import render_tools_sdk
 
@@ -102,7 +103,11 @@ def declarations(tools: list[Any]) -> str:
 
 def test_declarations_and_goldens_type_check(deno_check: Check, tmp_path: Path) -> None:
     files: list[Path] = []
-    for name, tools in (("plain", list(CATALOG)), ("frozen", [freeze(t) for t in CATALOG])):
+    for name, tools in (
+        ("plain", list(CATALOG)),
+        ("frozen", [frozen(t) for t in CATALOG]),
+        ("pyrsistent", [freeze(t) for t in CATALOG]),
+    ):
         path = tmp_path / f"sdk_{name}.ts"
         path.write_text(declarations(tools) + GOOD_USAGE, encoding="utf-8")
         files.append(path)

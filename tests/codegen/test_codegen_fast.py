@@ -4,7 +4,8 @@
 on the canonical tree whenever it answers at all; these tests generate many
 random schemas covering every rule (and the odd corners: non-str names,
 containers where scalars belong, empty combinators, depth and budget limits)
-and compare the two, for plain trees and for their frozen forms.
+and compare the two, for plain trees and for their frozen forms
+(``FrozenDict``/``tuple``, and pyrsistent's, which stay accepted as input).
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from typing import Any
 
 import orjson
 import pytest
-from pyrsistent import freeze, pmap
+from pyrsistent import freeze
+from value_shapes import deep_frozen, frozen
 
+from dsh_tools.json_values import FrozenDict
 from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
 from dsh_tools_codegen._canonical import canonical_json
 from dsh_tools_codegen._fast import Fallback, fast_render
@@ -88,14 +91,15 @@ def test_fast_agrees_with_defensive_on_random_schemas(seed: int) -> None:
         schema = random_schema(rnd)
         level = rnd.randint(0, 3)
         expected = reference(schema, level)
-        for tree, frozen in ((orjson.loads(orjson.dumps(schema)), False), (freeze(schema), True)):
+        for tree, is_frozen in ((orjson.loads(orjson.dumps(schema)), False), (deep_frozen(schema), True)):
             try:
-                actual = fast_render(tree, level, frozen)
+                actual = fast_render(tree, level, is_frozen)
             except Fallback:
                 continue
             answered += 1
-            assert actual == reference(tree, level), (schema, frozen)
+            assert actual == reference(tree, level), (schema, is_frozen)
         assert json_schema_to_ts(schema, level) == expected
+        assert json_schema_to_ts(deep_frozen(schema), level) == expected  # the same bytes, the same text
         assert json_schema_to_ts(freeze(schema), level) == reference(freeze(schema), level)
     assert answered >= 50  # the fast path really is exercised
 
@@ -109,7 +113,7 @@ def nested(levels: int) -> dict[str, Any]:
 
 @pytest.mark.parametrize("levels", [MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, MAX_DEPTH + 5])
 def test_depth_limit_is_exact(levels: int) -> None:
-    for schema in (nested(levels), freeze(nested(levels))):
+    for schema in (nested(levels), frozen(nested(levels)), freeze(nested(levels))):
         assert json_schema_to_ts(schema, 1) == reference(schema, 1)
         assert render_tools_sdk([{"name": "t", "description": "", "parameters": schema}]).count("unknown") == (
             reference(schema, 1).count("unknown")
@@ -122,19 +126,21 @@ def test_node_budget_is_exact() -> None:
     expected = reference(schema, 0)
     assert "unknown" in expected
     assert json_schema_to_ts(schema) == expected
+    assert json_schema_to_ts(frozen(schema)) == expected
     assert json_schema_to_ts(freeze(schema)) == reference(freeze(schema), 0)
 
 
 def test_non_finite_and_huge_numbers_follow_the_canonical_reading() -> None:
-    assert json_schema_to_ts(freeze({"enum": [float("nan"), 1]})) == "null | 1"
-    assert json_schema_to_ts(freeze({"const": float("inf")})) == "null"
-    assert json_schema_to_ts(freeze({"const": 2**70})) == str(2**70)  # no canonical bytes: rendered as is
+    for freezer in (deep_frozen, freeze):
+        assert json_schema_to_ts(freezer({"enum": [float("nan"), 1]})) == "null | 1"
+        assert json_schema_to_ts(freezer({"const": float("inf")})) == "null"
+        assert json_schema_to_ts(freezer({"const": 2**70})) == str(2**70)  # no canonical bytes: rendered as is
 
 
 def test_frozen_tree_with_a_plain_dict_inside_renders_and_stays_fresh() -> None:
     inner: dict[str, Any] = {"type": "string"}
-    properties: Any = pmap({"a": inner})
-    params = pmap({"type": "object", "properties": properties})
+    properties: Any = FrozenDict({"a": inner})
+    params = FrozenDict({"type": "object", "properties": properties})
     tool = {"name": "t", "description": "", "parameters": params}
     assert "a?: string;" in render_tools_sdk([tool])
     inner["type"] = "number"  # not deeply frozen: never cached by identity
@@ -154,11 +160,11 @@ def test_mutated_plain_dict_rerenders_cold_and_warm() -> None:
 
 
 def test_cold_frozen_parameters_are_cached_by_identity_only() -> None:
-    params = freeze({"type": "object", "properties": {"b": {"type": "string"}, "a": {"enum": [1, 2]}}})
+    params = frozen({"type": "object", "properties": {"b": {"type": "string"}, "a": {"enum": [1, 2]}}})
     tool = {"name": "t", "description": "d", "parameters": params}
     _clear_cache()
     text = render_tools_sdk([tool])
-    assert "    a?: 1 | 2;\n    b?: string;" in text
+    assert "    b?: string;\n    a?: 1 | 2;" in text  # the author's order
     entries = _CACHE.entries()
     assert [entry[0] for entry in entries] == [params]  # no canonical pass, no content entry
     assert render_tools_sdk([tool]) == text
@@ -167,8 +173,19 @@ def test_cold_frozen_parameters_are_cached_by_identity_only() -> None:
     assert render_tools_sdk([tool]) == text
 
 
+def test_unverified_frozen_parameters_go_through_the_canonical_bytes() -> None:
+    # a FrozenDict freeze_json never verified may hold anything: no frozen-mode shortcut
+    params = deep_frozen({"type": "object", "properties": {"b": {"type": "string"}, "a": {"enum": [1, 2]}}})
+    tool = {"name": "t", "description": "d", "parameters": params}
+    _clear_cache()
+    text = render_tools_sdk([tool])
+    assert "    b?: string;\n    a?: 1 | 2;" in text
+    assert sorted(entry[0] is params for entry in _CACHE.entries()) == [False, True]  # content and identity
+    assert render_tools_sdk([tool]) == text
+
+
 def test_frozen_parameters_the_fast_path_declines_still_cache_by_identity() -> None:
-    params = freeze({"$defs": {"S": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/S"}}})
+    params = frozen({"$defs": {"S": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/S"}}})
     tool = {"name": "t", "description": "", "parameters": params}
     _clear_cache()
     text = render_tools_sdk([tool])
@@ -217,7 +234,7 @@ def with_value(bad: object) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
 def test_non_finite_numbers_read_as_the_canonical_null_and_never_share_a_memo_entry_wrongly(bad: float) -> None:
     for schema, as_null in zip(with_value(bad), with_value(None)):
-        for value, null_value in ((schema, as_null), (freeze(schema), freeze(as_null))):
+        for value, null_value in ((schema, as_null), (deep_frozen(schema), deep_frozen(as_null)), (freeze(schema), freeze(as_null))):
             expected = reference(as_null, 1)
             assert json_schema_to_ts(value, 1) == expected
             tool = {"name": "t", "description": "", "parameters": {"type": "object", "properties": {"x": value}}}

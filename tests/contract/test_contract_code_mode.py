@@ -8,7 +8,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from pyrsistent import thaw
 
 from dsh_tools import (
     CODE_RUNTIME,
@@ -36,6 +35,7 @@ from dsh_tools import (
 )
 from dsh_tools.testing import Bindings, ScriptedCodeRuntime, ScriptedProgram
 from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
+from dsh_tools.json_values import thaw_json
 
 from contract_support import Echo, call, text_of
 
@@ -58,7 +58,7 @@ async def test_code_mode_assembles_exactly_run_code_and_sdk_section_at_150() -> 
     assert section.order == 150
     assert "declare const tools" in section.text and "echo(args:" in section.text
     run_code = assembly.tools[0]
-    params: Any = thaw(run_code.parameters)
+    params: Any = thaw_json(run_code.parameters)
     # "``run_code`` takes one required string property ``code``."
     assert params["type"] == "object"
     assert list(params["properties"]) == ["code"]
@@ -151,14 +151,14 @@ async def test_result_text_and_meta() -> None:
     lines = text_of(result).split("\n")
     assert lines[:2] == ["got echo:hi", "warned"] and len(lines) == 3
     assert json.loads(lines[2]) == {"n": 1}
-    assert thaw(result.meta) == {
+    assert thaw_json(result.meta) == {
         "logs": [{"source": "console", "text": "got echo:hi", "level": "log"}, {"source": "stderr", "text": "warned"}],
         "dispatches": 1,
     }
     assert text_of(await call(ctx, RUN_CODE_NAME, {"code": "b"}, agent=agent)) == "plain string"
     none = await call(ctx, RUN_CODE_NAME, {"code": "c"}, agent=agent)
     assert text_of(none) == "(run_code completed with no output)"
-    assert thaw(none.meta) == {"logs": [], "dispatches": 0}
+    assert thaw_json(none.meta) == {"logs": [], "dispatches": 0}
 
 
 async def test_sub_calls_ids_parent_session_events_and_signal() -> None:
@@ -181,7 +181,7 @@ async def test_sub_calls_ids_parent_session_events_and_signal() -> None:
     (request,) = runtime.requests
     assert request.signal is not None and request.signal.aborted
     assert all(s is request.signal for s in seen_signals)
-    events: list[tuple[str, Any]] = [(k, thaw(d)) for k, d in agent.session.events() if k == "tool/code-dispatch"]
+    events: list[tuple[str, Any]] = [(k, thaw_json(d)) for k, d in agent.session.events() if k == "tool/code-dispatch"]
     assert events[0] == (
         "tool/code-dispatch",
         {
@@ -245,10 +245,10 @@ async def test_denial_rejects_inside_program_and_counts_as_dispatch() -> None:
     assert caught and "no echo in code" in caught[0]
     assert echo.calls == []
     # Settled: "``meta["dispatches"]`` counts the sub-calls that entered the pipeline, denied ... included"
-    meta: Any = thaw(result.meta)
+    meta: Any = thaw_json(result.meta)
     assert meta["dispatches"] == 1
     (event,) = [d for k, d in agent.session.events() if k == "tool/code-dispatch"]
-    event_data: Any = thaw(event)
+    event_data: Any = thaw_json(event)
     assert event_data["isError"] is True
 
 
@@ -376,7 +376,7 @@ return { ok: true };
         assert lines[0] == "echo:hi"
         assert lines[1].startswith("TypeError") and "JSON" in lines[1]
         assert json.loads(lines[2]) == {"ok": True}
-        meta: Any = thaw(result.meta)
+        meta: Any = thaw_json(result.meta)
         # non-JSON arguments rejected before dispatch do not count
         assert meta["dispatches"] == 1
         assert meta["logs"][0] == {"source": "console", "text": "echo:hi", "level": "log"}
@@ -426,7 +426,7 @@ async def test_deno_runtime_outcomes_are_results(tmp_path: Any) -> None:
 
         # "no file, network, env, subprocess or FFI permission"
         probe = await runtime.run(CodeRunRequest(SANDBOX_PROBE, []))
-        assert probe.error is None and probe.value == ["NotCapable"] * 5, probe.to_json()
+        assert probe.error is None and probe.value == ("NotCapable",) * 5, probe.to_json()
 
         spin = await runtime.run(CodeRunRequest("while (true) {}", []))
         assert spin.error is not None and spin.error.kind == "timeout"

@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
 
 import pytest
-from pyrsistent import thaw
 
 from dsh_tools import (
     ContentBlock,
@@ -28,6 +27,7 @@ from dsh_tools import (
     validate_args,
     validate_structured_value,
 )
+from dsh_tools.json_values import thaw_json
 
 from contract_support import call, text_of
 
@@ -67,8 +67,8 @@ def test_two_spellings_identical_json_schema() -> None:
         },
         "required": ["path"],
     }
-    assert thaw(typed.parameters) == expected
-    assert thaw(spec.parameters) == expected
+    assert thaw_json(typed.parameters) == expected
+    assert thaw_json(spec.parameters) == expected
     assert typed.name == "read_file" and typed.description == "Read a file."
     assert typed.timeout_ms == 5_000
 
@@ -123,7 +123,7 @@ async def mapped_body(args: Mapped, exec: ToolExecution) -> list[ContentBlock]:
 
 def test_typed_dict_mapping() -> None:
     tool = define_tool(name="m", description="d", args=Mapped, execute=mapped_body)
-    params: Any = thaw(tool.parameters)
+    params: Any = thaw_json(tool.parameters)
     props = params["properties"]
     inner = {"type": "object", "properties": {"host": {"type": "string"}, "port": {"type": "integer"}}, "required": ["host"]}
     assert props["s"] == {"type": "string"}
@@ -229,7 +229,7 @@ async def test_raw_registered_tools_not_validated() -> None:
         parameters = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
         async def execute(self, args: Any, exec: ToolExecution) -> list[ContentBlock]:
-            seen.append(thaw(args))
+            seen.append(thaw_json(args))
             return []
 
     ctx.tools.register(Raw())

@@ -6,7 +6,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 import pytest
-from pyrsistent import PMap, thaw
 
 from dsh_tools import (
     APPROVAL,
@@ -36,6 +35,7 @@ from dsh_tools import (
     boot,
     text_block,
 )
+from dsh_tools.json_values import FrozenDict, thaw_json
 
 from contract_support import Echo, call, text_of
 
@@ -73,7 +73,7 @@ async def test_execution_record_fields_and_immutability() -> None:
     (exec,) = echo.calls
     assert exec.call_id == "c9" and exec.name == "echo" and exec.agent is agent and exec.parent is None
     assert exec.signal is signal
-    assert isinstance(exec.arguments, PMap) and thaw(exec.arguments) == {"text": "hi"}
+    assert isinstance(exec.arguments, FrozenDict) and thaw_json(exec.arguments) == {"text": "hi"}
     for field in ("token", "call_id", "name", "arguments", "agent", "parent", "signal"):
         with pytest.raises(AttributeError):
             setattr(exec, field, None)

@@ -202,7 +202,7 @@ async def test_bridge_queue_is_sequential_and_arguments_json_normalized() -> Non
     import asyncio
 
     from dsh_tools import CODE_RUNTIME, text_block
-    from pyrsistent import thaw
+    from dsh_tools.json_values import thaw_json
 
     active = [0, 0]
     seen: list[Any] = []
@@ -215,7 +215,7 @@ async def test_bridge_queue_is_sequential_and_arguments_json_normalized() -> Non
         async def execute(self, args: Any, exec: ToolExecution) -> list[ContentBlock]:
             active[0] += 1
             active[1] = max(active)
-            seen.append((exec.call_id, thaw(args)))
+            seen.append((exec.call_id, thaw_json(args)))
             await asyncio.sleep(0.005)
             active[0] -= 1
             return [text_block("ok")]

@@ -6,7 +6,6 @@ import math
 from typing import Any
 
 import pytest
-from pyrsistent import PMap, PVector, thaw
 
 from dsh_tools import (
     Accept,
@@ -33,6 +32,7 @@ from dsh_tools import (
     UserSource,
     text_block,
 )
+from dsh_tools.json_values import FrozenDict, thaw_json
 
 
 def test_text_block() -> None:
@@ -92,11 +92,11 @@ def test_json_payloads_are_deep_frozen_and_detached() -> None:
     result = ToolExecutionResult(call_id="c", content=content, is_error=False, meta=meta)
     meta["list"].append(3)
     content.append({"type": "text", "text": "u"})
-    assert isinstance(result.meta, PMap)
-    assert isinstance(result.meta["list"], PVector)
-    assert thaw(result.meta) == {"list": [1, {"x": 2}]}
+    assert isinstance(result.meta, FrozenDict)
+    assert type(result.meta["list"]) is tuple
+    assert thaw_json(result.meta) == {"list": [1, {"x": 2}]}
     assert len(result.content) == 1
-    assert isinstance(result.content[0], PMap)
+    assert isinstance(result.content[0], FrozenDict)
     with pytest.raises((TypeError, AttributeError)):
         meta_any: Any = result.meta
         meta_any["new"] = 1
@@ -104,8 +104,8 @@ def test_json_payloads_are_deep_frozen_and_detached() -> None:
         block_any: Any = result.content[0]
         block_any["text"] = "changed"
     schema = ToolSchema(name="t", description="d", parameters={"type": "object", "properties": {}})
-    assert isinstance(schema.parameters, PMap)
-    assert thaw(schema.parameters) == {"type": "object", "properties": {}}
+    assert isinstance(schema.parameters, FrozenDict)
+    assert thaw_json(schema.parameters) == {"type": "object", "properties": {}}
 
 
 @pytest.mark.parametrize(
@@ -144,7 +144,8 @@ def test_json_check_is_total_on_hostile_input() -> None:
 
 def test_tuple_accepted_as_json_array() -> None:
     output = ToolOutput(content=(text_block("x"),), meta={"t": (1, 2)})
-    assert thaw(output.meta) == {"t": [1, 2]}
+    assert output.meta == {"t": (1, 2)}  # a frozen array is a tuple
+    assert thaw_json(output.meta) == {"t": [1, 2]}
 
 
 def test_decisions_to_json() -> None:
@@ -251,6 +252,6 @@ def test_session_log_append_and_events() -> None:
     log.append("a", {"x": 1})
     log.append("b", [1, 2])
     events = log.events()
-    assert [(kind, thaw(data)) for kind, data in events] == [("a", {"x": 1}), ("b", [1, 2])]
+    assert [(kind, thaw_json(data)) for kind, data in events] == [("a", {"x": 1}), ("b", [1, 2])]
     with pytest.raises(TypeError):
         log.append("c", {"bad": object()})

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from pyrsistent import thaw
 
 from dsh_tools import (
     RUN_CODE_NAME,
@@ -21,6 +20,7 @@ from dsh_tools import (
     text_block,
 )
 from dsh_tools.testing import ScriptedCodeRuntime
+from dsh_tools.json_values import thaw_json
 
 from contract_support import Echo, call, text_of
 
@@ -210,14 +210,14 @@ def test_schemas_expose_only_name_description_parameters_detached() -> None:
     ctx.tools.register(tool)
     (schema,) = ctx.tools.schemas()
     assert type(schema) is ToolSchema
-    assert schema.to_json() == {"name": "slow", "description": tool.description, "parameters": thaw(schema.parameters)}
-    assert thaw(schema.parameters) == tool.parameters
+    assert schema.to_json() == {"name": "slow", "description": tool.description, "parameters": thaw_json(schema.parameters)}
+    assert thaw_json(schema.parameters) == tool.parameters
     assert not hasattr(schema, "timeout_ms")
     assert not hasattr(schema, "execute")
     # detached: mutating the definition's dict later changes nothing
     params: Any = tool.parameters
     params["properties"]["text"]["type"] = "number"
-    fresh: Any = thaw(ctx.tools.schemas()[0].parameters)
+    fresh: Any = thaw_json(ctx.tools.schemas()[0].parameters)
     assert fresh["properties"]["text"]["type"] == "string"
 
 

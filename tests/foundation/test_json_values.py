@@ -6,12 +6,13 @@ from collections import OrderedDict
 from typing import Any, NoReturn
 
 import pytest
-from pyrsistent import PMap, PVector, pmap, pvector
+from pyrsistent import pmap, pvector
 from returns.result import Failure, Success
 
 from dsh_tools.json_values import (
     MAX_DEPTH,
     MAX_VALUES,
+    FrozenDict,
     dumps,
     freeze_json,
     is_json,
@@ -35,12 +36,12 @@ def frozen(value: object) -> Any:
     return result.unwrap()
 
 
-def is_pmap(value: object) -> bool:
-    return isinstance(value, PMap)
+def is_frozen_dict(value: object) -> bool:
+    return type(value) is FrozenDict
 
 
-def is_pvector(value: object) -> bool:
-    return isinstance(value, PVector)
+def is_tuple(value: object) -> bool:
+    return type(value) is tuple
 
 
 def nested_lists(levels: int) -> object:
@@ -279,15 +280,53 @@ def test_shared_non_cyclic_references_are_fine() -> None:
     assert thaw_json(frozen(value)) == value
 
 
-def test_tuples_become_pvectors_and_dicts_pmaps() -> None:
+def test_lists_become_tuples_and_dicts_frozen_dicts() -> None:
     out = frozen({"t": (1, (2, 3)), "l": [{"k": "v"}]})
-    kind: object = type(out)
-    assert kind is type(pmap())
-    assert is_pmap(out)
+    assert is_frozen_dict(out)
     t = out["t"]
-    assert is_pvector(t) and t == pvector([1, pvector([2, 3])])
-    assert is_pvector(out["l"]) and is_pmap(out["l"][0])
-    assert frozen((1, 2)) == pvector([1, 2])
+    assert is_tuple(t) and t == (1, (2, 3))
+    assert is_tuple(out["l"]) and is_frozen_dict(out["l"][0])
+    assert frozen([1, 2]) == (1, 2) and frozen([1, 2]) != [1, 2]  # a tuple is not a list
+
+
+def test_pyrsistent_input_is_accepted_and_converted() -> None:
+    out = frozen(pmap({"b": pvector([1, pmap({"y": 1, "x": 2})]), "a": 1}))
+    assert is_frozen_dict(out) and is_tuple(out["b"]) and is_frozen_dict(out["b"][1])
+    # a PMap has no order of its own (string-hash order): code-point order is the stable one
+    assert list(out) == ["a", "b"] and list(out["b"][1]) == ["x", "y"]
+
+
+def test_objects_keep_their_key_order_through_freeze_thaw_and_dumps() -> None:
+    source = {"zeta": 1, "alpha": {"path": "p", "offset": 2, "limit": 3}, "Beta": [{"z": 0, "a": 1}]}
+    out = frozen(source)
+    assert list(out) == ["zeta", "alpha", "Beta"]
+    assert list(out["alpha"]) == ["path", "offset", "limit"]
+    assert list(thaw_json(out)) == ["zeta", "alpha", "Beta"]  # type: ignore[call-overload]
+    assert list(thaw_json(out)["alpha"]) == ["path", "offset", "limit"]  # type: ignore[index]
+    expected = b'{"zeta":1,"alpha":{"path":"p","offset":2,"limit":3},"Beta":[{"z":0,"a":1}]}'
+    assert dumps(out) == dumps(source) == expected
+    assert dumps(FrozenDict(out)) == expected  # an unverified FrozenDict: the checked path, same bytes
+
+
+@pytest.mark.parametrize(
+    ("value", "path", "reason"),
+    [
+        ("\ud800", "(root)", "string with a lone surrogate"),
+        ("ok \udfff", "(root)", "string with a lone surrogate"),
+        ({"a": ["x", "\ud83d"]}, "a[1]", "string with a lone surrogate"),
+        ({"a": {"\udc00": 1}}, "a", "object key with a lone surrogate"),
+        ({"\udc00": 1}, "(root)", "object key with a lone surrogate"),
+        ([FrozenDict({"k": ("\ud800",)})], "[0].k[0]", "string with a lone surrogate"),
+    ],
+)
+def test_lone_surrogates_are_not_json(value: object, path: str, reason: str) -> None:
+    assert failure_of(value) == f"{path}: {reason}"
+    assert not is_json(value)
+
+
+def test_non_ascii_text_without_surrogates_is_json() -> None:
+    value = {"名前": "é😀\u2028", "emoji": ["😀", "ü"]}
+    assert thaw_json(frozen(value)) == value
 
 
 def test_scalars_freeze_to_themselves() -> None:
@@ -301,15 +340,15 @@ def test_scalars_freeze_to_themselves() -> None:
 
 def test_frozen_value_is_immutable() -> None:
     out = frozen({"a": [1, {"b": 2}]})
-    assert is_pmap(out)
-    with pytest.raises((TypeError, AttributeError)):
+    assert is_frozen_dict(out)
+    with pytest.raises(TypeError):
         out["a"] = 3
     inner = out["a"]
-    assert is_pvector(inner)
-    with pytest.raises((TypeError, AttributeError)):
+    assert is_tuple(inner)
+    with pytest.raises(TypeError):
         inner[0] = 9
-    grown = inner.append(1)  # persistent: a new vector, the frozen one unchanged
-    assert grown is not inner and len(inner) == 2
+    with pytest.raises(TypeError):
+        inner[1]["b"] = 3
     assert thaw_json(out) == {"a": [1, {"b": 2}]}
 
 
@@ -326,19 +365,23 @@ def test_already_frozen_values_keep_their_identity() -> None:
     out = frozen({"a": [1, {"b": (2, 3)}], "c": "x"})
     again = frozen(out)
     assert again is out
-    assert is_pmap(out)
+    assert is_frozen_dict(out)
     assert frozen(out["a"]) is out["a"]
-    flat = pvector([1, "two", None])
+    flat = (1, "two", None)
     assert frozen(flat) is flat
+    built = FrozenDict({"a": (1, FrozenDict({"b": "c"}))})  # built by hand, never verified
+    assert frozen(built) is built
 
 
 def test_frozen_containers_holding_mutable_data_are_refrozen() -> None:
-    # a PMap built by anyone may hold plain (mutable) containers inside
+    # a FrozenDict or tuple built by anyone may hold plain (mutable) containers inside
     inner = [1, 2]
-    mixed = pmap({"list": inner})
-    out = frozen(mixed)
-    assert out is not mixed
-    assert is_pmap(out) and is_pvector(out["list"])
+    for mixed in (FrozenDict({"list": inner}), pmap({"list": inner})):
+        out = frozen(mixed)
+        assert out is not mixed
+        assert is_frozen_dict(out) and is_tuple(out["list"])
+    held = frozen(({"a": 1},))
+    assert is_tuple(held) and is_frozen_dict(held[0])
     inner.append(3)
     assert thaw_json(out) == {"list": [1, 2]}
 
@@ -347,6 +390,10 @@ def test_frozen_containers_holding_hostile_data_are_not_json() -> None:
     assert not is_json(pmap({"k": float("nan")}))
     assert not is_json(pvector([RaisingEverything()]))
     assert not is_json(pmap({1: "x"}))
+    assert not is_json(FrozenDict({"k": float("nan")}))
+    assert not is_json((RaisingEverything(),))
+    assert not is_json(FrozenDict({1: "x"}))
+    assert not is_json(FrozenDict({"k": "\ud800"}))
 
 
 def test_thaw_returns_plain_new_containers() -> None:
@@ -434,9 +481,9 @@ def test_dumps_refuses_non_json_with_type_error(value: object) -> None:
 def test_shared_containers_stay_shared_when_frozen() -> None:
     leaf = {"type": "string"}
     frozen = freeze_json({"a": leaf, "b": [leaf, leaf]}).unwrap()
-    assert isinstance(frozen, PMap)
+    assert type(frozen) is FrozenDict
     pair = frozen["b"]
-    assert isinstance(pair, PVector)
+    assert type(pair) is tuple
     assert frozen["a"] is pair[0] is pair[1]
 
 

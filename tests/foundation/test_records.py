@@ -7,7 +7,6 @@ import pickle
 from typing import Any
 
 import pytest
-from pyrsistent import PMap, PVector
 
 from dsh_tools.content import ContentBlock, ToolOutput, text_block
 from dsh_tools.decisions import Accept, Allow, Ask, Block, Deny
@@ -31,7 +30,7 @@ from dsh_tools.execution import (
     mint_token,
 )
 from dsh_tools.host import Agent, Context
-from dsh_tools.json_values import JsonValue, thaw_json
+from dsh_tools.json_values import FrozenDict, JsonValue, thaw_json
 from dsh_tools.record import Record, camel_case
 from dsh_tools.signals import AbortController
 
@@ -46,7 +45,7 @@ class Sample(Record):
 
 
 def is_frozen_container(value: object) -> bool:
-    return isinstance(value, (PMap, PVector))
+    return type(value) is FrozenDict or type(value) is tuple
 
 
 # -- Record base -------------------------------------------------------------
@@ -102,7 +101,7 @@ def test_assignment_and_deletion_raise_attribute_error() -> None:
 def test_set_and_evolver_keep_working_and_refreeze() -> None:
     record = Sample("x", [1])
     changed = record.set(payload={"new": [2]}, count=5)
-    assert record.payload == [1] and record.count == 0
+    assert record.payload == (1,) and record.count == 0
     assert changed.count == 5 and is_frozen_container(changed.payload)
     assert thaw_json(changed.payload) == {"new": [2]}
     evolver = record.evolver()

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pyrsistent import PMap
 
 from dsh_tools.host import Agent, Context, SessionLog
-from dsh_tools.json_values import thaw_json
+from dsh_tools.json_values import FrozenDict, thaw_json
 
 
 class EventType(str):
@@ -32,8 +31,18 @@ def test_appended_data_is_frozen_and_detached() -> None:
     data["args"][1]["k"] = "changed"
     data["extra"] = True
     (_, stored), = log.events()
-    assert isinstance(stored, PMap)
+    assert type(stored) is FrozenDict
     assert thaw_json(stored) == {"args": [1, {"k": "v"}]}
+
+
+def test_appended_data_keeps_its_key_order() -> None:
+    log = SessionLog()
+    log.append("e", {"zeta": 1, "alpha": {"path": "p", "offset": 0}})
+    (_, stored), = log.events()
+    assert isinstance(stored, FrozenDict)
+    assert list(stored) == ["zeta", "alpha"]
+    thawed = thaw_json(stored)
+    assert isinstance(thawed, dict) and list(thawed["alpha"]) == ["path", "offset"]
 
 
 def test_events_returns_a_new_list_each_time() -> None:
