@@ -62,7 +62,7 @@ def _parameter_table(parameters: Mapping[str, object]) -> list[str]:
     required = parameters.get("required")
     required_names = set(required) if isinstance(required, list) else set()
     rows = ["| Parameter | Type | Required | Description |", "| --- | --- | --- | --- |"]
-    for name, prop in sorted(properties.items()):  # code-point order, as the SDK renders them
+    for name, prop in properties.items():  # the author's order, as the SDK renders them
         prop_map = prop if isinstance(prop, dict) else {}
         description = prop_map.get("description")
         text = _cell(description) if isinstance(description, str) else ""

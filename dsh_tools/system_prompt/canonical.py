@@ -169,25 +169,34 @@ def collect_tools(providers: Sequence[ToolProvider], context: AssembleContext) -
 def order_tools(
     schemas: tuple[ToolSchema, ...], order: tuple[str, ...] | None, known: frozenset[str]
 ) -> Result[tuple[ToolSchema, ...], PromptError]:
-    """Apply ``tool_order``: named tools where listed, the unlisted rest at the marker.
+    """Put the tools in their assembled order.
 
-    A name outside ``known`` is a typo and fails; a known but absent name (a
-    tool restricted away for this scope) is simply skipped.
+    Without ``tool_order``: code-point order of the names, whatever order the
+    providers registered or returned them in, so the same set of tools is the
+    same request prefix (prompt caches stay warm). With it: the listed names
+    where listed, and at ``TOOL_ORDER_REST`` the unlisted rest in code-point
+    order. A listed name outside ``known`` is a typo and fails; a known but
+    absent name (a tool restricted away for this scope) is simply skipped.
     """
+    by_name = sorted(schemas, key=_name)  # names are unique (collect_tools checks)
     if order is None:
-        return Success(schemas)
+        return Success(tuple(by_name))
     unknown = [name for name in order if name != TOOL_ORDER_REST and name not in known]
     if unknown:
         listed = ", ".join(repr(name) for name in unknown)
         return Failure(ValueError(f"tool_order names {listed}, which no tool provider knows"))
-    by_name = {schema.name: schema for schema in schemas}
+    named = {schema.name: schema for schema in schemas}
     listed_names = frozenset(order)
     out: list[ToolSchema] = []
     for name in order:
         if name == TOOL_ORDER_REST:
-            out.extend(schema for schema in schemas if schema.name not in listed_names)
+            out.extend(schema for schema in by_name if schema.name not in listed_names)
         else:
-            schema = by_name.get(name)
+            schema = named.get(name)
             if schema is not None:
                 out.append(schema)
     return Success(tuple(out))
+
+
+def _name(schema: ToolSchema) -> str:
+    return schema.name

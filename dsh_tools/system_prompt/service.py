@@ -95,8 +95,8 @@ class SystemPrompt:
     def tools(self, provider: ToolProvider) -> Disposer:
         """Add a tool provider; global providers feed every assembly, scoped ones their agent's.
 
-        Providers' schemas are concatenated in registration order, then ordered
-        by ``tool_order``.
+        Providers' schemas are collected in registration order, then put in
+        code-point order of their names, or by ``tool_order`` when given.
         """
         if not callable(provider):
             raise TypeError("tools() takes a function (AssembleContext) -> ToolProviderResult")
@@ -139,7 +139,8 @@ class SystemPrompt:
         """Build the prompt for ``context.scope`` (default: this view's scope).
 
         Preflight checks → canonical assembly (visible sections in ascending
-        order with texts evaluated, provider tools ordered by ``tool_order``) →
+        order with texts evaluated, provider tools in code-point order of
+        their names or by ``tool_order``) →
         the ``system-prompt/assemble`` waterfall → protected entries restored.
         """
         if context is None:

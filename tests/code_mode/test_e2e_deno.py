@@ -137,7 +137,7 @@ async def test_a_program_chains_tools_and_a_denial_is_catchable(runtime: DenoCod
 async def test_both_mode_offers_native_calls_and_code_side_by_side(runtime: DenoCodeRuntime) -> None:
     ctx, agent = make(runtime, mode="both")
     assembly = await ctx.system_prompt.assemble(AssembleContext(scope=agent))
-    assert [t.name for t in assembly.tools] == ["echo", "secret", "run_code"]
+    assert [t.name for t in assembly.tools] == ["echo", "run_code", "secret"]  # code-point order of names
     assert "echo(args:" in assembly.sections[0].text
     native = await ctx.tools.execute(ToolExecutionInput("n", "echo", {"text": "x"}, agent=agent))
     coded = await run_code(ctx, agent, 'return await tools.echo({ text: "y" })')

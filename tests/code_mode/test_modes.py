@@ -43,14 +43,14 @@ def make(mode: str, *names: str, runtime: object | None = None, tool_order: list
 async def test_native_contributes_visible_tools_and_no_transport_or_sdk() -> None:
     ctx = make("native", "b", "a")
     assembly = await ctx.system_prompt.assemble(AssembleContext())
-    assert [t.name for t in assembly.tools] == ["b", "a"]
+    assert [t.name for t in assembly.tools] == ["a", "b"]  # assembled in code-point order (visible() keeps registration order)
     assert assembly.sections == ()
     assert ctx.tools.get("run_code") is None
     ctx.tools.register(Tool("run_code"))  # an ordinary name in native mode
     assert ctx.tools.get("run_code") is not None
 
 
-@pytest.mark.parametrize(("mode", "wire"), [("code", ["run_code"]), ("both", ["b", "a", "run_code"])])
+@pytest.mark.parametrize(("mode", "wire"), [("code", ["run_code"]), ("both", ["a", "b", "run_code"])])
 async def test_code_modes_contribute_transport_and_sdk(mode: str, wire: list[str]) -> None:
     ctx = make(mode, "b", "a")
     assembly = await ctx.system_prompt.assemble(AssembleContext())

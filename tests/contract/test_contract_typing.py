@@ -49,7 +49,7 @@ async def test_user_code_runs_as_typed() -> None:
     out = await load_user_code().main()
     assert out["read"] == "read /a from 0"
     assert out["code"] == "called\nraw"
-    assert out["tools"] == "read_file,raw,run_code,extra"
+    assert out["tools"] == "extra,raw,read_file,run_code"  # code-point order (API.md "Order")
     assert out["prompt"].startswith("You are careful.\n\nagent\n\n")
     assert out["prompt"].endswith("\n\nBe brief.")
     assert "read_file(args: {" in out["sdk"]

@@ -1,4 +1,4 @@
-"""Tool providers and ``tool_order``: concatenation, ordering, known universe, errors."""
+"""Tool providers and ``tool_order``: collection, code-point ordering, known universe, errors."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from returns.result import Failure, Success
 
 from dsh_tools.host.context import Agent, Context
 from dsh_tools.schema import ToolSchema
+from dsh_tools.hooks import AssembleNext
 from dsh_tools.system_prompt import (
     TOOL_ORDER_REST,
     AssembleContext,
+    PromptAssembly,
     SystemPrompt,
     ToolProvider,
     ToolProviderResult,
@@ -47,13 +49,29 @@ def test_rest_marker_spelling() -> None:
     assert TOOL_ORDER_REST == "<unlisted-tools>"
 
 
-async def test_providers_concatenate_in_registration_order() -> None:
+async def test_without_tool_order_tools_are_in_code_point_order_of_their_names() -> None:
     ctx = booted()
     ctx.system_prompt.tools(provider("b", "a"))
     ctx.system_prompt.tools(provider("d", "c"))
-    assert await tool_names(ctx) == ["b", "a", "d", "c"]
+    assert await tool_names(ctx) == ["a", "b", "c", "d"]
     assembly = await ctx.system_prompt.assemble()
-    assert assembly.tools[0] == schema("b")
+    assert assembly.tools[0] == schema("a")
+
+
+@pytest.mark.parametrize(
+    "providers",
+    [
+        [("read", "Bash", "édit"), ("_x", "a-b", "a_b", "B")],
+        [("B", "a_b"), ("édit", "_x", "Bash"), ("a-b", "read")],
+        [("a-b",), ("read",), ("édit",), ("_x",), ("Bash",), ("a_b",), ("B",)],
+    ],
+)
+async def test_the_same_set_gives_the_same_order_whatever_the_providers_order(providers: list[tuple[str, ...]]) -> None:
+    # code points, not locale or case folding: upper case before "_" before lower case before "é"
+    ctx = booted()
+    for names in providers:
+        ctx.system_prompt.tools(provider(*names))
+    assert await tool_names(ctx) == ["B", "Bash", "_x", "a-b", "a_b", "read", "édit"]
 
 
 async def test_provider_receives_the_assemble_context() -> None:
@@ -76,7 +94,7 @@ async def test_scoped_providers_feed_only_their_agent_and_leave_with_it() -> Non
     agent = Agent(ctx, name="alice")
     ctx.system_prompt.tools(provider("shared"))
     agent.ctx.system_prompt.tools(provider("private"))
-    assert await tool_names(ctx, agent) == ["shared", "private"]
+    assert await tool_names(ctx, agent) == ["private", "shared"]
     assert await tool_names(ctx) == ["shared"]
     await agent.dispose()
     assert await tool_names(ctx, agent) == ["shared"]
@@ -139,10 +157,36 @@ async def test_tool_order_with_no_providers_fails_for_any_name() -> None:
         await ctx.system_prompt.assemble()
 
 
-async def test_a_rest_only_order_keeps_provider_order() -> None:
+async def test_a_rest_only_order_is_code_point_order() -> None:
     ctx = booted([REST])
     ctx.system_prompt.tools(provider("z", "a"))
-    assert await tool_names(ctx) == ["z", "a"]
+    assert await tool_names(ctx) == ["a", "z"]
+
+
+async def test_the_rest_comes_in_code_point_order_between_listed_tools() -> None:
+    ctx = booted(["m", REST, "b"])
+    ctx.system_prompt.tools(provider("z", "m", "c"))
+    ctx.system_prompt.tools(provider("b", "a", "y"))
+    assert await tool_names(ctx) == ["m", "a", "c", "y", "z", "b"]
+
+
+async def test_assemble_listeners_see_the_assembled_order() -> None:
+    ctx = booted(["z", REST])
+    ctx.system_prompt.tools(provider("b", "z", "a"))
+    seen: list[list[str]] = []
+
+    async def spy(context: AssembleContext, assembly: PromptAssembly, next: AssembleNext) -> PromptAssembly:
+        seen.append([tool.name for tool in assembly.tools])
+        return await next()
+
+    ctx.on("system-prompt/assemble", spy)
+    assert await tool_names(ctx) == ["z", "a", "b"]
+    assert seen == [["z", "a", "b"]]
+    unordered = booted()
+    unordered.system_prompt.tools(provider("b", "z", "a"))
+    unordered.on("system-prompt/assemble", spy)
+    assert await tool_names(unordered) == ["a", "b", "z"]
+    assert seen[-1] == ["a", "b", "z"]
 
 
 async def test_a_provider_returning_the_rest_marker_fails_at_assemble() -> None:
@@ -229,5 +273,6 @@ def test_pure_rules_report_failures_as_values() -> None:
     known = frozenset({"a", "b"})
     result = order_tools((schema("a"), schema("b")), ("b", REST), known)
     assert result == Success((schema("b"), schema("a")))
+    assert order_tools((schema("b"), schema("a")), None, known) == Success((schema("a"), schema("b")))
     failed = order_tools((schema("a"),), ("nope", REST), known)
     assert isinstance(failed, Failure) and "'nope'" in str(failed.failure())
