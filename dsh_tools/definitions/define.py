@@ -105,7 +105,7 @@ class DefinedTool(Generic[A]):
     _convert: Callable[[object], Any]
     _present_call: Callable[[A], ToolCallView | None] | None
     _present_result: Callable[[A, ToolResult], ToolResultView | None] | None
-    _output_schema: PMap[str, FrozenJson] | None
+    _output_schema: FrozenDict[str, FrozenJson] | None
     _render: Callable[[A, Any], Sequence[ContentBlock]] | None
     _classifier: Callable[[A], bool] | None
 
@@ -120,7 +120,7 @@ class DefinedTool(Generic[A]):
         timeout_ms: float | None,
         present_call: Callable[[A], ToolCallView | None] | None,
         present_result: Callable[[A, ToolResult], ToolResultView | None] | None,
-        output_schema: PMap[str, FrozenJson] | None = None,
+        output_schema: FrozenDict[str, FrozenJson] | None = None,
         render: Callable[[A, Any], Sequence[ContentBlock]] | None = None,
         is_concurrency_safe: Callable[[A], bool] | None = None,
     ) -> None:
@@ -177,7 +177,7 @@ class DefinedTool(Generic[A]):
         return self._timeout_ms
 
     @property
-    def output_schema(self) -> PMap[str, FrozenJson] | None:
+    def output_schema(self) -> FrozenDict[str, FrozenJson] | None:
         """The deep-frozen JSON Schema of a typed tool's value, or ``None`` for a content tool."""
         return self._output_schema
 
