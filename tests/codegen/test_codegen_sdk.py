@@ -149,7 +149,8 @@ def test_mapping_attribute_and_frozen_forms_agree() -> None:
     assert render_tools_sdk([{**t, "parameters": t["parameters"]} for t in CATALOG]) == by_mapping
     # the registry's frozen form keeps the author's order, so it reads the same
     assert render_tools_sdk([frozen(t) for t in CATALOG]) == by_mapping
-    assert render_tools_sdk([Schema(t["name"], t["description"], frozen(t["parameters"])) for t in CATALOG]) == by_mapping
+    frozen_schemas = [Schema(t["name"], t["description"], frozen(t["parameters"]), frozen(t.get("output_schema"))) for t in CATALOG]
+    assert render_tools_sdk(frozen_schemas) == by_mapping
     # PMap (still accepted) has no meaningful order: its properties render in code-point order.
     sorted_props = render_tools_sdk([freeze(t) for t in CATALOG])
     assert sorted_props != by_mapping
