@@ -19,10 +19,11 @@ from dsh_tools_codegen import render_tools_sdk
 from dsh_tools.registry.registry import RUN_CODE_NAME
 
 if TYPE_CHECKING:
+    from dsh_tools.host.context import Agent
     from dsh_tools.registry.registry import ToolRegistry
     from dsh_tools.system_prompt.service import SystemPrompt
 
-__all__ = ["SDK_SECTION", "SDK_SECTION_ORDER", "install_code_mode"]
+__all__ = ["SDK_SECTION", "SDK_SECTION_ORDER", "install_code_mode", "sdk_section_text"]
 
 SDK_SECTION: Final = "tools:sdk"
 SDK_SECTION_ORDER: Final = 150
@@ -33,19 +34,28 @@ def install_code_mode(registry: ToolRegistry, prompt: SystemPrompt) -> None:
     registry.install_transport(make_run_code(registry))
 
     def sdk_text(context: AssembleContext) -> str:
-        if registry.mode_for(context.scope) == "native":
-            return ""
-        # Memoised on the scope's view: an unchanged tool set is never rendered twice.
-        # The snapshots, not the wire schemas: a typed tool's output schema is its return type.
-        view = registry.scope_view(context.scope)
-        text = view.memo.get(SDK_SECTION)
-        if not isinstance(text, str):
-            text = view.memo[SDK_SECTION] = render_tools_sdk(view.tools)
-        return text
+        return sdk_section_text(registry, context.scope)
 
     prompt.section(PromptSection(SDK_SECTION, SDK_SECTION_ORDER, sdk_text))
     prompt.protect(sections=[SDK_SECTION], tools=[RUN_CODE_NAME])
     prompt.preflight(lambda context: _preflight(registry, prompt, context))
+
+
+def sdk_section_text(registry: ToolRegistry, scope: Agent | None) -> str:
+    """The ``tools:sdk`` text for ``scope`` (what the section renders; ``serve_mcp`` serves it too).
+
+    Empty for a scope whose effective mode is native. Memoised on the scope's
+    view: an unchanged tool set is never rendered twice. Rendered from the
+    snapshots, not the wire schemas: a typed tool's output schema is its
+    return type.
+    """
+    if registry.mode_for(scope) == "native":
+        return ""
+    view = registry.scope_view(scope)
+    text = view.memo.get(SDK_SECTION)
+    if not isinstance(text, str):
+        text = view.memo[SDK_SECTION] = render_tools_sdk(view.tools)
+    return text
 
 
 def _preflight(registry: ToolRegistry, prompt: SystemPrompt, context: AssembleContext) -> None:

@@ -1,0 +1,66 @@
+"""One server tool as a raw ``ToolDefinition``: checked arguments in, mapped result out.
+
+The definition is what the registry snapshots, so everything the pipeline
+needs is plain data on it (``name``, ``description``, ``parameters`` = the
+server's ``inputSchema``, ``timeout_ms``). ``execute`` validates the arguments
+against that schema first (``ToolArgsError``: ``INVALID_ARGS``, the same
+message format as our own tools), forwards the thawed arguments with the
+call's signal, and maps what comes back: content blocks (see
+:mod:`dsh_tools.mcp.content`), ``isError`` as :class:`McpToolError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import mcp_types as mt
+
+from dsh_tools.content import ContentBlock, ToolOutput
+from dsh_tools.definitions.output_schema import output_schema_violations
+from dsh_tools.errors import ToolArgsError
+from dsh_tools.execution import ToolExecution, content_text
+from dsh_tools.json_values import JsonValue, thaw_json
+from dsh_tools.mcp.connection import Connection
+from dsh_tools.mcp.content import from_mcp_content
+from dsh_tools.mcp.errors import McpToolError
+from dsh_tools.mcp.input_schema import input_validator
+
+__all__ = ["McpTool", "supported_output_schema"]
+
+
+def supported_output_schema(schema: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """The server's ``outputSchema`` when it is in the supported subset (else ``None``: a content tool)."""
+    if schema is None or output_schema_violations(schema):
+        return None
+    return schema
+
+
+class McpTool:
+    """The raw definition of one server tool, registered under ``name`` (``remote_name`` on the wire)."""
+
+    __slots__ = ("_connection", "_validate", "description", "name", "output_schema", "parameters", "remote_name", "timeout_ms")
+
+    def __init__(self, tool: mt.Tool, *, name: str, connection: Connection, timeout_ms: float | None) -> None:
+        self.name = name
+        self.remote_name = tool.name
+        self.description = tool.description or tool.title or tool.name
+        self.parameters: Mapping[str, Any] = tool.input_schema
+        self.output_schema = supported_output_schema(tool.output_schema)
+        self.timeout_ms = timeout_ms
+        self._connection = connection
+        self._validate = input_validator(tool.input_schema)
+
+    async def execute(self, args: JsonValue, exec: ToolExecution) -> Sequence[ContentBlock] | ToolOutput:  # noqa: A002
+        arguments = thaw_json(args)
+        violations = self._validate(arguments)
+        if not violations and not isinstance(arguments, dict):
+            violations = [f"(root): expected object, got {type(arguments).__name__}"]
+        if violations:
+            raise ToolArgsError(violations)
+        assert isinstance(arguments, dict)
+        result = await self._connection.call(self.remote_name, arguments, exec.signal)
+        content = from_mcp_content(result.content)
+        if result.is_error:
+            raise McpToolError(content_text(content) or f'MCP tool "{self.remote_name}" reported an error')
+        return content

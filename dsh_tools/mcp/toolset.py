@@ -1,0 +1,237 @@
+"""``mcp_tools``: a server's tools, registered through a context and kept in step with the server.
+
+Registration goes through ``ctx.tools`` like any other tool, so the layer
+(global, or one agent's) and the lifetime are ``ctx``'s, and policies, guards,
+approval, timeouts and Code Mode apply unchanged. The toolset re-lists when
+the server says ``notifications/tools/list_changed`` (only tools whose
+definition changed are re-registered), and closing it (``aclose()``, or
+disposing ``ctx``) unregisters every tool and shuts the connection down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Final
+
+import mcp_types as mt
+from mcp.client.session import ClientSession, IncomingMessage
+
+from dsh_tools.disposer import Disposer
+from dsh_tools.errors import safe_str
+from dsh_tools.host.context import Context
+from dsh_tools.json_values import dumps
+from dsh_tools.mcp.connection import Connection, ServerParameters, open_connection, wrap_session
+from dsh_tools.mcp.errors import McpClosedError
+from dsh_tools.mcp.tool import McpTool
+from dsh_tools.schema import check_timeout_ms
+
+__all__ = ["McpToolset", "mcp_tools"]
+
+MAX_PAGES: Final = 1_000
+"""A server that keeps returning cursors past this many ``tools/list`` pages is cut off."""
+
+
+class McpToolset:
+    """The tools of one MCP server, registered through one context. Build it with :func:`mcp_tools`."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        connection: Connection,
+        *,
+        prefix: str | None,
+        allow: frozenset[str] | None,
+        deny: frozenset[str],
+        timeout_ms: float | None,
+    ) -> None:
+        self._ctx = ctx
+        self._connection = connection
+        self._prefix = prefix
+        self._allow = allow
+        self._deny = deny
+        self._timeout_ms = timeout_ms
+        self._registered: dict[str, tuple[bytes, McpTool, Disposer]] = {}  # remote name -> (key, tool, undo)
+        self._lock = asyncio.Lock()
+        self._refreshes: set[asyncio.Task[None]] = set()
+        self._closed = False
+        self._release = ctx.track(self._close)
+
+    # -- what is registered ----------------------------------------------------
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The registered (local) tool names, in the server's order."""
+        return tuple(tool.name for _, tool, _ in self._registered.values())
+
+    @property
+    def definitions(self) -> tuple[McpTool, ...]:
+        """The registered definitions (what ``ctx.tools.get`` snapshots)."""
+        return tuple(tool for _, tool, _ in self._registered.values())
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def session(self) -> ClientSession | None:
+        """The live SDK session (``None`` once closed)."""
+        return None if self._closed else self._connection.session
+
+    def local_name(self, remote: str) -> str:
+        """The name a server tool is registered under (``<prefix>_<name>`` with a prefix)."""
+        return remote if self._prefix is None else f"{self._prefix}_{remote}"
+
+    def _wanted(self, remote: str) -> bool:
+        return (self._allow is None or remote in self._allow) and remote not in self._deny
+
+    # -- listing and registering -----------------------------------------------
+    async def refresh(self, *, strict: bool = False) -> None:
+        """List the server's tools and bring the registrations in step.
+
+        Unchanged tools stay registered; changed ones are re-registered,
+        vanished ones unregistered. A tool that cannot be registered (a name
+        clash) raises ``ValueError`` when ``strict`` (at connect time, with the
+        tools registered by this call rolled back), else it is skipped and
+        logged at WARNING on ``ctx.logger``.
+        """
+        async with self._lock:
+            if self._closed:
+                raise McpClosedError("the MCP toolset is closed")
+            listed = await self._list()
+            added: list[Disposer] = []
+            try:
+                self._apply(listed, added, strict=strict)
+            except BaseException:
+                for undo in reversed(added):
+                    undo()
+                raise
+
+    async def _list(self) -> list[mt.Tool]:
+        session = self._connection.session
+        assert session is not None
+        tools: list[mt.Tool] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await session.list_tools(params=mt.PaginatedRequestParams(cursor=cursor) if cursor else None)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    def _apply(self, listed: list[mt.Tool], added: list[Disposer], *, strict: bool) -> None:
+        wanted = {tool.name: tool for tool in listed if self._wanted(tool.name)}
+        for remote in [name for name in self._registered if name not in wanted]:
+            self._registered.pop(remote)[2]()
+        for remote, tool in wanted.items():
+            key = dumps([tool.description, tool.input_schema, tool.output_schema])
+            current = self._registered.get(remote)
+            if current is not None and current[0] == key:
+                continue
+            if current is not None:
+                self._registered.pop(remote)[2]()
+            definition = McpTool(tool, name=self.local_name(remote), connection=self._connection, timeout_ms=self._timeout_ms)
+            try:
+                undo = self._ctx.tools.register(definition)
+            except (ValueError, TypeError) as error:
+                message = (
+                    f'MCP tool "{remote}" from {self._connection.label} cannot be registered as '
+                    f'"{definition.name}": {safe_str(error)}; pass prefix= to mcp_tools to rename the server\'s tools'
+                )
+                if strict:
+                    raise ValueError(message) from error
+                self._ctx.logger.warning("%s", message)
+                continue
+            added.append(undo)
+            self._registered[remote] = (key, definition, undo)
+
+    async def on_message(self, message: IncomingMessage) -> None:
+        """The session's message hook: a ``tools/list_changed`` schedules a re-listing."""
+        if isinstance(message, mt.ToolListChangedNotification) and not self._closed:
+            task = asyncio.get_running_loop().create_task(self._refresh_quietly())
+            self._refreshes.add(task)
+            task.add_done_callback(self._refreshes.discard)
+
+    async def _refresh_quietly(self) -> None:
+        try:
+            await self.refresh()
+        except Exception as error:  # noqa: BLE001 - a notification has no caller to raise to
+            if not self._closed:
+                self._ctx.logger.warning("re-listing the tools of %s failed: %s", self._connection.label, safe_str(error))
+
+    # -- closing -------------------------------------------------------------
+    def _close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for _, _, undo in reversed(list(self._registered.values())):
+            undo()
+        self._registered.clear()
+        for task in self._refreshes:
+            task.cancel()
+        self._connection.close()
+
+    async def aclose(self) -> None:
+        """Unregister every tool and close the connection, waiting until it is down. Idempotent."""
+        self._release()  # runs _close once and forgets it on ctx
+        self._close()
+        await asyncio.gather(*self._refreshes, return_exceptions=True)
+        await self._connection.aclose()
+
+    async def __aenter__(self) -> McpToolset:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+def _names(value: Sequence[str] | None, label: str) -> frozenset[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str) or any(type(name) is not str for name in value):
+        raise ValueError(f"mcp_tools({label}=...) takes a sequence of tool names (str)")
+    return frozenset(value)
+
+
+async def mcp_tools(
+    ctx: Context,
+    session_or_params: ClientSession | ServerParameters,
+    *,
+    prefix: str | None = None,
+    allow: Sequence[str] | None = None,
+    deny: Sequence[str] | None = None,
+    timeout_ms: float | None = None,
+) -> McpToolset:
+    """Connect to an MCP server and register its tools through ``ctx``.
+
+    ``session_or_params`` is ``StdioServerParameters`` (we start the server
+    process), ``StreamableHttpParameters`` (we connect to the URL), or an
+    initialized ``ClientSession`` (yours: we use it but never close it, and
+    ``list_changed`` is not observed on it; call :meth:`McpToolset.refresh`).
+    ``allow``/``deny`` filter by the server's tool names; ``prefix`` registers
+    ``name`` as ``<prefix>_name``; ``timeout_ms`` is every tool's budget for
+    the timeout policy. A name that clashes with a tool already in ``ctx``'s
+    layer (or with ``run_code`` in Code Mode) raises ``ValueError`` naming it,
+    and nothing stays registered or connected.
+    """
+    allowed, denied = _names(allow, "allow"), _names(deny, "deny") or frozenset()
+    if prefix is not None and (type(prefix) is not str or not prefix):
+        raise ValueError("mcp_tools(prefix=...) must be a non-empty str")
+    budget = check_timeout_ms(timeout_ms, "mcp_tools")
+    ctx.tools  # noqa: B018 - fail before connecting when ctx has no registry (RuntimeError)
+    if isinstance(session_or_params, ClientSession):
+        connection = wrap_session(session_or_params)
+    else:
+        connection = await open_connection(session_or_params)
+    try:
+        toolset = McpToolset(ctx, connection, prefix=prefix, allow=allowed, deny=denied, timeout_ms=budget)
+    except BaseException:
+        await connection.aclose()
+        raise
+    connection.on_message = toolset.on_message
+    try:
+        await toolset.refresh(strict=True)
+    except BaseException:
+        await toolset.aclose()
+        raise
+    return toolset
