@@ -138,7 +138,7 @@ class Connection:
                 return self._ended_error(name)
             return McpProtocolError(f'MCP tool "{name}": server error {error.code}: {error.message}')
         if isinstance(error, ValidationError):
-            return McpProtocolError(f'MCP tool "{name}": the server sent a malformed result: {_first_line(error)}')
+            return McpProtocolError(f'MCP tool "{name}": the server sent a malformed result: {_validation_summary(error)}')
         if isinstance(error, (OSError, EOFError)) or type(error).__module__.startswith(("anyio", "httpx")):
             self._end(f"{type(error).__name__}: {safe_str(error)}")
             return self._ended_error(name)
@@ -164,6 +164,17 @@ class Connection:
                 raise
         finally:
             self._end("closed")
+
+
+def _validation_summary(error: ValidationError) -> str:
+    """The first problem pydantic found, and how many there were (the full dump is pages long)."""
+    problems = error.errors()
+    if not problems:
+        return _first_line(error)
+    first = problems[0]
+    where = ".".join(str(part) for part in first.get("loc", ())) or "(root)"
+    more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+    return f"{where}: {first.get('msg', 'invalid')}{more}"
 
 
 def _first_line(error: BaseException) -> str:

@@ -52,6 +52,7 @@ BASE_TOOLS = [
     _tool("media", "Return one block of every content kind."),
     _tool("fail", "Always reports an error."),
     _tool("hang", "Never answers (until cancelled)."),
+    _tool("hang_started", "Waits until a hang call is running on the server."),
     _tool("cancelled_seen", "Whether a hang call was cancelled by the client."),
     _tool("die", "Exits the server process mid-call."),
     _tool("malformed", "Returns content that is not MCP."),
@@ -65,7 +66,15 @@ def build_server(*, with_run_code: bool = False) -> Server[Any]:
     tools = list(BASE_TOOLS)
     if with_run_code:
         tools.append(_tool("run_code", "A server tool that clashes with Code Mode.", {"code": {"type": "string"}}))
-    cancelled = anyio.Event()
+    # One event each, replaced after being reported, so every test sees its own call.
+    events = {"started": anyio.Event(), "cancelled": anyio.Event()}
+
+    async def report(kind: str) -> mt.CallToolResult:
+        with anyio.move_on_after(5):
+            await events[kind].wait()
+        seen = events[kind].is_set()
+        events[kind] = anyio.Event()
+        return mt.CallToolResult(content=[mt.TextContent(text="yes" if seen else "no")])
 
     async def list_tools(ctx: ServerRequestContext[Any], params: mt.PaginatedRequestParams | None) -> mt.ListToolsResult:
         return mt.ListToolsResult(tools=tools)
@@ -94,14 +103,15 @@ def build_server(*, with_run_code: bool = False) -> Server[Any]:
         if name == "fail":
             return mt.CallToolResult(content=[mt.TextContent(text="it broke")], is_error=True)
         if name == "hang":
+            events["started"].set()
             try:
                 await anyio.sleep_forever()
             finally:
-                cancelled.set()
+                events["cancelled"].set()
+        if name == "hang_started":
+            return await report("started")
         if name == "cancelled_seen":
-            with anyio.move_on_after(5):
-                await cancelled.wait()
-            return mt.CallToolResult(content=[mt.TextContent(text="yes" if cancelled.is_set() else "no")])
+            return await report("cancelled")
         if name == "die":
             os._exit(3)
         if name == "malformed":
@@ -129,3 +139,5 @@ async def main() -> None:
 
 if __name__ == "__main__":
     anyio.run(main)
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown: the client waits for this process to exit

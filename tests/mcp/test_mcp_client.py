@@ -1,0 +1,280 @@
+"""``mcp_tools`` against a real stdio MCP server (the SDK test server, one process for the module).
+
+Each test registers the server's tools into a fresh context over the shared,
+initialized ``ClientSession`` (the "bring your own session" form); the suites
+beside this one cover connections the toolset opens itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from dsh_tools import (
+    AbortController,
+    Agent,
+    ContentBlock,
+    Context,
+    Deny,
+    PreNext,
+    PreToolDecision,
+    Prop,
+    ExecuteNext,
+    ToolExecution,
+    ToolExecutionResult,
+    boot,
+    define_tool,
+    text_block,
+    thaw_json,
+)
+from dsh_tools.mcp import McpToolset, mcp_tools
+from dsh_tools_codegen import render_tools_sdk
+from mcp_support import PNG_PREFIX, call, code, stdio_params
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def shared() -> AsyncIterator[McpToolset]:
+    toolset = await mcp_tools(boot(), stdio_params())
+    yield toolset
+    await toolset.aclose()
+
+
+async def fresh(shared: McpToolset, **options: Any) -> tuple[Context, McpToolset]:
+    ctx = boot()
+    assert shared.session is not None
+    return ctx, await mcp_tools(ctx, shared.session, **options)
+
+
+async def test_registers_every_server_tool_with_its_schema(shared: McpToolset) -> None:
+    ctx = boot()
+    assert shared.session is not None
+    toolset = await mcp_tools(ctx, shared.session)
+    listed = (await shared.session.list_tools()).tools
+    assert toolset.names == tuple(tool.name for tool in listed)
+    echo = ctx.tools.get("echo")
+    assert echo is not None
+    assert echo.description == "Echo the text back."
+    assert thaw_json(echo.parameters) == {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+
+async def test_text_result_is_a_text_block(shared: McpToolset) -> None:
+    ctx, _ = await fresh(shared)
+    result = await call(ctx, "echo", {"text": "hi"})
+    assert not result.is_error
+    assert list(result.content) == [text_block("hi")]
+
+
+async def test_media_maps_image_resources_links_and_audio(shared: McpToolset) -> None:
+    ctx, _ = await fresh(shared)
+    result = await call(ctx, "media")
+    blocks = [dict(block) for block in result.content]
+    assert blocks[0] == {"type": "text", "text": "caption"}
+    assert blocks[1]["type"] == "image" and blocks[1]["mimeType"] == "image/png"
+    assert str(blocks[1]["data"]).startswith(PNG_PREFIX)
+    assert blocks[2] == {"type": "text", "text": "notes"}
+    assert blocks[3] == {"type": "text", "text": "[binary resource file:///a.pdf (application/pdf), 3 bytes, not shown]"}
+    assert blocks[4] == {"type": "text", "text": "[resource link readme: file:///README.md]"}
+    assert blocks[5] == {"type": "text", "text": "[audio (audio/wav), not shown]"}
+    assert result.text == "caption\nnotes\n" + "\n".join(str(b["text"]) for b in blocks[3:])
+
+
+async def test_invalid_arguments_never_reach_the_server_and_read_like_our_own(shared: McpToolset) -> None:
+    ctx, _ = await fresh(shared)
+
+    async def body(args: Any, exec: ToolExecution) -> list[ContentBlock]:
+        return []
+
+    ours = define_tool(name="ours", description="d", parameters={"text": Prop("string", required=True)}, execute=body)
+    ctx.tools.register(ours)
+    theirs = await call(ctx, "echo", {"text": 1})
+    local = await call(ctx, "ours", {"text": 1})
+    assert code(theirs) == "INVALID_ARGS"
+    assert theirs.text == local.text == "Error: invalid arguments: text: expected string, got integer"
+    missing = await call(ctx, "echo", {})
+    assert missing.text == "Error: invalid arguments: text: missing required property"
+
+
+async def test_arguments_that_are_not_an_object_are_invalid(shared: McpToolset) -> None:
+    ctx, _ = await fresh(shared)
+    result = await call(ctx, "echo", ["hi"])
+    assert code(result) == "INVALID_ARGS"
+
+
+async def test_is_error_becomes_an_error_result_with_the_servers_text(shared: McpToolset) -> None:
+    ctx, _ = await fresh(shared)
+    result = await call(ctx, "fail")
+    assert result.is_error and code(result) == "MCP_TOOL_ERROR"
+    assert result.text == "Error: it broke"
+
+
+async def test_a_json_rpc_error_is_a_protocol_error_result(shared: McpToolset) -> None:
+    ctx, _ = await fresh(shared)
+    result = await call(ctx, "malformed")  # the SDK server refuses its own bad result
+    assert result.is_error and code(result) == "MCP_PROTOCOL_ERROR"
+
+
+async def test_schema_outside_the_subset_still_registers_renders_and_checks_what_it_can(shared: McpToolset) -> None:
+    ctx, toolset = await fresh(shared)
+    exotic = ctx.tools.get("exotic")
+    assert exotic is not None
+    sdk = render_tools_sdk(ctx.tools.schemas())
+    assert "exotic(args:" in sdk
+    bad = await call(ctx, "exotic", {"when": "2026", "kind": "c", "extra": 1})
+    assert code(bad) == "INVALID_ARGS"
+    assert bad.text == 'Error: invalid arguments: kind: expected one of "a", "b", null; extra: unexpected property'
+    good = await call(ctx, "exotic", {"when": "2026", "kind": None, "maybe": 3, "point": {"x": 1}})
+    assert not good.is_error and good.text == "ok"
+    assert next(t for t in toolset.definitions if t.name == "exotic").output_schema is None
+
+
+async def test_output_schema_in_the_subset_is_kept(shared: McpToolset) -> None:
+    _, toolset = await fresh(shared)
+    add = next(t for t in toolset.definitions if t.name == "add")
+    assert add.output_schema == {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]}
+
+
+async def test_deny_policy_and_guards_apply(shared: McpToolset) -> None:
+    ctx, _ = await fresh(shared)
+
+    async def no_echo(exec: ToolExecution, next: PreNext) -> PreToolDecision:
+        return Deny("echo is off") if exec.name == "echo" else await next()
+
+    ctx.on("tools/pre-execute", no_echo)
+    ctx.tools.guard(lambda exec: "no adding" if exec.name == "add" else None)
+    assert (await call(ctx, "echo", {"text": "x"})).text == "Error: echo is off"
+    assert (await call(ctx, "add", {"a": 1, "b": 2})).text == "Error: no adding"
+
+
+async def test_prefix_allow_and_deny(shared: McpToolset) -> None:
+    ctx, toolset = await fresh(shared, prefix="srv", allow=["echo", "add", "fail"], deny=["fail"])
+    assert toolset.names == ("srv_echo", "srv_add")
+    result = await call(ctx, "srv_echo", {"text": "p"})
+    assert result.text == "p"
+    assert ctx.tools.get("echo") is None
+
+
+@pytest.mark.parametrize("bad", ["echo", ["echo", 3]])
+async def test_allow_must_be_a_sequence_of_names(shared: McpToolset, bad: object) -> None:
+    with pytest.raises(ValueError, match="sequence of tool names"):
+        await fresh(shared, allow=bad)
+
+
+async def test_registration_through_an_agent_is_that_agents_alone(shared: McpToolset) -> None:
+    ctx = boot()
+    agent = Agent(ctx, name="a")
+    other = Agent(ctx, name="b")
+    assert shared.session is not None
+    toolset = await mcp_tools(agent.ctx, shared.session, allow=["echo"])
+    assert [t.name for t in ctx.tools.visible(agent)] == ["echo"]
+    assert ctx.tools.visible(other) == [] and ctx.tools.visible() == []
+    assert (await call(ctx, "echo", {"text": "a"}, agent=agent)).text == "a"
+    assert code(await call(ctx, "echo", {"text": "b"}, agent=other)) == "UNKNOWN_TOOL"
+    await agent.dispose()
+    assert toolset.closed and ctx.tools.visible(agent) == []
+
+
+async def test_a_name_clash_with_a_local_tool_is_refused_and_nothing_stays(shared: McpToolset) -> None:
+    ctx = boot()
+
+    async def body(args: Any, exec: ToolExecution) -> list[ContentBlock]:
+        return []
+
+    ctx.tools.register(define_tool(name="fail", description="local", parameters={}, execute=body))
+    assert shared.session is not None
+    with pytest.raises(ValueError, match=r'MCP tool "fail" .* cannot be registered as "fail": .*already registered.*prefix='):
+        await mcp_tools(ctx, shared.session)
+    assert [t.name for t in ctx.tools.visible()] == ["fail"]
+    prefixed = await mcp_tools(ctx, shared.session, prefix="s")
+    assert "s_fail" in prefixed.names
+
+
+async def test_timeouts_apply_and_the_server_is_told(shared: McpToolset) -> None:
+    ctx, _ = await fresh(shared, allow=["hang", "hang_started", "cancelled_seen"], timeout_ms=1_000)
+    running = asyncio.ensure_future(call(ctx, "hang"))
+    assert (await call(ctx, "hang_started")).text == "yes"
+    result = await running
+    assert code(result) == "TOOL_TIMEOUT"
+    assert (await call(ctx, "cancelled_seen")).text == "yes"
+
+
+async def test_an_aborted_signal_cancels_the_server_call(shared: McpToolset) -> None:
+    ctx, _ = await fresh(shared, allow=["hang", "hang_started", "cancelled_seen"])
+    controller = AbortController()
+    started = asyncio.Event()
+
+    async def mark(exec: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:
+        started.set()
+        return await next()
+
+    ctx.on("tools/execute", mark)
+    running = asyncio.ensure_future(call(ctx, "hang", signal=controller.signal))
+    await started.wait()
+    assert (await call(ctx, "hang_started")).text == "yes"  # the server is running it
+    controller.abort("stop")
+    result = await running
+    assert code(result) == "ABORTED"
+    assert (await call(ctx, "cancelled_seen")).text == "yes"
+
+
+async def test_a_signal_aborted_before_the_call_sends_nothing(shared: McpToolset) -> None:
+    ctx, toolset = await fresh(shared, allow=["echo"])
+    controller = AbortController()
+    controller.abort()
+    result = await call(ctx, "echo", {"text": "x"}, signal=controller.signal)
+    assert result.is_error and code(result) in ("ABORTED", "ABORTED_BEFORE_DISPATCH")
+
+
+async def test_cancelling_the_task_cancels_the_server_call(shared: McpToolset) -> None:
+    ctx, _ = await fresh(shared, allow=["hang", "hang_started", "cancelled_seen"])
+    started = asyncio.Event()
+
+    async def mark(exec: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:
+        started.set()
+        return await next()
+
+    ctx.on("tools/execute", mark)
+    running = asyncio.ensure_future(call(ctx, "hang"))
+    await started.wait()
+    assert (await call(ctx, "hang_started")).text == "yes"
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert (await call(ctx, "cancelled_seen")).text == "yes"
+
+
+async def test_call_after_close_is_a_clear_error(shared: McpToolset) -> None:
+    ctx, toolset = await fresh(shared, allow=["echo"])
+    definition = toolset.definitions[0]
+    await toolset.aclose()
+    assert toolset.closed and ctx.tools.get("echo") is None
+    assert code(await call(ctx, "echo", {"text": "x"})) == "UNKNOWN_TOOL"
+    ctx.tools.register(definition)  # a definition kept past its toolset
+    late = await call(ctx, "echo", {"text": "x"})
+    assert code(late) == "MCP_CLOSED"
+    assert "was closed" in late.text
+    await toolset.aclose()  # idempotent
+
+
+async def test_disposing_the_context_closes_the_toolset_and_an_in_flight_call(shared: McpToolset) -> None:
+    ctx, toolset = await fresh(shared, allow=["hang"])
+    started = asyncio.Event()
+
+    async def mark(exec: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:
+        started.set()
+        return await next()
+
+    ctx.on("tools/execute", mark)
+    running = asyncio.ensure_future(call(ctx, "hang"))
+    await started.wait()
+    await ctx.dispose()
+    result = await running
+    assert code(result) == "MCP_CLOSED"
+    assert toolset.closed and toolset.session is None
+    assert shared.session is not None and not shared.closed  # the caller's session stays open
+    assert (await call(boot(), "echo")).is_error

@@ -1,0 +1,121 @@
+"""Connections the toolset opens itself: stdio processes and streamable HTTP, faults and teardown.
+
+Every test ends by checking that no server process and no client task is
+left behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from dsh_tools import ExecuteNext, ToolExecution, ToolExecutionResult, boot
+from dsh_tools.mcp import McpConnectionError, StreamableHttpParameters, mcp_tools
+from mcp_support import RAW_SERVER, call, child_pids, code, http_server, our_tasks, stdio_params
+from mcp_test_server import build_server
+
+
+@pytest.fixture(autouse=True)
+async def nothing_left_behind() -> AsyncIterator[None]:
+    before = child_pids()
+    yield
+    assert child_pids() <= before, "a server process outlived its toolset"
+    assert our_tasks() == [], "a client task outlived its toolset"
+
+
+def changed_event(ctx: object) -> asyncio.Event:
+    event = asyncio.Event()
+    ctx.on("tools/change", event.set)  # type: ignore[attr-defined]
+    return event
+
+
+async def test_list_changed_reregisters_and_dispose_reaps_the_process() -> None:
+    ctx = boot()
+    plugin = ctx.fork()
+    toolset = await mcp_tools(plugin, stdio_params())
+    assert "extra" not in toolset.names
+    changed = changed_event(ctx)
+    assert (await call(ctx, "grow")).text == "grown"
+    await changed.wait()
+    assert toolset.names[-1] == "extra"
+    assert (await call(ctx, "extra")).text == "extra"
+    await plugin.dispose()
+    assert toolset.closed and ctx.tools.visible() == []
+    await toolset.aclose()  # waits until the process is reaped
+
+
+async def test_a_server_that_dies_mid_call_is_a_connection_error_for_this_and_later_calls() -> None:
+    ctx = boot()
+    toolset = await mcp_tools(ctx, stdio_params())
+    died = await call(ctx, "die")
+    assert code(died) == "MCP_CONNECTION_LOST"
+    assert "was lost" in died.text
+    later = await call(ctx, "echo", {"text": "x"})
+    assert code(later) == "MCP_CONNECTION_LOST"
+    await toolset.aclose()
+
+
+async def test_malformed_content_from_a_hostile_server_is_a_protocol_error() -> None:
+    ctx = boot()
+    toolset = await mcp_tools(ctx, stdio_params(script=RAW_SERVER))
+    result = await call(ctx, "bad")
+    assert code(result) == "MCP_PROTOCOL_ERROR"
+    assert "malformed result" in result.text and "more problems" in result.text
+    await toolset.aclose()
+
+
+async def test_a_server_that_cannot_start_raises_at_connect_and_leaves_nothing() -> None:
+    ctx = boot()
+    with pytest.raises(McpConnectionError, match="cannot connect to MCP server `/nonexistent/server`"):
+        await mcp_tools(ctx, stdio_params().model_copy(update={"command": "/nonexistent/server", "args": []}))
+    assert ctx.tools.visible() == []
+
+
+async def test_run_code_clash_in_code_mode_is_refused_until_prefixed() -> None:
+    from dsh_tools.testing import ScriptedCodeRuntime
+
+    ctx = boot(mode="code", code_runtime=ScriptedCodeRuntime())
+    async with http_server(build_server(with_run_code=True).streamable_http_app()) as url:
+        with pytest.raises(ValueError, match=r'MCP tool "run_code" .*reserved Code Mode transport.*prefix='):
+            await mcp_tools(ctx, StreamableHttpParameters(url=url))
+        assert [t.name for t in ctx.tools.end_capabilities()] == []
+        toolset = await mcp_tools(ctx, StreamableHttpParameters(url=url), prefix="srv", allow=["run_code"])
+        assert toolset.names == ("srv_run_code",)
+        await toolset.aclose()
+
+
+async def test_streamable_http_server_round_trip_list_changed_and_timeout() -> None:
+    async with http_server(build_server().streamable_http_app()) as url:
+        ctx = boot()
+        toolset = await mcp_tools(ctx, StreamableHttpParameters(url=url), timeout_ms=1_000)
+        assert (await call(ctx, "echo", {"text": "over http"})).text == "over http"
+        assert code(await call(ctx, "echo", {"text": 5})) == "INVALID_ARGS"
+        changed = changed_event(ctx)
+        await call(ctx, "grow")
+        await changed.wait()
+        assert "extra" in toolset.names
+        running = asyncio.ensure_future(call(ctx, "hang"))
+        assert (await call(ctx, "hang_started")).text == "yes"
+        assert code(await running) == "TOOL_TIMEOUT"
+        assert (await call(ctx, "cancelled_seen")).text == "yes"
+        await toolset.aclose()
+
+
+async def test_an_http_server_that_goes_away_mid_call_is_an_error_result() -> None:
+    ctx = boot()
+    async with http_server(build_server().streamable_http_app()) as url:
+        toolset = await mcp_tools(ctx, StreamableHttpParameters(url=url, timeout=2, sse_read_timeout=2), timeout_ms=5_000)
+        started = asyncio.Event()
+
+        async def mark(exec: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:
+            started.set()
+            return await next()
+
+        ctx.on("tools/execute", mark)
+        running = asyncio.ensure_future(call(ctx, "hang"))
+        assert (await call(ctx, "hang_started")).text == "yes"
+    result = await running  # the server stopped under the call
+    assert result.is_error and code(result) is not None
+    await toolset.aclose()
