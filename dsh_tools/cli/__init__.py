@@ -7,7 +7,8 @@ loading tools through :mod:`.loading`):
 * ``sdk``      — the Code Mode ``tools:sdk`` text of some modules' tools;
 * ``schemas``  — their JSON schemas (``--format openai`` for function calling);
 * ``catalog``  — a Markdown catalog of them;
-* ``run-code`` — run a TypeScript program against them through the full pipeline.
+* ``run-code`` — run a TypeScript program against them through the full pipeline;
+* ``mcp-serve`` — serve them to an MCP client over stdio (the ``mcp`` extra).
 
 Exit status: 0 on success, 1 when ``run-code``'s program ends as an error,
 2 for a usage error (bad module, no tools, duplicate names, missing file),

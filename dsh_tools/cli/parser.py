@@ -74,12 +74,21 @@ def _run_code(commands: Commands) -> argparse.ArgumentParser:
     return parser
 
 
+def _mcp_serve(commands: Commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser("mcp-serve", help="serve some modules' tools to an MCP client over stdio (the mcp extra)")
+    parser.add_argument("modules", nargs="+", metavar="MODULE[:ATTR]", help=MODULES_HELP)
+    parser.add_argument("--mode", choices=("native", "code", "both"), default="native", help="how the tools are presented")
+    parser.add_argument("--name", default="dsh-tools", help="the server name the client sees")
+    return parser
+
+
 COMMANDS: Final[dict[str, tuple[Callable[[Commands], argparse.ArgumentParser], str]]] = {
     "demo": (_demo, "dsh_tools.cli.demo"),
     "sdk": (_sdk, "dsh_tools.cli.sdk"),
     "schemas": (_schemas, "dsh_tools.cli.schemas"),
     "catalog": (_catalog, "dsh_tools.cli.catalog"),
     "run-code": (_run_code, "dsh_tools.cli.run_code"),
+    "mcp-serve": (_mcp_serve, "dsh_tools.cli.mcp_serve"),
 }
 """Command → (its argument declaration, the module whose ``run(args) -> int`` implements it)."""
 
