@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 import sys
 from collections.abc import AsyncIterator
@@ -15,6 +14,9 @@ import uvicorn
 from mcp.client.stdio import StdioServerParameters
 
 from dsh_tools import Context, JsonValue, ToolExecutionInput, ToolExecutionResult
+from process_checks import child_pids, our_tasks
+
+__all__ = ["call", "child_pids", "code", "http_server", "our_tasks", "stdio_params"]
 
 HERE = Path(__file__).parent
 PNG_PREFIX = "iVBORw0KGgo"
@@ -36,39 +38,6 @@ async def call(ctx: Context, name: str, arguments: JsonValue = None, **extra: An
 
 def code(result: ToolExecutionResult) -> str | None:
     return None if result.error is None else result.error.code
-
-
-def child_pids() -> set[int]:
-    """Live (non-zombie) child processes of this process, from /proc."""
-    pids: set[int] = set()
-    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
-        try:
-            pids.update(int(pid) for pid in (task / "children").read_text().split())
-        except OSError:
-            continue
-    live = set()
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            live.add(pid)
-    return live
-
-
-def our_tasks() -> list[asyncio.Task[Any]]:
-    """Pending tasks other than the current one that run dsh_tools or mcp client code."""
-    current = asyncio.current_task()
-    found = []
-    for task in asyncio.all_tasks():
-        if task is current or task.done():
-            continue
-        coro = task.get_coro()
-        filename = getattr(getattr(coro, "cr_code", None), "co_filename", "")
-        if "dsh_tools" in filename or "/mcp/client/" in filename or "/mcp/shared/" in filename:
-            found.append(task)
-    return found
 
 
 @asynccontextmanager
