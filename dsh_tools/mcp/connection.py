@@ -13,9 +13,9 @@ it, we only stop using it.
 
 :meth:`Connection.call` is where a call's fate is decided: the result, the
 caller's signal (forwarded to the server as ``notifications/cancelled`` by
-cancelling the SDK request), the connection ending under it, or the asyncio
-task being cancelled (the SDK request is cancelled and awaited first, so
-nothing is orphaned).
+cancelling the SDK request), the connection closing or ending under it, or
+the asyncio task being cancelled; each is one ``HarnessError`` with its own
+code, or the caller's own cancellation, untouched.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ class Connection:
         self._ended: asyncio.Future[str] = loop.create_future()  # resolves with why it ended
         self._close_requested = asyncio.Event()
         self._owner: asyncio.Task[None] | None = None
+        self._inflight: dict[asyncio.Task[Any], Callable[[], None]] = {}  # calling task -> stop it
 
     # -- state -------------------------------------------------------------
     @property
@@ -69,8 +70,10 @@ class Connection:
             self._ended.set_result(why)
 
     def close(self) -> None:
-        """Stop using the session and ask the owner task (if any) to shut it down. Sync, idempotent."""
+        """Stop using the session, stop calls in flight, and ask the owner task to shut it down. Sync, idempotent."""
         self._end("closed")
+        for stop in list(self._inflight.values()):
+            stop()
         self._close_requested.set()
 
     async def aclose(self) -> None:
@@ -87,41 +90,47 @@ class Connection:
 
     # -- calls -------------------------------------------------------------
     async def call(self, name: str, arguments: dict[str, Any], signal: AbortSignal | None) -> mt.CallToolResult:
-        """``tools/call``; every way it can fail is a ``HarnessError`` with its own code."""
+        """``tools/call``; every way it can fail is a ``HarnessError`` with its own code.
+
+        The request runs in the calling task (an extra task per call would
+        cost more than the whole pipeline). An abort of ``signal``, or
+        :meth:`close`, cancels that task while it waits on the SDK, which
+        sends ``notifications/cancelled``; the cancellation is then taken back
+        (``uncancel``) and reported as ``ToolAbortedError`` / ``McpClosedError``.
+        A cancellation from anyone else propagates untouched.
+        """
         session = self.session
         if session is None or self._ended.done():
             raise self._ended_error(name)
         if signal is not None and signal.aborted:
             raise ToolAbortedError(f'MCP call "{name}" was cancelled before it was sent')
-        request = asyncio.ensure_future(session.call_tool(name, arguments))
-        aborted = False
+        task = asyncio.current_task()
+        assert task is not None
+        stopped: list[HarnessError] = []
 
-        def abort(_: object) -> None:
-            nonlocal aborted
-            aborted = True
-            request.cancel()
+        def stop(error: HarnessError) -> None:
+            if not stopped:
+                stopped.append(error)
+                task.cancel()
 
-        remove = signal.add_listener(abort) if signal is not None else None
+        self._inflight[task] = lambda: stop(self._ended_error(name))
+        remove = (
+            signal.add_listener(lambda _: stop(ToolAbortedError(f'MCP call "{name}" was cancelled; the server was told')))
+            if signal is not None
+            else None
+        )
         try:
-            waiters: set[asyncio.Future[Any]] = {request, self._ended}
-            done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            return await session.call_tool(name, arguments)
         except asyncio.CancelledError:
-            await _cancel_and_wait(request)  # the SDK sends notifications/cancelled on the way out
+            if stopped and task.uncancel() == 0:
+                raise stopped[0] from None
             raise
+        except Exception as error:  # noqa: BLE001 - classified into our codes
+            raise self._failure(name, error) from error
         finally:
+            self._inflight.pop(task, None)
             if remove is not None:
                 remove()
-        if request not in done:
-            await _cancel_and_wait(request)
-            raise self._ended_error(name)
-        if request.cancelled():
-            if aborted:
-                raise ToolAbortedError(f'MCP call "{name}" was cancelled; the server was told')
-            raise self._ended_error(name)
-        error = request.exception()
-        if error is not None:
-            raise self._failure(name, error)
-        return request.result()
 
     def _ended_error(self, name: str) -> HarnessError:
         why = self._ended.result() if self._ended.done() else "closed"
@@ -164,6 +173,8 @@ class Connection:
                 raise
         finally:
             self._end("closed")
+            for stop in list(self._inflight.values()):
+                stop()  # a call the SDK would leave waiting on a dead session
 
 
 def _validation_summary(error: ValidationError) -> str:
@@ -180,11 +191,6 @@ def _validation_summary(error: ValidationError) -> str:
 def _first_line(error: BaseException) -> str:
     text = safe_str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
-
-
-async def _cancel_and_wait(task: asyncio.Future[Any]) -> None:
-    task.cancel()
-    await asyncio.gather(task, return_exceptions=True)
 
 
 async def _transport(
