@@ -100,7 +100,7 @@ class _Served:
     def _output_schema(self, name: str) -> dict[str, Any] | None:
         """A typed tool's output schema when MCP can carry it (an object at the root)."""
         definition = self.ctx.tools.get(name, self.agent)
-        schema = thaw_json(getattr(definition, "output_schema", None))
+        schema = thaw_json(definition.output_schema) if definition is not None else None
         return schema if isinstance(schema, dict) and schema.get("type") == "object" else None
 
     async def call_tool(self, request: ServerRequestContext[Any], params: mt.CallToolRequestParams) -> mt.CallToolResult:
@@ -126,7 +126,7 @@ class _Served:
         return self._to_mcp(result)
 
     def _to_mcp(self, result: ToolExecutionResult) -> mt.CallToolResult:
-        structured = thaw_json(getattr(result, "value", None))
+        structured = thaw_json(result.value)
         return mt.CallToolResult(
             content=to_mcp_content(result.content),
             structured_content=structured if isinstance(structured, dict) else None,

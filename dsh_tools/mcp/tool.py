@@ -6,7 +6,11 @@ server's ``inputSchema``, ``timeout_ms``). ``execute`` validates the arguments
 against that schema first (``ToolArgsError``: ``INVALID_ARGS``, the same
 message format as our own tools), forwards the thawed arguments with the
 call's signal, and maps what comes back: content blocks (see
-:mod:`dsh_tools.mcp.content`), ``isError`` as :class:`McpToolError`.
+:mod:`dsh_tools.mcp.content`), ``isError`` as :class:`McpToolError`, and,
+when the server's ``outputSchema`` is in the supported subset (the tool's
+``output_schema``, so it is a *typed* tool), ``structuredContent`` as the
+value: the registry checks it against that schema and sets
+``result.value``, and a Code Mode binding resolves to it.
 """
 
 from __future__ import annotations
@@ -63,4 +67,8 @@ class McpTool:
         content = from_mcp_content(result.content)
         if result.is_error:
             raise McpToolError(content_text(content) or f'MCP tool "{self.remote_name}" reported an error')
+        if self.output_schema is not None:
+            # A typed tool: the server sent both halves, so its content is kept as is
+            # and its structuredContent is the value the registry checks and freezes.
+            return ToolOutput(content, value=result.structured_content)
         return content

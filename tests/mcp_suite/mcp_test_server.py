@@ -49,6 +49,7 @@ def _tool(name: str, description: str, properties: dict[str, Any] | None = None,
 BASE_TOOLS = [
     _tool("echo", "Echo the text back.", {"text": {"type": "string"}}),
     _tool("add", "Add two integers.", {"a": {"type": "integer"}, "b": {"type": "integer"}}, output_schema=SUM_SCHEMA),
+    _tool("lie", "Structured content that breaks its own output schema.", output_schema=SUM_SCHEMA),
     _tool("media", "Return one block of every content kind."),
     _tool("fail", "Always reports an error."),
     _tool("hang", "Never answers (until cancelled)."),
@@ -87,6 +88,8 @@ def build_server(*, with_run_code: bool = False) -> Server[Any]:
         if name == "add":
             total = int(args["a"]) + int(args["b"])
             return mt.CallToolResult(content=[mt.TextContent(text=f'{{"sum": {total}}}')], structured_content={"sum": total})
+        if name == "lie":
+            return mt.CallToolResult(content=[mt.TextContent(text="?")], structured_content={"sum": "three"})
         if name == "media":
             return mt.CallToolResult(
                 content=[

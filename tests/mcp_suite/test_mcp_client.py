@@ -133,10 +133,26 @@ async def test_schema_outside_the_subset_still_registers_renders_and_checks_what
     assert next(t for t in toolset.definitions if t.name == "exotic").output_schema is None
 
 
-async def test_output_schema_in_the_subset_is_kept(shared: McpToolset) -> None:
-    _, toolset = await fresh(shared)
+async def test_output_schema_in_the_subset_makes_a_typed_tool_with_structured_content_as_value(shared: McpToolset) -> None:
+    ctx, toolset = await fresh(shared)
     add = next(t for t in toolset.definitions if t.name == "add")
-    assert add.output_schema == {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]}
+    schema = {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]}
+    assert add.output_schema == schema
+    registered = ctx.tools.get("add")
+    assert registered is not None and thaw_json(registered.output_schema) == schema
+    result = await call(ctx, "add", {"a": 1, "b": 2})
+    assert not result.is_error and result.value == {"sum": 3}
+    assert result.text == '{"sum": 3}'  # the server's own text, not re-rendered
+    assert "value" not in result.to_json()
+    plain = await call(ctx, "echo", {"text": "x"})
+    assert plain.value is None
+
+
+async def test_structured_content_that_breaks_its_schema_is_an_error_result(shared: McpToolset) -> None:
+    ctx, _ = await fresh(shared)
+    result = await call(ctx, "lie")
+    assert result.is_error and code(result) == "MCP_PROTOCOL_ERROR"  # the SDK checks it against the schema first
+    assert result.value is None
 
 
 async def test_deny_policy_and_guards_apply(shared: McpToolset) -> None:

@@ -71,7 +71,7 @@ async def test_lists_the_agents_tools_and_runs_calls_through_the_pipeline() -> N
         listed = (await session.list_tools()).tools
         assembly = await ctx.system_prompt.assemble(AssembleContext(scope=agent))
         assert [tool.name for tool in listed] == [schema.name for schema in assembly.tools]  # the prompt's order
-        assert sorted(tool.name for tool in listed) == ["picture", "shout", "wait_for_cancel"]
+        assert sorted(tool.name for tool in listed) == ["measure", "picture", "shout", "wait_for_cancel"]
         shout = next(tool for tool in listed if tool.name == "shout")
         assert shout.input_schema == {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
         result = await session.call_tool("shout", {"text": "hi"})
@@ -80,10 +80,18 @@ async def test_lists_the_agents_tools_and_runs_calls_through_the_pipeline() -> N
         assert isinstance(picture.content[1], mt.ImageContent) and picture.content[1].mime_type == "image/png"
         invalid = await session.call_tool("shout", {"text": 3})
         assert invalid.is_error and text(invalid) == "Error: invalid arguments: text: expected string, got integer"
+        measured = await session.call_tool("measure", {"text": "four"})
+        assert measured.structured_content == {"length": 4, "unit": "characters"}
+        assert next(tool for tool in listed if tool.name == "measure").output_schema == {
+            "type": "object",
+            "properties": {"length": {"type": "integer"}, "unit": {"type": "string"}},
+            "required": ["length", "unit"],
+        }
+        assert all(tool.output_schema is None for tool in listed if tool.name != "measure")
         unknown = await session.call_tool("nope", {})
         assert unknown.is_error and text(unknown) == 'Error: unknown tool "nope"'
     assert [(execution.name, execution.agent) for execution, _ in seen] == [
-        ("shout", agent), ("picture", agent), ("shout", agent), ("nope", agent)
+        ("shout", agent), ("picture", agent), ("shout", agent), ("measure", agent), ("nope", agent)
     ]
 
 
@@ -176,13 +184,15 @@ async def test_both_directions_our_client_over_our_server() -> None:
     async with connected(serve_mcp(served_ctx, agent=agent)) as session:
         client_ctx = boot()
         toolset = await mcp_tools(client_ctx, session, prefix="remote")
-        assert sorted(toolset.names) == ["remote_picture", "remote_shout", "remote_wait_for_cancel"]
+        assert sorted(toolset.names) == ["remote_measure", "remote_picture", "remote_shout", "remote_wait_for_cancel"]
         result = await client_ctx.tools.execute(ToolExecutionInput(call_id="x", name="remote_shout", arguments={"text": "both"}))
         assert result.text == "BOTH"
         bad = await client_ctx.tools.execute(ToolExecutionInput(call_id="y", name="remote_shout", arguments={"text": 1}))
         assert bad.error is not None and bad.error.code == "INVALID_ARGS"
+        typed = await client_ctx.tools.execute(ToolExecutionInput(call_id="z", name="remote_measure", arguments={"text": "four"}))
+        assert typed.value == {"length": 4, "unit": "characters"} and typed.text == '{"length":4,"unit":"characters"}'
         await toolset.aclose()
-    assert [execution.name for execution, _ in seen] == ["shout"]  # the invalid call never left the client
+    assert [execution.name for execution, _ in seen] == ["shout", "measure"]  # the invalid call never left the client
 
 
 async def test_the_mcp_serve_command_serves_a_module_over_stdio() -> None:
