@@ -19,6 +19,7 @@ import mcp_types as mt
 import pytest
 from mcp.client.session import ClientRequestContext, ClientSession, ElicitationFnT
 from mcp.server.lowlevel.server import Server
+from mcp.shared.exceptions import MCPError
 from mcp.shared.memory import create_client_server_memory_streams
 
 from dsh_tools import (
@@ -161,7 +162,7 @@ async def test_a_client_cancel_aborts_the_call_and_the_call_is_recorded() -> Non
         assert (await session.call_tool("shout", {"text": "after"})).content  # the connection is still usable
     calls = [(execution.name, result) for execution, result in seen if execution.name == "wait_for_cancel"]
     assert len(calls) == 1
-    _, result = calls[0]
+    _, result = calls[0]  # the body saw the abort ("stopped"), or the pipeline marked the call aborted
     assert result.text == "stopped" or (result.error is not None and result.error.code == "ABORTED")
 
 
@@ -212,3 +213,23 @@ async def test_the_mcp_serve_command_serves_a_module_over_stdio() -> None:
         assert result.text == "SERVED"
     finally:
         await toolset.aclose()
+
+
+async def test_a_client_that_disconnects_mid_call_still_leaves_one_recorded_result() -> None:
+    ctx, agent, seen = served()
+    started = asyncio.Event()
+
+    async def mark(execution: ToolExecution, next: PreNext) -> PreToolDecision:
+        started.set()
+        return await next()
+
+    ctx.on("tools/pre-execute", mark)
+    async with connected(serve_mcp(ctx, agent=agent)) as session:
+        running = asyncio.ensure_future(session.call_tool("wait_for_cancel", {}))
+        await started.wait()
+    # the client session is gone and the server stopped under the call
+    outcome = (await asyncio.gather(running, return_exceptions=True))[0]
+    assert isinstance(outcome, MCPError) and outcome.code == mt.CONNECTION_CLOSED
+    assert [execution.name for execution, _ in seen] == ["wait_for_cancel"]
+    result = seen[0][1]  # the body saw the abort ("stopped"), or the pipeline marked the call aborted
+    assert result.text == "stopped" or (result.error is not None and result.error.code == "ABORTED")
