@@ -11,8 +11,10 @@ What it shows, in order:
 2. a ``tools/pre-execute`` policy denies the server's ``delete_forecasts``
    tool: the server never sees that call;
 3. arguments are checked against the server's ``inputSchema`` before sending;
-4. a Code Mode program calls the MCP tools like any other binding, and the
-   denied one rejects inside the program.
+4. a Code Mode program calls the MCP tools like any other binding: a tool
+   whose ``outputSchema`` fits the supported subset is typed, so its binding
+   resolves to the server's ``structuredContent`` (the SDK declares its
+   type), and the denied one rejects inside the program.
 """
 
 from __future__ import annotations
@@ -28,9 +30,8 @@ from dsh_tools.mcp import StdioServerParameters, mcp_tools
 SERVER = StdioServerParameters(command=sys.executable, args=[str(Path(__file__).with_name("mcp_server.py"))])
 
 PROGRAM = """
-const oslo = await tools.wx_weather({ city: "oslo" });
-const weather = typeof oslo === "string" ? JSON.parse(oslo) : oslo;
-const fahrenheit = await tools.wx_to_fahrenheit({ celsius: weather.celsius });
+const weather = await tools.wx_weather({ city: "oslo" });  // typed: resolves to { city, celsius }
+const { result: fahrenheit } = await tools.wx_to_fahrenheit({ celsius: weather.celsius });
 try {
   await tools.wx_delete_forecasts({ city: "oslo" });
 } catch (error) {

@@ -73,9 +73,9 @@ class _Served:
         self._ids = itertools.count(1)
 
     def instructions(self) -> str | None:
-        if self.ctx.tools.mode == "native":
+        sdk = sdk_section_text(self.ctx.tools, self.agent)  # empty when the agent's mode is native
+        if not sdk:
             return None
-        sdk = sdk_section_text(self.ctx.tools, self.agent)
         return f"Call `{RUN_CODE_NAME}` with a TypeScript program; it can call these tools:\n\n{sdk}"
 
     async def list_tools(

@@ -8,6 +8,7 @@ beside this one cover connections the toolset opens itself.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -31,7 +32,10 @@ from dsh_tools import (
     text_block,
     thaw_json,
 )
+from dsh_tools.code_mode.install import SDK_SECTION
+from dsh_tools.code_mode.runtime import CodeRunRequest, CodeRunResult
 from dsh_tools.mcp import McpToolset, mcp_tools
+from dsh_tools.testing import Bindings, ScriptedCodeRuntime
 from dsh_tools_codegen import render_tools_sdk
 from mcp_support import PNG_PREFIX, call, code, stdio_params
 
@@ -294,3 +298,24 @@ async def test_disposing_the_context_closes_the_toolset_and_an_in_flight_call(sh
     assert toolset.closed and toolset.session is None
     assert shared.session is not None and not shared.closed  # the caller's session stays open
     assert (await call(boot(), "echo")).is_error
+
+
+async def test_code_mode_binds_mcp_tools_and_types_their_results(shared: McpToolset) -> None:
+    runtime = ScriptedCodeRuntime()
+    ctx = boot(mode="code", code_runtime=runtime)
+    assert shared.session is not None
+    await mcp_tools(ctx, shared.session, allow=["add", "echo"])
+
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
+        total = await tools["add"]({"a": 2, "b": 3})
+        echoed = await tools["echo"]({"text": "hi"})
+        return CodeRunResult(logs=(), value={"total": total, "echoed": echoed})
+
+    runtime.programs["both"] = program
+    result = await call(ctx, "run_code", {"code": "both"})
+    assert json.loads(result.text) == {"total": {"sum": 5}, "echoed": "hi"}  # the typed tool's value, the content tool's text
+    assembly = await ctx.system_prompt.assemble()
+    sdk = next(section.text for section in assembly.sections if section.name == SDK_SECTION)
+    add_line = next(line for line in sdk.splitlines() if "add(args:" in line)
+    assert "Promise<string>" not in add_line  # typed: the SDK declares the structured result
+    assert "echo(args:" in sdk
