@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from pyrsistent import pmap, pvector
 
-from dsh_tools.definitions.validation import Shape, compile_shape, total_validator, type_word
+from dsh_tools.definitions.validation import Shape, compile_shape, compile_validator, total_validator, type_word
 from dsh_tools.errors import OutputSchemaError
 from dsh_tools.json_values import FrozenDict, is_json, member_path_segment
 
@@ -105,7 +105,7 @@ def compile_value_check(schema: object, *, tool: str) -> Callable[[object], list
     violations = output_schema_violations(schema, object_root=False)
     if violations:
         raise OutputSchemaError(violations, tool=tool)
-    return total_validator(compile_shape(_shape(schema)))
+    return compile_validator(_shape(schema))
 
 
 def _path(segments: tuple[str, ...]) -> str:

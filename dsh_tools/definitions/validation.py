@@ -23,16 +23,19 @@ from typing import Final, cast
 import orjson
 from pyrsistent import pmap, pvector
 
+from dsh_tools.definitions.fast_path import compile_predicate
 from dsh_tools.definitions.props import Prop, checked_spec
 from dsh_tools.json_values import FrozenDict, member_path_segment
 
 __all__ = [
+    "PYTHON_TYPES",
     "SPEC_MEMO_SIZE",
     "Check",
     "Shape",
     "Validator",
     "compile_shape",
     "compile_spec",
+    "compile_validator",
     "render",
     "spec_shape",
     "spec_validator",
@@ -57,6 +60,8 @@ _PYTHON_TYPES: Final[dict[str, frozenset[type]]] = {
     "object": frozenset({dict, _FROZEN_DICT, _PMAP}),
     "array": frozenset({list, tuple, _PVECTOR}),
 }
+PYTHON_TYPES: Final = _PYTHON_TYPES
+"""JSON type word → the Python types the checkers accept for it (read by the fast path's callers)."""
 _WORDS: Final[dict[type, str]] = {
     str: "string",
     int: "integer",
@@ -318,7 +323,32 @@ def spec_shape(spec: Mapping[str, Prop]) -> Shape:
 
 def compile_spec(spec: object) -> Callable[[object], list[str]]:
     """Check ``spec`` (``ValueError`` if malformed) and compile it to a total validator."""
-    return total_validator(compile_shape(spec_shape(checked_spec(spec))))
+    return compile_validator(spec_shape(checked_spec(spec)))
+
+
+def compile_validator(shape: Shape) -> Callable[[object], list[str]]:
+    """``shape``'s total validator, answering valid values from the generated fast path.
+
+    The predicate (:mod:`~dsh_tools.definitions.fast_path`) vouches for a
+    valid value in one straight-line pass; anything it does not vouch for
+    gets the closure checker, which finds and renders the problems (or
+    finds none, when the predicate was merely unsure).
+    """
+    check = compile_shape(shape)
+    fast = compile_predicate(
+        shape, fallback=compile_shape, objects=_PYTHON_TYPES["object"], arrays=_PYTHON_TYPES["array"]
+    )
+    checked = total_validator(check)
+
+    def validate(value: object) -> list[str]:
+        try:
+            if fast(value):
+                return []
+        except Exception:  # noqa: BLE001, S110 - the checker below answers, totally, with the same rules
+            pass
+        return checked(value)
+
+    return validate
 
 
 def total_validator(check: Check) -> Callable[[object], list[str]]:
