@@ -23,7 +23,7 @@ from typing import Final, cast
 import orjson
 from pyrsistent import pmap, pvector
 
-from dsh_tools.definitions.fast_path import compile_predicate
+from dsh_tools.definitions.fast_path import compile_fast_validator
 from dsh_tools.definitions.props import Prop, checked_spec
 from dsh_tools.json_values import FrozenDict, member_path_segment
 
@@ -329,26 +329,18 @@ def compile_spec(spec: object) -> Callable[[object], list[str]]:
 def compile_validator(shape: Shape) -> Callable[[object], list[str]]:
     """``shape``'s total validator, answering valid values from the generated fast path.
 
-    The predicate (:mod:`~dsh_tools.definitions.fast_path`) vouches for a
-    valid value in one straight-line pass; anything it does not vouch for
-    gets the closure checker, which finds and renders the problems (or
-    finds none, when the predicate was merely unsure).
+    The generated function (:mod:`~dsh_tools.definitions.fast_path`) vouches
+    for a valid value in one straight-line pass; a value it does not vouch
+    for goes to the closure checker, which finds and renders the problems
+    (or finds none, when the fast path was merely unsure).
     """
-    check = compile_shape(shape)
-    fast = compile_predicate(
-        shape, fallback=compile_shape, objects=_PYTHON_TYPES["object"], arrays=_PYTHON_TYPES["array"]
+    return compile_fast_validator(
+        shape,
+        slow=total_validator(compile_shape(shape)),
+        fallback=compile_shape,
+        objects=_PYTHON_TYPES["object"],
+        arrays=_PYTHON_TYPES["array"],
     )
-    checked = total_validator(check)
-
-    def validate(value: object) -> list[str]:
-        try:
-            if fast(value):
-                return []
-        except Exception:  # noqa: BLE001, S110 - the checker below answers, totally, with the same rules
-            pass
-        return checked(value)
-
-    return validate
 
 
 def total_validator(check: Check) -> Callable[[object], list[str]]:
