@@ -23,7 +23,7 @@ from typing import Final, cast
 import orjson
 from pyrsistent import pmap, pvector
 
-from dsh_tools.definitions.fast_path import compile_fast_validator
+from dsh_tools.definitions.fast_path import Validator, compile_fast_validator
 from dsh_tools.definitions.props import Prop, checked_spec
 from dsh_tools.json_values import FrozenDict, member_path_segment
 
@@ -359,10 +359,9 @@ def total_validator(check: Check) -> Callable[[object], list[str]]:
 SPEC_MEMO_SIZE: Final = 256
 """How many specs :func:`validate_args` keeps compiled (the oldest is dropped first)."""
 
-Validator = Callable[[object], list[str]]
 _SpecEntry = tuple[object, "tuple[tuple[object, object], ...] | None", Validator]
 _spec_memo: dict[int, _SpecEntry] = {}
-_IMMUTABLE_SPECS: Final[frozenset[type]] = frozenset({_PMAP})
+_IMMUTABLE_SPECS: Final[frozenset[type]] = frozenset({_PMAP, _FROZEN_DICT})
 """Spec mapping types that cannot change after construction: identity alone proves a memo hit."""
 
 

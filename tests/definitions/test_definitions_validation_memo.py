@@ -11,6 +11,7 @@ from pyrsistent import pmap
 from dsh_tools.definitions import Prop, validate_args
 from dsh_tools.definitions import validation
 from dsh_tools.definitions.validation import SPEC_MEMO_SIZE, spec_validator
+from dsh_tools.json_values import FrozenDict
 
 
 @pytest.fixture
@@ -55,11 +56,13 @@ def test_a_dict_spec_edited_in_place_is_recompiled(compiles: list[object]) -> No
     assert len(compiles) == 4
 
 
-def test_an_immutable_spec_is_memoised_by_identity(compiles: list[object]) -> None:
-    spec = pmap({"n": Prop("integer", required=True)})
+@pytest.mark.parametrize("freeze", [pmap, FrozenDict])
+def test_an_immutable_spec_is_memoised_by_identity(compiles: list[object], freeze: Any) -> None:
+    spec = freeze({"n": Prop("integer", required=True)})
     assert validate_args(spec, {"n": True}) == ["n: expected integer, got boolean"]
     assert validate_args(spec, {"n": 2}) == []
     assert compiles == [spec]
+    assert validation._spec_memo[id(spec)][1] is None, "no snapshot needed"
 
 
 class ComputedSpec(Mapping[str, Prop]):
