@@ -30,3 +30,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache
+	rm -f dsh_tools_codegen/*.so dsh_tools_codegen/_compiled_sources.json  # the removed mypyc build's leftovers

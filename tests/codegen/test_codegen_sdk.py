@@ -352,3 +352,13 @@ def test_a_schema_that_sharing_makes_huge_renders_without_expanding_it() -> None
     wide = list(range(MAX_VALUES - 1))  # with the list itself: exactly the limit
     assert canonical_json(wide) is not None
     assert canonical_json([*wide, 0]) is None
+
+
+def test_the_renderer_runs_from_its_python_sources() -> None:
+    # the mypyc build is gone; extensions it left behind would be imported
+    # before the .py files and run stale code (`make clean` deletes them)
+    import importlib
+
+    for name in ("_rules", "_text", "_canonical", "_fast", "_sdk", "_schema"):
+        module = importlib.import_module(f"dsh_tools_codegen.{name}")
+        assert str(module.__file__).endswith(".py"), f"{module.__file__} shadows its source: run `make clean`"
