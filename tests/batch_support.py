@@ -43,6 +43,7 @@ class Gated:
         self.active = 0
         self.max_active = 0
         self.started: dict[str, asyncio.Event] = {}
+        self.ended: dict[str, asyncio.Event] = {}
         self._gates: dict[str, asyncio.Event] = {}
         self.classified: list[object] = []
         self.on_start: Callable[[], None] | None = None
@@ -57,6 +58,9 @@ class Gated:
 
     def started_event(self, call_id: str) -> asyncio.Event:
         return self.started.setdefault(call_id, asyncio.Event())
+
+    def ended_event(self, call_id: str) -> asyncio.Event:
+        return self.ended.setdefault(call_id, asyncio.Event())
 
     def release(self, call_id: str) -> None:
         self.gate(call_id).set()
@@ -74,6 +78,7 @@ class Gated:
         finally:
             self.active -= 1
             self.log(f"end:{exec.call_id}")
+            self.ended_event(exec.call_id).set()
         return [text_block(f"{self.name}:{exec.call_id}")]
 
 
