@@ -9,9 +9,10 @@ path of ``execute`` does no filtering.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from typing import Any
+
+from dsh_tools.host.identity import WeakIdentityDict
 
 __all__ = ["EventBus"]
 
@@ -32,10 +33,9 @@ class EventBus:
     def __init__(self) -> None:
         self._entries: dict[str, list[_Entry]] = {}
         self._cache: dict[str, tuple[Callable[..., Any], ...]] = {}
-        # Per-scope answers live under weak keys, so a finished agent is not kept alive.
-        self._scoped_cache: weakref.WeakKeyDictionary[Any, dict[str, tuple[Callable[..., Any], ...]]] = (
-            weakref.WeakKeyDictionary()
-        )
+        # Per-scope answers live under weak identity keys: a finished agent is not kept
+        # alive, and an agent's own __hash__/__eq__ are never asked (scope is identity).
+        self._scoped_cache: WeakIdentityDict[Any, dict[str, tuple[Callable[..., Any], ...]]] = WeakIdentityDict()
 
     def add(self, name: str, listener: Callable[..., Any], scope: object, *, prepend: bool) -> Callable[[], None]:
         """Add a listener; returns the action that removes exactly this entry."""

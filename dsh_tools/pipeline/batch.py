@@ -43,7 +43,7 @@ from returns.result import Failure
 
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.pipeline.admit import admit
-from dsh_tools.pipeline.cancellation import FATAL, CallerScope, cancel_requested
+from dsh_tools.pipeline.cancellation import FATAL, CallerScope, cancel_requested, wait_out
 from dsh_tools.pipeline.classify import ExecutionMode, classify
 from dsh_tools.pipeline.compose import (
     CANCELLED,
@@ -224,7 +224,7 @@ class CallLane:
                 entry.task.cancel()
                 tasks.append(entry.task)
         if fatal is None:
-            await _wait_out(tasks)
+            await wait_out(tasks)
         while self._open:
             entry = self._open.popleft()
             if fatal is not None and entry.execution is not None:
@@ -249,16 +249,6 @@ def _dispatch_result(entry: _Entry) -> ToolExecutionResult:
         return aborted_result(execution, "ABORTED_BEFORE_DISPATCH", CANCELLED)
     error = task.exception()
     return task.result() if error is None else exception_result(execution.call_id, error)
-
-
-async def _wait_out(tasks: Iterable[asyncio.Task[ToolExecutionResult]]) -> None:
-    """Wait until every task has ended, even if this task is cancelled again meanwhile."""
-    pending = set(tasks)
-    while pending:
-        try:
-            _, pending = await asyncio.wait(pending)
-        except asyncio.CancelledError:
-            pending = {task for task in pending if not task.done()}
 
 
 async def execute_batch(

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from collections.abc import Iterable
 from types import TracebackType
-from typing import Final
+from typing import Any, Final
 
-__all__ = ["FATAL", "CallerScope", "cancel_requested", "propagate_if_fatal"]
+__all__ = ["FATAL", "CallerScope", "cancel_requested", "propagate_if_fatal", "wait_out"]
 
 FATAL: Final = (KeyboardInterrupt, SystemExit)
 """Exceptions that end the process, not the call: recorded, then re-raised."""
@@ -97,3 +98,17 @@ class CallerScope:
         """Let a cancellation that arrived during the call go on to the caller (after recording)."""
         if cancel_requested():
             raise asyncio.CancelledError
+
+
+async def wait_out(tasks: Iterable[asyncio.Future[Any]]) -> None:
+    """Wait until every task has ended, even if this task is cancelled again meanwhile.
+
+    Used where a cancellation has already been taken in hand (bodies were
+    cancelled and must be awaited): a second ``cancel()`` must not abandon them.
+    """
+    pending = set(tasks)
+    while pending:
+        try:
+            _, pending = await asyncio.wait(pending)
+        except asyncio.CancelledError:
+            pending = {task for task in pending if not task.done()}

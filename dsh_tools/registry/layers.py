@@ -13,10 +13,10 @@ change, so dispatch never walks the layers.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from dsh_tools.host.identity import IdentityDict, WeakIdentityDict
 from dsh_tools.schema import RegisteredTool
 
 if TYPE_CHECKING:
@@ -56,17 +56,21 @@ class ScopeView:
 
 
 class ToolLayers:
-    """Mutable layered state; every mutation drops the per-scope views."""
+    """Mutable layered state; every mutation drops the per-scope views.
+
+    Scopes are keyed by identity (``host/identity.py``): an agent's
+    ``__hash__``/``__eq__`` are never consulted.
+    """
 
     def __init__(self) -> None:
         self.global_tools: dict[str, RegisteredTool] = {}
-        self.scoped: dict[Agent, dict[str, RegisteredTool]] = {}
-        self.restrictions: dict[Agent, list[Restriction]] = {}
+        self.scoped: IdentityDict[Agent, dict[str, RegisteredTool]] = IdentityDict()
+        self.restrictions: IdentityDict[Agent, list[Restriction]] = IdentityDict()
         self.global_guards: list[Guard] = []
-        self.scoped_guards: dict[Agent, list[Guard]] = {}
+        self.scoped_guards: IdentityDict[Agent, list[Guard]] = IdentityDict()
         self._global_view: ScopeView | None = None
         # Weak keys: an agent that is gone must not be kept alive by a cache.
-        self._agent_views: weakref.WeakKeyDictionary[Agent, ScopeView] = weakref.WeakKeyDictionary()
+        self._agent_views: WeakIdentityDict[Agent, ScopeView] = WeakIdentityDict()
 
     def _drop_views(self) -> None:
         self._global_view = None

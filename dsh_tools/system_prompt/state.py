@@ -12,6 +12,7 @@ import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from dsh_tools.host.identity import IdentityDict
 from dsh_tools.system_prompt.records import Preflight, PromptSection, ToolProvider
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ class PromptState:
 
     def __init__(self, tool_order: tuple[str, ...] | None) -> None:
         self.tool_order = tool_order
-        self._layers: dict[Agent | None, dict[str, _Entry[PromptSection]]] = {}
+        # By identity: an agent's own __hash__/__eq__ never decide whose layer is whose.
+        self._layers: IdentityDict[Agent | None, dict[str, _Entry[PromptSection]]] = IdentityDict()
         self._providers: list[_Entry[ToolProvider]] = []
         self._preflights: list[_Entry[Preflight]] = []
         self._protections: list[_Entry[_Protection]] = []

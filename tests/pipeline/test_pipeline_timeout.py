@@ -240,3 +240,63 @@ async def test_policy_is_opt_out_and_tied_to_its_context() -> None:
 
 def test_timeout_error_code() -> None:
     assert ToolTimeoutError("x").code == "TOOL_TIMEOUT"
+
+
+async def test_a_body_that_refuses_to_stop_is_orphaned_after_the_grace_period(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 16 item 8: ``TOOL_TIMEOUT`` settles within the grace period even if the body swallows cancellation."""
+    ctx = boot(timeouts=False)
+    policy = TimeoutPolicy(ctx, grace_ms=20)
+    stop = asyncio.Event()
+    cancellations = 0
+
+    async def stubborn(exec: ToolExecution) -> Sequence[ContentBlock]:
+        nonlocal cancellations
+        while not stop.is_set():
+            try:
+                await stop.wait()
+            except asyncio.CancelledError:
+                cancellations += 1  # and carry on regardless
+        return [text_block("too late")]
+
+    ctx.tools.register(Tool("stubborn", stubborn, timeout_ms=10))
+    seen: list[ToolExecutionResult] = []
+    ctx.on("tools/result", lambda e, r: seen.append(r))
+    with caplog.at_level("WARNING", logger="dsh_tools"):
+        result = await asyncio.wait_for(ctx.tools.execute(call("stubborn")), 10)
+        assert result.error == TIMEOUT and seen == [result]
+        assert cancellations == 1 and len(policy.orphans) == 1
+        assert "orphan" in caplog.text
+        (orphan,) = policy.orphans
+        stop.set()
+        await asyncio.wait_for(asyncio.wait([orphan]), 10)
+    assert list(policy.orphans) == [], "the orphan is forgotten once it ends"
+    assert "discarded" in caplog.text and seen == [result], "what the orphan returned later is not recorded"
+
+
+async def test_cancelling_the_call_cancels_and_awaits_the_body_under_a_deadline(ctx: Context) -> None:
+    started = asyncio.Event()
+    ended: list[str] = []
+
+    async def waits(exec: ToolExecution) -> Sequence[ContentBlock]:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            ended.append("body")
+        return []
+
+    ctx.tools.register(Tool("w", waits, timeout_ms=60_000))
+    task = asyncio.ensure_future(ctx.tools.execute(call("w")))
+    await asyncio.wait_for(started.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert ended == ["body"]
+
+
+@pytest.mark.parametrize("bad", [-1, float("nan"), float("inf"), "1", None])
+def test_grace_ms_must_be_a_finite_non_negative_number(bad: Any) -> None:
+    with pytest.raises(ValueError, match="grace_ms"):
+        TimeoutPolicy(boot(timeouts=False), grace_ms=bad)
