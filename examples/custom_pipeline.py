@@ -63,11 +63,11 @@ def call_budget(limit: int) -> Gate:
     return gate
 
 
-def batch_gates(limit: int) -> Sequence[Gate]:
-    """The gates of the batch pipeline, in order."""
+def unattended_gates(limit: int) -> Sequence[Gate]:
+    """The gates of the unattended pipeline (a batch job with nobody to ask), in order."""
     return (pre_execute_without_approval, check_guards, call_budget(limit))
 
 
-async def execute_batch(registry: ToolRegistry, call: ToolExecutionInput, gates: Sequence[Gate]) -> ToolExecutionResult:
-    """``registry.execute`` with the batch gates; dispatch, post-execute and observers unchanged."""
+async def execute_unattended(registry: ToolRegistry, call: ToolExecutionInput, gates: Sequence[Gate]) -> ToolExecutionResult:
+    """``registry.execute`` with the unattended gates; dispatch, post-execute and observers unchanged."""
     return await execute_call(registry, call, gates=gates)

@@ -85,6 +85,16 @@ def _details(key: str, details: Mapping[str, Any]) -> list[str]:
             lines.append(f"  {event['subCallId']}  {event['name']:<12} {flag}  {_one_line(event['arguments'])}")
             lines.append(f"      summary: {textwrap.shorten(summary, WIDTH - 15)}")
         return lines
+    if key == "parallel" and "timeline" in details:
+        lines = ["", "dispatch timeline (ms since the step started):"]
+        for row in details["timeline"]:
+            span = "not dispatched" if row["startMs"] is None else f"{row['startMs']:>6} → {row['endMs']:>6}"
+            lines.append(f"  {row['callId']:<8} {row['tool']:<12} {row['mode']:<9} {span}")
+        lines.append(
+            f"{len(details['timeline'])} calls in {details['wallMs']} ms; one at a time they would take at least "
+            f"{details['serialMs']} ms"
+        )
+        return lines
     if key == "code-mode" and "runMs" in details:
         return ["", f"(the Deno run took {details['runMs']} ms)"]
     return []

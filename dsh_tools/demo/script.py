@@ -1,4 +1,4 @@
-"""The scripted session: nine steps, each showing one behaviour of the pipeline.
+"""The scripted session: ten steps, each showing one behaviour of the pipeline.
 
 No model is called; the "agent" is this script, sending the calls a model
 plausibly would (including its mistakes) through the real registry, policies
@@ -9,17 +9,20 @@ over a fresh temporary workspace.
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from dsh_tools.code_mode.install import SDK_SECTION
 from dsh_tools.code_mode.runtime import CodeRuntime
 from dsh_tools.demo.session import DemoSession, ToolsFactory
 from dsh_tools.demo.transcript import Step, Transcript
 from dsh_tools.demo.workspace import fill_workspace
+from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
+from dsh_tools.hooks import ExecuteNext
 from dsh_tools.registry.registry import RUN_CODE_NAME, ToolMode
 from dsh_tools.system_prompt.records import AssembleContext
 from dsh_tools.system_prompt.render import render_prompt
@@ -153,6 +156,61 @@ async def timeout_step(session: DemoSession, number: int) -> Step:
     )
 
 
+SIMULATED_LATENCY_MS: Final = 100
+"""Storage latency the parallel step adds to every call, so overlap shows in the timings."""
+
+PARALLEL_CALLS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
+    ("read_file", {"path": "README.md"}),
+    ("list_dir", {"path": "src"}),
+    ("count_words", {"path": "README.md"}),
+    ("write_file", {"path": "notes/parallel.md", "content": "written between two waves of reads\n"}),
+    ("search_text", {"query": "TODO"}),
+    ("read_file", {"path": "src/app.py", "limit": 3}),
+)
+
+
+async def parallel_step(session: DemoSession, number: int) -> Step:
+    """One assistant message asking for several reads and a write: the reads overlap, the write is a barrier."""
+    fork = session.ctx.fork()  # the timing wrapper lives for this step only
+    started = time.perf_counter()
+    spans: dict[str, tuple[float, float]] = {}
+
+    def at() -> float:
+        return round((time.perf_counter() - started) * 1000, 1)
+
+    async def timed(execution: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:  # noqa: A002
+        begin = at()
+        await asyncio.sleep(SIMULATED_LATENCY_MS / 1000)  # simulated storage latency
+        result = await next()
+        spans[execution.call_id] = (begin, at())
+        return result
+
+    fork.on("tools/execute", timed)
+    modes = [session.ctx.tools.execution_mode(ToolExecutionInput("?", tool, arguments, session.direct))
+             for tool, arguments in PARALLEL_CALLS]
+    try:
+        calls = await session.call_batch(PARALLEL_CALLS)
+    finally:
+        await fork.dispose()
+    wall = at()
+    timeline = [
+        {"callId": call.call_id, "tool": call.tool, "mode": mode,
+         "startMs": spans.get(call.call_id, (None, None))[0], "endMs": spans.get(call.call_id, (None, None))[1]}
+        for call, mode in zip(calls, modes)
+    ]
+    return Step(
+        number, "parallel", "Parallel calls in one message (execute_batch)",
+        "The model asks for five reads and one write in a single message. The reads declare "
+        "is_concurrency_safe, so they dispatch side by side; write_file does not, so it waits for the reads "
+        "before it, runs alone (after its approval), and the reads after it wait for it. Policy and results "
+        f"still go one call at a time, in the model's order. Each call gets {SIMULATED_LATENCY_MS} ms of "
+        "simulated storage latency here, so the overlap shows in the timings.",
+        calls,
+        details={"timeline": timeline, "wallMs": wall, "latencyMs": SIMULATED_LATENCY_MS,
+                 "serialMs": SIMULATED_LATENCY_MS * len(PARALLEL_CALLS)},
+    )
+
+
 async def code_mode_step(session: DemoSession, number: int) -> Step:
     title = "A Code Mode program (TypeScript in Deno)"
     if session.ctx.tools.mode == "native":
@@ -185,7 +243,7 @@ async def dispatch_log_step(session: DemoSession, number: int) -> Step:
 
 STEPS: Final[tuple[StepPlay, ...]] = (
     prompt_step, success_step, invalid_args_step, denial_step, approval_step,
-    timeout_step, redaction_step, code_mode_step, dispatch_log_step,
+    timeout_step, redaction_step, parallel_step, code_mode_step, dispatch_log_step,
 )
 
 

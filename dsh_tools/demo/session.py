@@ -17,7 +17,7 @@ from dsh_tools.boot import boot
 from dsh_tools.code_mode.runtime import CodeRuntime
 from dsh_tools.demo.policies import ScriptedApprover, redact_tokens, workspace_gate
 from dsh_tools.demo.transcript import CallRecord
-from dsh_tools.execution import PluginSource, ToolExecutionInput, content_text
+from dsh_tools.execution import PluginSource, ToolExecutionInput, ToolExecutionResult, content_text
 from dsh_tools.host.context import Agent, Context
 from dsh_tools.host.services import APPROVAL
 from dsh_tools.json_values import JsonValue, thaw_json
@@ -31,7 +31,7 @@ ToolsFactory = Callable[[Path], Sequence[ToolDefinition]]
 """Makes the demo's tools, confined to the workspace it is given."""
 
 AGENT_NAME = "demo-agent"
-APPROVAL_SCRIPT: tuple[ApprovalOutcome, ...] = ("allowed-once", "rejected")
+APPROVAL_SCRIPT: tuple[ApprovalOutcome, ...] = ("allowed-once", "rejected", "allowed-once")
 
 
 class DemoSession:
@@ -71,11 +71,24 @@ class DemoSession:
         ``run_code`` is the agent's own call; any other tool is called for
         :attr:`direct` (the agent itself unless it presents as ``code``).
         """
+        call = self.next_call(tool, arguments)
+        return self._record(call, arguments, await self.ctx.tools.execute(call))
+
+    async def call_batch(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> tuple[CallRecord, ...]:
+        """Execute the calls of one assistant message as a batch (``execute_batch``), results in order."""
+        inputs = [self.next_call(tool, arguments) for tool, arguments in calls]
+        results = await self.ctx.tools.execute_batch(inputs)
+        return tuple(self._record(call, arguments, result) for call, (_, arguments), result in zip(inputs, calls, results))
+
+    def next_call(self, tool: str, arguments: dict[str, Any]) -> ToolExecutionInput:
+        """The agent's next call (ids ``call-1``, ``call-2``, … in the order the script makes them)."""
         self._calls += 1
-        call_id = f"call-{self._calls}"
         args: JsonValue = arguments
         caller = self.agent if tool == RUN_CODE_NAME else self.direct
-        result = await self.ctx.tools.execute(ToolExecutionInput(call_id, tool, args, caller))
+        return ToolExecutionInput(f"call-{self._calls}", tool, args, caller)
+
+    def _record(self, call: ToolExecutionInput, arguments: dict[str, Any], result: ToolExecutionResult) -> CallRecord:
+        call_id, tool = call.call_id, call.name
         context = result.additional_context
         source = None
         if context is not None:

@@ -10,7 +10,8 @@ import pytest
 from cli_helpers import run_cli
 
 STEP_KEYS = [
-    "prompt", "success", "invalid-args", "denial", "approval", "timeout", "post-execute", "code-mode", "dispatch-log",
+    "prompt", "success", "invalid-args", "denial", "approval", "timeout", "post-execute", "parallel", "code-mode",
+    "dispatch-log",
 ]
 
 
@@ -30,7 +31,7 @@ def step(transcript: dict[str, Any], key: str) -> dict[str, Any]:
 def test_structure(transcript: dict[str, Any]) -> None:
     assert transcript["mode"] == "both"
     assert [s["key"] for s in transcript["steps"]] == STEP_KEYS
-    assert [s["number"] for s in transcript["steps"]] == list(range(1, 10))
+    assert [s["number"] for s in transcript["steps"]] == list(range(1, len(STEP_KEYS) + 1))
     assert all(s["title"] and s["explanation"] and not s["skipped"] for s in transcript["steps"])
     assert "secrets.txt" in transcript["files"] and "README.md" in transcript["files"]
     assert transcript["tools"][-1] == "run_code"
@@ -140,3 +141,17 @@ def test_native_mode_readable_output() -> None:
     assert "+ additional context from demo-redactor:" in out
     assert "Skipped in native mode" in out and "run_code" not in out.split("== Step 2.")[0]
     assert out.rstrip().endswith("ms.")
+
+
+def test_parallel_reads_overlap_and_the_write_is_a_barrier(transcript: dict[str, Any]) -> None:
+    parallel = step(transcript, "parallel")
+    calls, details = parallel["calls"], parallel["details"]
+    assert [c["tool"] for c in calls] == ["read_file", "list_dir", "count_words", "write_file", "search_text", "read_file"]
+    assert not any(c["isError"] for c in calls) and calls[3]["approval"] == "allowed-once"
+    timeline = details["timeline"]
+    assert [row["mode"] for row in timeline] == ["parallel"] * 3 + ["exclusive"] + ["parallel"] * 2
+    before, write, after = timeline[:3], timeline[3], timeline[4:]
+    assert max(r["startMs"] for r in before) < min(r["endMs"] for r in before), "the first reads overlap"
+    assert write["startMs"] >= max(r["endMs"] for r in before), "the write waits for the reads before it"
+    assert min(r["startMs"] for r in after) >= write["endMs"], "and the reads after it wait for the write"
+    assert max(r["startMs"] for r in after) < min(r["endMs"] for r in after)

@@ -19,7 +19,7 @@ from dsh_tools import (
     boot,
     text_block,
 )
-from examples.custom_pipeline import batch_gates, execute_batch
+from examples.custom_pipeline import execute_unattended, unattended_gates
 
 
 class Hello:
@@ -37,16 +37,16 @@ async def test_the_batch_pipeline_denies_asks_and_enforces_a_call_budget() -> No
     agent = Agent(ctx, name="batch")
     seen: list[ToolExecutionResult] = []
     ctx.on("tools/result", lambda execution, result: seen.append(result))
-    gates = batch_gates(limit=2)
+    gates = unattended_gates(limit=2)
 
     def ask_for_secret(execution: ToolExecution, next: PreNext) -> PreToolDecision:
         return Ask("needs a human") if execution.call_id == "ask" else Allow()
 
     ctx.on("tools/pre-execute", ask_for_secret)
-    first = await execute_batch(ctx.tools, ToolExecutionInput("1", "hello", {}, agent=agent), gates)
-    asked = await execute_batch(ctx.tools, ToolExecutionInput("ask", "hello", {}, agent=agent), gates)
-    second = await execute_batch(ctx.tools, ToolExecutionInput("2", "hello", {}, agent=agent), gates)
-    third = await execute_batch(ctx.tools, ToolExecutionInput("3", "hello", {}, agent=agent), gates)
+    first = await execute_unattended(ctx.tools, ToolExecutionInput("1", "hello", {}, agent=agent), gates)
+    asked = await execute_unattended(ctx.tools, ToolExecutionInput("ask", "hello", {}, agent=agent), gates)
+    second = await execute_unattended(ctx.tools, ToolExecutionInput("2", "hello", {}, agent=agent), gates)
+    third = await execute_unattended(ctx.tools, ToolExecutionInput("3", "hello", {}, agent=agent), gates)
 
     assert first.text == "hello" and second.text == "hello"
     assert asked.is_error and asked.text == "Error: needs a human"
@@ -57,9 +57,9 @@ async def test_the_batch_pipeline_denies_asks_and_enforces_a_call_budget() -> No
 async def test_the_budget_counts_calls_without_an_agent_too() -> None:
     ctx = boot()
     ctx.tools.register(Hello())
-    gates = batch_gates(limit=1)
-    first = await execute_batch(ctx.tools, ToolExecutionInput("1", "hello", {}), gates)
-    second = await execute_batch(ctx.tools, ToolExecutionInput("2", "hello", {}), gates)
+    gates = unattended_gates(limit=1)
+    first = await execute_unattended(ctx.tools, ToolExecutionInput("1", "hello", {}), gates)
+    second = await execute_unattended(ctx.tools, ToolExecutionInput("2", "hello", {}), gates)
     assert not first.is_error
     assert second.is_error and second.text == "Error: call budget of 1 spent"
 
@@ -67,9 +67,9 @@ async def test_the_budget_counts_calls_without_an_agent_too() -> None:
 async def test_the_budget_does_not_keep_a_finished_agent_alive() -> None:
     ctx = boot()
     ctx.tools.register(Hello())
-    gates = batch_gates(limit=5)
+    gates = unattended_gates(limit=5)
     agent = Agent(ctx, name="short-lived")
-    result = await execute_batch(ctx.tools, ToolExecutionInput("1", "hello", {}, agent=agent), gates)
+    result = await execute_unattended(ctx.tools, ToolExecutionInput("1", "hello", {}, agent=agent), gates)
     assert not result.is_error
     await agent.dispose()
     ref = weakref.ref(agent)
@@ -77,4 +77,4 @@ async def test_the_budget_does_not_keep_a_finished_agent_alive() -> None:
     gc.collect()
     assert ref() is None, "the call budget still holds the agent"
     other = Agent(ctx, name="fresh")  # a new agent starts with a fresh budget
-    assert not (await execute_batch(ctx.tools, ToolExecutionInput("2", "hello", {}, agent=other), gates)).is_error
+    assert not (await execute_unattended(ctx.tools, ToolExecutionInput("2", "hello", {}, agent=other), gates)).is_error

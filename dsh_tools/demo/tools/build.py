@@ -50,6 +50,7 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
             args=BuildStatusArgs,
             execute=build_status,
             timeout_ms=BUILD_STATUS_TIMEOUT_MS,
+            is_concurrency_safe=lambda args: True,  # asks the server, changes nothing
         ),
     ]
 

@@ -137,6 +137,7 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
             execute=read_file,
             timeout_ms=5_000,
             present_call=present_read,
+            is_concurrency_safe=lambda args: True,  # only reads: may overlap its siblings
         ),
         define_tool(
             name="write_file",
@@ -146,6 +147,7 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
             timeout_ms=5_000,
             present_call=present_write,
             present_result=present_written,
+            # no is_concurrency_safe: a writer runs alone (even writes to different paths, see writing-tools.md)
         ),
         define_tool(
             name="list_dir",
@@ -156,6 +158,7 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
             render=render_entries,
             timeout_ms=5_000,
             present_call=present_list,
+            is_concurrency_safe=lambda args: True,  # only reads
         ),
     ]
 

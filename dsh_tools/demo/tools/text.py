@@ -165,6 +165,7 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
             execute=count_words,
             render=render_counts,
             present_call=present_count,
+            is_concurrency_safe=lambda args: True,  # only reads
         ),
         define_tool(
             name="search_text",
@@ -176,6 +177,7 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
             timeout_ms=10_000,
             present_call=present_search,
             present_result=present_found,
+            is_concurrency_safe=lambda args: True,  # only reads
         ),
     ]
 
