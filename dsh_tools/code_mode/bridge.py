@@ -45,6 +45,7 @@ from dsh_tools.errors import CodeRunFailedError, ToolArgsError
 from dsh_tools.execution import HookContext, PluginSource, ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.json_values import JsonValue, dumps, thaw_json
 from dsh_tools.pipeline.batch import CallLane
+from dsh_tools.pipeline.presentation import REGISTRY_GATES
 from dsh_tools.signals import AbortController
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class _Run:
         self.registry = registry
         self.outer = outer
         self.controller = controller
-        self.lane = CallLane(registry, max_parallel=registry.max_parallel_sub_calls)
+        self.lane = CallLane(registry, max_parallel=registry.max_parallel_sub_calls, gates=REGISTRY_GATES)
         self.driver: asyncio.Task[None] | None = None
         self.submitted = 0
         self.dispatches = 0

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator, MutableMapping
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, overload
 
 __all__ = ["IdentityDict", "WeakIdentityDict"]
 
 K = TypeVar("K")
 V = TypeVar("V")
+D = TypeVar("D")
 
 
 class IdentityDict(MutableMapping[K, V]):
@@ -63,15 +64,34 @@ class WeakIdentityDict(Generic[K, V]):
     def __init__(self) -> None:
         self._entries: dict[int, tuple[weakref.ref[K], V]] = {}
 
-    def get(self, key: K) -> V | None:
+    @overload
+    def get(self, key: K) -> V | None: ...
+    @overload
+    def get(self, key: K, default: D) -> V | D: ...
+    def get(self, key: K, default: object = None) -> object:
         entry = self._entries.get(id(key))
         if entry is None or entry[0]() is not key:
-            return None
+            return default
+        return entry[1]
+
+    def __contains__(self, key: object) -> bool:
+        entry = self._entries.get(id(key))
+        return entry is not None and entry[0]() is key
+
+    def __getitem__(self, key: K) -> V:
+        entry = self._entries.get(id(key))
+        if entry is None or entry[0]() is not key:
+            raise KeyError("no entry for this object")  # never repr() a hostile key
         return entry[1]
 
     def __setitem__(self, key: K, value: V) -> None:
         ident = id(key)
         self._entries[ident] = (weakref.ref(key, _forget(weakref.ref(self), ident)), value)
+
+    def __delitem__(self, key: K) -> None:
+        if key not in self:
+            raise KeyError("no entry for this object")
+        del self._entries[id(key)]
 
     def clear(self) -> None:
         self._entries.clear()

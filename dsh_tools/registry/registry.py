@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Final, Literal, get_args
 from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
 from dsh_tools.host.context import Agent, Context
+from dsh_tools.host.identity import WeakIdentityDict
 from dsh_tools.host.events import EventBus
 from dsh_tools.host.services import APPROVAL, SYSTEM_PROMPT, TOOLS
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL, check_max_parallel, execute_batch
@@ -51,8 +52,9 @@ class _Core:
     def __init__(self, mode: ToolMode, max_parallel_sub_calls: int) -> None:
         self.mode: ToolMode = mode
         self.max_parallel_sub_calls = max_parallel_sub_calls
-        # Per-agent presentation (``present_as``); weak: a gone agent keeps nothing alive.
-        self.modes: weakref.WeakKeyDictionary[Agent, ToolMode] = weakref.WeakKeyDictionary()
+        # Per-agent presentation (``present_as``); weak: a gone agent keeps nothing alive;
+        # by identity: an agent's own __hash__/__eq__ are never asked.
+        self.modes: WeakIdentityDict[Agent, ToolMode] = WeakIdentityDict()
         self.layers = ToolLayers()
         self.tokens: weakref.WeakSet[ToolExecutionToken] = weakref.WeakSet()
         self.transport: RegisteredTool | None = None

@@ -68,6 +68,7 @@ async def test_an_agent_whose_hash_and_eq_raise_still_gets_results_scoped_by_ide
     hostile.ctx.on("tools/result", lambda e, r: None)
     hostile.ctx.tools.guard(lambda e: None)
     hostile.ctx.system_prompt.section(PromptSection("mine", 10, "hostile's section"))
+    hostile.ctx.tools.present_as("native")  # per-agent presentation is keyed by identity too
     own = await ctx.tools.execute(ToolExecutionInput("c1", "own", {}, agent=hostile))
     shared = await ctx.tools.execute(ToolExecutionInput("c2", "shared", {}, agent=hostile))
     assert own.text == "its own" and shared.text == "global"
