@@ -7,7 +7,7 @@ real TypeScript in Deno to show a program computing over a typed value.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any, TypedDict
+from typing import Any
 
 import pytest
 
@@ -32,19 +32,7 @@ from dsh_tools.content import ContentBlock
 from dsh_tools.definitions import define_tool
 from dsh_tools.json_values import JsonValue
 from dsh_tools.testing import Bindings, ScriptedCodeRuntime
-
-
-class PathArgs(TypedDict):
-    path: str
-
-
-class FileStat(TypedDict):
-    path: str
-    lines: int
-
-
-async def stat(args: PathArgs, exec: ToolExecution) -> FileStat:
-    return {"path": args["path"], "lines": len(args["path"])}
+from typed_support import FileStat, PathArgs, stat
 
 
 async def read(args: PathArgs, exec: ToolExecution) -> list[ContentBlock]:
@@ -88,59 +76,40 @@ async def test_a_typed_binding_resolves_to_the_value_and_a_content_binding_to_te
     assert got["read"] == "contents of /abc"
 
 
-async def test_the_binding_gets_the_post_policy_value_even_when_the_content_was_replaced() -> None:
+async def program_gets(post_execute: Any, path: str = "/abc") -> tuple[JsonValue, Agent]:
+    """What a program's ``tools.stat({path})`` resolves to under a ``tools/post-execute`` listener."""
     got: list[JsonValue] = []
 
     async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
-        got.append(await tools["stat"]({"path": "/abc"}))
+        got.append(await tools["stat"]({"path": path}))
         return CodeRunResult(logs=())
 
-    async def policy(execution: ToolExecution, result: ToolExecutionResult, next_: Any) -> Any:
-        await next_()
-        if execution.name != "stat":
-            return Accept()
-        if execution.parent is None:
-            return Accept(content=[text_block("hidden")])
-        return Accept(value={"path": "/policy", "lines": 0})
-
     ctx, agent = setup(ScriptedCodeRuntime({"p": program}))
-    ctx.on("tools/post-execute", policy)
+    ctx.on("tools/post-execute", post_execute)
     await run_code(ctx, agent, "p")
-    assert thaw_json(got[0]) == {"path": "/policy", "lines": 0}
+    return got[0], agent
+
+
+def replacing(decision: Accept) -> Any:
+    """A ``tools/post-execute`` listener answering ``decision`` for ``stat``."""
+
+    async def listener(execution: ToolExecution, result: ToolExecutionResult, next_: Any) -> Any:
+        await next_()
+        return decision if execution.name == "stat" else Accept()
+
+    return listener
+
+
+async def test_the_binding_gets_the_post_policy_value() -> None:
+    got, _ = await program_gets(replacing(Accept(value={"path": "/policy", "lines": 0})))
+    assert thaw_json(got) == {"path": "/policy", "lines": 0}
 
 
 async def test_content_replacement_is_not_redaction_for_programs() -> None:
-    got: list[JsonValue] = []
-
-    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
-        got.append(await tools["stat"]({"path": "/secret"}))
-        return CodeRunResult(logs=())
-
-    async def hide(execution: ToolExecution, result: ToolExecutionResult, next_: Any) -> Any:
-        await next_()
-        return Accept(content=[text_block("[redacted]")]) if execution.name == "stat" else Accept()
-
-    ctx, agent = setup(ScriptedCodeRuntime({"p": program}))
-    ctx.on("tools/post-execute", hide)
-    await run_code(ctx, agent, "p")
-    assert thaw_json(got[0]) == {"path": "/secret", "lines": 7}
-
-
-async def test_the_dispatch_log_never_holds_the_value() -> None:
-    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
-        await tools["stat"]({"path": "/abc"})
-        return CodeRunResult(logs=())
-
-    async def hide(execution: ToolExecution, result: ToolExecutionResult, next_: Any) -> Any:
-        await next_()
-        return Accept(content=[text_block("[redacted]")]) if execution.name == "stat" else Accept()
-
-    ctx, agent = setup(ScriptedCodeRuntime({"p": program}))
-    ctx.on("tools/post-execute", hide)
-    await run_code(ctx, agent, "p")
-    (kind, data), = agent.session.events()
+    got, agent = await program_gets(replacing(Accept(content=[text_block("[redacted]")])), path="/secret")
+    assert thaw_json(got) == {"path": "/secret", "lines": 7}
+    (kind, data), = agent.session.events()  # the dispatch log holds the content, never the value
     assert kind == "tool/code-dispatch" and thaw_json(data)["resultSummary"] == "[redacted]"  # type: ignore[index]
-    assert "/abc" not in str(thaw_json(data)["resultSummary"])  # type: ignore[index]
 
 
 async def test_images_from_sub_calls_reach_the_outer_result_in_dispatch_order() -> None:

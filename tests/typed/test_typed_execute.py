@@ -28,20 +28,8 @@ from dsh_tools.content import ContentBlock
 from dsh_tools.definitions import Prop, define_tool
 from dsh_tools.host.context import Context
 from dsh_tools.json_values import JsonValue, thaw_json
+from typed_support import FileStat, PathArgs, stat
 from value_shapes import wrapped
-
-
-class PathArgs(TypedDict):
-    path: str
-
-
-class FileStat(TypedDict):
-    path: str
-    lines: int
-
-
-async def stat(args: PathArgs, exec: ToolExecution) -> FileStat:
-    return {"path": args["path"], "lines": 3}
 
 
 def stat_tool(**extra: Any) -> Any:
@@ -79,11 +67,11 @@ async def test_a_typed_call_carries_its_frozen_value_and_the_rendered_content(ct
     ctx.tools.register(stat_tool())
     result = await ctx.tools.execute(call())
     assert not result.is_error
-    assert thaw_json(result.value) == {"path": "/a", "lines": 3}
+    assert thaw_json(result.value) == {"path": "/a", "lines": 2}
     assert isinstance(result.value, Mapping)
     with pytest.raises(TypeError):
         result.value["lines"] = 4  # type: ignore[index]
-    assert result.text == '{"lines":3,"path":"/a"}' or result.text == '{"path":"/a","lines":3}'
+    assert result.text in ('{"lines":2,"path":"/a"}', '{"path":"/a","lines":2}')  # the frozen order
 
 
 async def test_the_value_is_never_on_the_wire(ctx: Context) -> None:
@@ -118,8 +106,8 @@ async def test_render_gets_plain_typed_args_and_value(ctx: Context) -> None:
 
     ctx.tools.register(stat_tool(render=render))
     result = await ctx.tools.execute(call())
-    assert result.text == "/a has 3 lines"
-    assert seen == [({"path": "/a"}, {"path": "/a", "lines": 3})]
+    assert result.text == "/a has 2 lines"
+    assert seen == [({"path": "/a"}, {"path": "/a", "lines": 2})]
     assert type(seen[0][0]) is dict and type(seen[0][1]) is dict
 
 
@@ -356,7 +344,7 @@ async def test_accept_content_replaces_only_the_content(ctx: Context) -> None:
     post(ctx, Accept(content=[text_block("[hidden from the model]")]))
     result = await ctx.tools.execute(call())
     assert result.text == "[hidden from the model]"
-    assert thaw_json(result.value) == {"path": "/a", "lines": 3}  # not redaction: programs still get it
+    assert thaw_json(result.value) == {"path": "/a", "lines": 2}  # not redaction: programs still get it
 
 
 def test_accept_with_content_and_value_is_a_value_error() -> None:
