@@ -31,6 +31,8 @@ if TYPE_CHECKING:
         ApprovalOutcome as ApprovalOutcome,
         ApprovalRequest as ApprovalRequest,
         ApprovalService as ApprovalService,
+        ApprovalVerdict as ApprovalVerdict,
+        PendingApproval as PendingApproval,
     )
     from dsh_tools.boot import (
         boot as boot,
@@ -64,11 +66,13 @@ if TYPE_CHECKING:
     )
     from dsh_tools.definitions import (
         DefinedTool as DefinedTool,
+        FunctionTool as FunctionTool,
         Prop as Prop,
         SchemaSpec as SchemaSpec,
         assert_supported_output_schema as assert_supported_output_schema,
         define_tool as define_tool,
         schema_spec_to_json_schema as schema_spec_to_json_schema,
+        tool as tool,
         validate_args as validate_args,
         validate_structured_value as validate_structured_value,
     )
@@ -76,6 +80,7 @@ if TYPE_CHECKING:
         Disposer as Disposer,
     )
     from dsh_tools.errors import (
+        ApprovalPendingError as ApprovalPendingError,
         CodeRunFailedError as CodeRunFailedError,
         HarnessError as HarnessError,
         OutputSchemaError as OutputSchemaError,
@@ -184,6 +189,8 @@ _EXPORTS: dict[str, str] = {
     "ApprovalOutcome": "dsh_tools.approval",
     "ApprovalRequest": "dsh_tools.approval",
     "ApprovalService": "dsh_tools.approval",
+    "ApprovalVerdict": "dsh_tools.approval",
+    "PendingApproval": "dsh_tools.approval",
     "boot": "dsh_tools.boot",
     "SDK_SECTION": "dsh_tools.code_mode.install",
     "SDK_SECTION_ORDER": "dsh_tools.code_mode.install",
@@ -205,15 +212,18 @@ _EXPORTS: dict[str, str] = {
     "PostToolDecision": "dsh_tools.decisions",
     "PreToolDecision": "dsh_tools.decisions",
     "DefinedTool": "dsh_tools.definitions",
+    "FunctionTool": "dsh_tools.definitions",
     "Prop": "dsh_tools.definitions",
     "SchemaSpec": "dsh_tools.definitions",
     "assert_supported_output_schema": "dsh_tools.definitions",
     "define_tool": "dsh_tools.definitions",
+    "tool": "dsh_tools.definitions",
     "schema_spec_to_json_schema": "dsh_tools.definitions",
     "validate_args": "dsh_tools.definitions",
     "validate_structured_value": "dsh_tools.definitions",
     "Disposer": "dsh_tools.disposer",
     "CodeRunFailedError": "dsh_tools.errors",
+    "ApprovalPendingError": "dsh_tools.errors",
     "HarnessError": "dsh_tools.errors",
     "OutputSchemaError": "dsh_tools.errors",
     "ToolAbortedError": "dsh_tools.errors",

@@ -3,6 +3,7 @@
 Import from here (or from the submodules named below):
 
 * :func:`define_tool`, :class:`DefinedTool` (``define``)
+* :func:`tool`, :class:`FunctionTool` (``function_tool``): a tool from a typed function
 * :class:`Prop`, ``SchemaSpec``, ``PropType`` (``props``)
 * :func:`schema_spec_to_json_schema` (``json_schema``)
 * :func:`validate_args` (``validation``)
@@ -12,6 +13,7 @@ Import from here (or from the submodules named below):
 """
 
 from dsh_tools.definitions.define import DefinedTool, ToolReturn, define_tool
+from dsh_tools.definitions.function_tool import FunctionTool, tool
 from dsh_tools.definitions.json_schema import schema_spec_to_json_schema
 from dsh_tools.definitions.output_schema import (
     assert_supported_output_schema,
@@ -24,6 +26,7 @@ from dsh_tools.definitions.validation import validate_args
 
 __all__ = [
     "DefinedTool",
+    "FunctionTool",
     "Prop",
     "PropType",
     "SchemaSpec",
@@ -32,6 +35,7 @@ __all__ = [
     "define_tool",
     "output_schema_violations",
     "schema_spec_to_json_schema",
+    "tool",
     "typed_dict_spec",
     "validate_args",
     "validate_structured_value",

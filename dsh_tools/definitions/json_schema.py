@@ -1,7 +1,8 @@
 """``SchemaSpec`` → standard JSON Schema, the wire form the model sees.
 
-The rendering is deterministic (key order: type, description, enum, default,
-properties, required, items, additionalProperties; properties in spec order)
+The rendering is deterministic (key order: type or anyOf, description, enum,
+default, properties, required, items, additionalProperties; properties in spec
+order)
 so a tool's schema is byte-stable across runs, which keeps prompt caches warm.
 ``required`` is written only when something is required.
 """
@@ -26,11 +27,18 @@ def schema_spec_to_json_schema(spec: object) -> dict[str, Any]:
 
 
 def prop_to_json_schema(prop: Prop, *, _depth: int = 0) -> dict[str, Any]:
-    """One Prop as JSON Schema; ``nullable`` becomes ``"type": [<x>, "null"]``."""
+    """One Prop as JSON Schema; ``nullable`` becomes ``"type": [<x>, "null"]``.
+
+    A union (``any_of``) becomes ``"anyOf": [...]``, with ``{"type": "null"}``
+    as its last alternative when it is nullable.
+    """
     if _depth > MAX_PROP_DEPTH:
         raise ValueError(f"Prop nests deeper than {MAX_PROP_DEPTH} levels")
     out: dict[str, Any] = {}
-    if prop.type is not None:
+    if prop.any_of is not None:
+        members = [prop_to_json_schema(member, _depth=_depth + 1) for member in prop.any_of]
+        out["anyOf"] = [*members, {"type": "null"}] if prop.nullable else members
+    elif prop.type is not None:
         out["type"] = [prop.type, "null"] if prop.nullable else prop.type
     if prop.description is not None:
         out["description"] = prop.description

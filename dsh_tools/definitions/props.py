@@ -71,6 +71,11 @@ class Prop(Record):
     ``additional_properties`` (a Prop, or ``False`` to forbid extra keys) applies
     to an object's keys beyond ``properties``.
 
+    ``any_of`` (a union, ``int | str`` read by ``@tool``) lists alternative
+    Props: the value must match one of them. A union Prop has no ``type`` of
+    its own and no ``enum``/``properties``/``items``/``additional_properties``
+    (its members carry those); ``nullable=True`` adds a ``null`` alternative.
+
     ``properties`` is kept as a read-only ordered view (declaration order is
     schema order, which keeps the rendered schema stable and readable).
     """
@@ -84,6 +89,7 @@ class Prop(Record):
     items: Prop | None
     additional_properties: Prop | bool | None
     nullable: bool
+    any_of: tuple[Prop, ...] | None
 
     if TYPE_CHECKING:
 
@@ -99,6 +105,7 @@ class Prop(Record):
             items: Prop | None = None,
             additional_properties: Prop | bool | None = None,
             nullable: bool = False,
+            any_of: Sequence[Prop] | None = None,
         ) -> None: ...
 
     else:
@@ -115,7 +122,10 @@ class Prop(Record):
             items=None,
             additional_properties=None,
             nullable=False,
+            any_of=None,
         ):
+            if any_of is not None:
+                _check_union_fields(type, enum, properties, items, additional_properties)
             return super().__new__(
                 cls,
                 type=_checked_type(type),
@@ -129,6 +139,7 @@ class Prop(Record):
                     "additional_properties", "object", type, additional_properties, or_bool=True
                 ),
                 nullable=_checked_flag("nullable", nullable),
+                any_of=_checked_any_of(any_of),
             )
 
     def to_json(self) -> dict[str, Any]:
@@ -224,6 +235,24 @@ def _checked_child(field: str, needs: str, prop_type: object, value: object, *, 
     return value
 
 
+def _check_union_fields(*fields: object) -> None:
+    """A union is its members: it may not also declare a type or a structure of its own."""
+    if any(value is not None for value in fields):
+        raise ValueError("Prop any_of excludes type, enum, properties, items and additional_properties (set them on the members)")
+
+
+def _checked_any_of(value: object) -> tuple[Prop, ...] | None:
+    if value is None:
+        return None
+    if type(value) not in (list, tuple) or len(value) < 2:  # type: ignore[arg-type]
+        raise ValueError("Prop any_of must be a list of at least two Props")
+    members: tuple[object, ...] = tuple(value)  # type: ignore[arg-type]
+    for member in members:
+        if type(member) is not Prop:
+            raise ValueError(f"Prop any_of members must be Props, got {type(member).__name__}")
+    return members  # type: ignore[return-value]  # each member checked to be a Prop above
+
+
 def checked_spec(spec: object, *, where: str = "parameters") -> dict[str, Prop]:
     """A detached copy of ``spec`` after checking it is a usable ``SchemaSpec``.
 
@@ -238,8 +267,10 @@ def checked_spec(spec: object, *, where: str = "parameters") -> dict[str, Prop]:
         path, prop, depth = pending.pop()
         if depth > MAX_PROP_DEPTH:
             raise ValueError(f"{where}: property {path} nests deeper than {MAX_PROP_DEPTH} levels")
-        if prop.type is None:
+        if prop.type is None and prop.any_of is None:
             raise ValueError(f"{where}: property {path} has no type (omit it only inside Annotated[...])")
+        for index, member in enumerate(prop.any_of or ()):
+            pending.append((f"{path}|{index}", member, depth + 1))
         for name, child in (prop.properties or {}).items():
             pending.append((f"{path}.{name}", child, depth + 1))
         if prop.items is not None:

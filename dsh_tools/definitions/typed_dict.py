@@ -8,6 +8,12 @@ dotted for nested TypedDicts (``config.port``), because a tool whose schema
 silently promised less than its type would hand the body values it does not
 expect.
 
+``@tool`` reads its parameters with the same reader in its *wider*
+vocabulary (:func:`parameter_prop`): unions of several types (``int | str``,
+``anyOf``) and ``Literal`` of str, int or bool members, in a parameter and in
+the TypedDicts nested in it. ``define_tool(args=...)`` keeps the first
+vocabulary: its contract names exactly what a TypedDict field may be.
+
 Requiredness is recomputed from the annotations rather than trusted from
 ``__required_keys__``: under ``from __future__ import annotations`` Python
 3.11 cannot see ``Required``/``NotRequired`` when building that set.
@@ -24,7 +30,7 @@ import typing_extensions
 
 from dsh_tools.definitions.props import MAX_PROP_DEPTH, Prop, replace_prop
 
-__all__ = ["annotation_prop", "is_typed_dict", "typed_dict_spec"]
+__all__ = ["annotation_prop", "is_typed_dict", "parameter_prop", "typed_dict_spec"]
 
 _SCALARS: Final[dict[object, str]] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _SEQUENCES: Final = (list, collections.abc.Sequence)
@@ -33,6 +39,11 @@ _SUPPORTED: Final = (
     "str, int, float, bool, Literal[...] of str, list[T], Sequence[T], "
     "dict[str, T], Mapping[str, T], a nested TypedDict, X | None, Annotated[T, Prop(...)]"
 )
+_SUPPORTED_WIDE: Final = (
+    "str, int, float, bool, Literal[...] of str/int/bool, list[T], Sequence[T], "
+    "dict[str, T], Mapping[str, T], a TypedDict, unions like int | str, X | None, Annotated[T, Prop(...)]"
+)
+_LITERAL_TYPES: Final[dict[type, str]] = {str: "string", int: "integer", bool: "boolean"}
 
 
 def is_typed_dict(value: object) -> bool:
@@ -56,14 +67,29 @@ def annotation_prop(hint: object, *, where: str) -> Prop:
     return prop
 
 
-class _Reader:
-    """One TypedDict read; holds the root name so every error can say where it is."""
+def parameter_prop(hint: object, path: str, *, label: str) -> Prop:
+    """The Prop of one ``@tool`` parameter annotation, in the wider vocabulary (see the module docstring).
 
-    def __init__(self, root: str) -> None:
+    ``TypeError`` reads ``<label> "<path>": <problem>`` (``<label> "cfg.port"``
+    for a field of a nested TypedDict).
+    """
+    prop, _ = _Reader(label, label=label, wide=True).field(hint, path, True, ())
+    return prop
+
+
+class _Reader:
+    """One read; holds the root name and the error label so every error can say where it is.
+
+    ``wide`` selects ``@tool``'s vocabulary (unions, non-str literals).
+    """
+
+    def __init__(self, root: str, *, label: str | None = None, wide: bool = False) -> None:
         self.root = root
+        self.label = label if label is not None else f"{root} field"
+        self.wide = wide
 
     def fail(self, path: str, problem: str) -> TypeError:
-        return TypeError(f'{self.root} field "{path}": {problem}')
+        return TypeError(f'{self.label} "{path}": {problem}')
 
     def fields(self, typed_dict: Any, *, prefix: str, stack: tuple[type, ...]) -> dict[str, Prop]:
         if typed_dict in stack:
@@ -133,11 +159,7 @@ class _Reader:
         if origin is Literal:
             return self.literal(get_args(hint), path)
         if origin is Union or origin is types.UnionType:
-            members = [arg for arg in get_args(hint) if arg is not type(None)]
-            if len(members) != 1 or len(members) == len(get_args(hint)):
-                raise self.fail(path, f"unsupported union {hint!r}; only X | None is supported")
-            inner, _ = self.field(members[0], path, True, stack)
-            return replace_prop(inner, nullable=True)
+            return self.union(hint, path, stack)
         if origin in _SEQUENCES:
             (item,) = get_args(hint) or (Any,)
             item_prop, _ = self.field(item, f"{path}[]", True, stack)
@@ -150,13 +172,34 @@ class _Reader:
             return Prop("object", additional_properties=value_prop)
         if is_typed_dict(hint):
             return Prop("object", properties=self.fields(hint, prefix=path, stack=stack))
-        raise self.fail(path, f"unsupported type {hint!r} (supported: {_SUPPORTED})")
+        raise self.fail(path, f"unsupported type {hint!r} (supported: {_SUPPORTED_WIDE if self.wide else _SUPPORTED})")
+
+    def union(self, hint: Any, path: str, stack: tuple[type, ...]) -> Prop:
+        """``X | None`` is X made nullable; in the wide vocabulary ``X | Y`` is ``anyOf``."""
+        args = get_args(hint)
+        members = [arg for arg in args if arg is not type(None)]
+        nullable = len(members) != len(args)
+        if len(members) == 1 and nullable:
+            inner, _ = self.field(members[0], path, True, stack)
+            return replace_prop(inner, nullable=True)
+        if not self.wide:
+            raise self.fail(path, f"unsupported union {hint!r}; only X | None is supported")
+        alternatives = [self.field(member, path, True, stack)[0] for member in members]
+        return Prop(any_of=alternatives, nullable=nullable)
 
     def literal(self, values: tuple[Any, ...], path: str) -> Prop:
         members = [value for value in values if value is not None]
         nullable = len(members) != len(values)
-        # The contract maps Literal of str only (string + enum); numbers and
-        # booleans as enums are spelled with Prop(type, enum=[...]) instead.
-        if not members or any(type(value) is not str for value in members):
-            raise self.fail(path, f"Literal{list(values)!r} must list str members (Literal[...] of str)")
-        return Prop("string", enum=members, nullable=nullable)
+        # The first contract maps Literal of str only (string + enum); the wide
+        # vocabulary adds int and bool members, one enum per JSON type.
+        allowed = _LITERAL_TYPES if self.wide else {str: "string"}
+        if not members or any(type(value) not in allowed for value in members):
+            kinds = "str/int/bool" if self.wide else "str"
+            raise self.fail(path, f"Literal{list(values)!r} must list {kinds} members (Literal[...] of {kinds})")
+        groups: dict[str, list[Any]] = {}
+        for value in members:
+            groups.setdefault(allowed[type(value)], []).append(value)
+        if len(groups) == 1:
+            ((json_type, enum),) = groups.items()
+            return Prop(json_type, enum=enum, nullable=nullable)  # type: ignore[arg-type]
+        return Prop(any_of=[Prop(json_type, enum=enum) for json_type, enum in groups.items()], nullable=nullable)  # type: ignore[arg-type]

@@ -83,10 +83,12 @@ class Shape:
     ``types`` are JSON type words in declared order (``None``: any type);
     ``enum`` the allowed literals (``None``: any); ``properties`` in declared
     order; ``additional`` is a Shape for undeclared keys, ``False`` to forbid
-    them, or ``None`` to allow anything; ``items`` the element Shape.
+    them, or ``None`` to allow anything; ``items`` the element Shape;
+    ``any_of`` alternatives of which the value must match one (``types`` is
+    then ``None``).
     """
 
-    __slots__ = ("additional", "const", "enum", "items", "properties", "required", "types")
+    __slots__ = ("additional", "any_of", "const", "enum", "items", "properties", "required", "types")
 
     def __init__(
         self,
@@ -98,8 +100,10 @@ class Shape:
         required: frozenset[str] = frozenset(),
         additional: Shape | bool | None = None,
         items: Shape | None = None,
+        any_of: tuple[Shape, ...] | None = None,
     ) -> None:
         self.types = types
+        self.any_of = any_of
         self.enum = enum
         self.const = const
         self.properties = properties
@@ -139,6 +143,8 @@ def _enum_key(value: object) -> tuple[str, object]:
 
 def compile_shape(shape: Shape) -> Check:
     """Compile ``shape`` into a checker (recursion depth = shape depth, bounded by callers)."""
+    if shape.any_of is not None:
+        return _union_check(shape.any_of)
     type_check = _type_check(shape.types)
     if shape.enum is not None:
         return _with_enum(type_check, shape.enum, shape.const)
@@ -161,6 +167,42 @@ def _type_check(types: tuple[str, ...] | None) -> Check:
         if kind in allowed and not (numbers and kind is float and not math.isfinite(value)):  # type: ignore[arg-type]
             return None
         return [("", expected + type_word(value))]
+
+    return check
+
+
+def _union_check(alternatives: tuple[Shape, ...]) -> Check:
+    """Valid when one alternative accepts the value.
+
+    Only alternatives whose JSON type admits the value are tried, so the
+    report is about the member the value was evidently meant for (its first
+    such member's problems), or, when no member admits its type, one line
+    naming every type the union accepts: ``expected integer or string, got boolean``.
+    """
+    members = tuple(
+        (None if alt.types is None else frozenset().union(*(_PYTHON_TYPES[word] for word in alt.types)), compile_shape(alt))
+        for alt in alternatives
+    )
+    words = dict.fromkeys(word for alt in alternatives for word in (alt.types or ()))
+    expected = f"expected {' or '.join(words)}, got "
+    # A union of enums (and null) is one Literal spread over JSON types: name all its members at once.
+    enums = [alt.enum if alt.enum is not None else (None,) if alt.types == ("null",) else None for alt in alternatives]
+    only_enums = all(enum is not None for enum in enums)
+    one_of = f"expected one of {', '.join(_literal(member) for enum in enums for member in (enum or ()))}"
+
+    def check(value: object) -> Problems | None:
+        kind = type(value)
+        first: Problems | None = None
+        for admits, member_check in members:
+            if admits is not None and kind not in admits:
+                continue
+            found = member_check(value)
+            if found is None:
+                return None
+            first = first or found
+        if only_enums:
+            return [("", one_of)]
+        return first or [("", expected + type_word(value))]
 
     return check
 
@@ -295,7 +337,10 @@ def render(problems: Problems | None) -> list[str]:
 
 
 def prop_shape(prop: Prop) -> Shape:
-    """Lower one (checked) Prop to a Shape; ``nullable`` adds ``null`` to types and enum."""
+    """Lower one (checked) Prop to a Shape; ``nullable`` adds ``null`` to types and enum (or a ``null`` alternative)."""
+    if prop.any_of is not None:
+        alternatives = tuple(prop_shape(member) for member in prop.any_of)
+        return Shape(None, any_of=(*alternatives, Shape(("null",))) if prop.nullable else alternatives)
     assert prop.type is not None
     types = (prop.type, "null") if prop.nullable else (prop.type,)
     enum: tuple[object, ...] | None = None

@@ -1,0 +1,215 @@
+"""``@tool``: a tool from a plain typed function, the way Python agent authors write them.
+
+::
+
+    @tool
+    async def add(a: int, b: int = 1, *, exec: ToolExecution) -> str:
+        \"\"\"Add two numbers.
+
+        Args:
+            a: The first number.
+            b: The second number.
+        \"\"\"
+        return str(a + b)
+
+The signature is the schema (:mod:`.signature` reads it), the docstring is
+the description, and the result is a :class:`FunctionTool`: the very
+``DefinedTool`` that ``define_tool(parameters=...)`` builds from that schema,
+plus the original function as ``.fn``. So validation, presentation and
+registration are ``define_tool``'s, not a second implementation, and mypy
+sees a ``ToolDefinition`` while still checking direct calls of ``add.fn``.
+
+A synchronous ``def`` runs in a worker thread (``asyncio.to_thread``), so a
+blocking body never stalls the event loop. A thread cannot be interrupted:
+if the awaiting task is cancelled, the call still waits for the function to
+return before the cancellation goes on, so ``execute`` never returns while
+the body runs. A sync body that wants to stop early polls
+``exec.signal.aborted``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final, Generic, TypeVar, cast, overload
+
+from dsh_tools.content import ContentBlock, text_block
+from dsh_tools.definitions.define import DefinedTool, ToolReturn, define_tool
+from dsh_tools.definitions.signature import FunctionSignature, OutputKind, read_function
+from dsh_tools.definitions.validation import type_word
+from dsh_tools.errors import ToolOutputError
+from dsh_tools.execution import ToolExecution
+from dsh_tools.json_values import JsonValue, thaw_json
+
+__all__ = ["FunctionTool", "tool"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+F_co = TypeVar("F_co", bound=Callable[..., Any], covariant=True)
+R = TypeVar("R")
+
+
+class FunctionTool(DefinedTool[Mapping[str, JsonValue]], Generic[F_co]):
+    """A ``DefinedTool`` made by :func:`tool` from a function, which stays callable as ``.fn``.
+
+    It registers like any definition; ``fn`` is the undecorated function, so
+    ``add.fn(1, 2, exec=execution)`` is an ordinary, type-checked call.
+    """
+
+    __slots__ = ("_fn",)
+
+    _fn: F_co
+
+    @property
+    def fn(self) -> F_co:
+        """The decorated function itself, unchanged (call it directly in tests and scripts)."""
+        return self._fn
+
+    def __repr__(self) -> str:
+        return f"<FunctionTool {self.name!r}>"
+
+
+@overload
+def tool(fn: F, /) -> FunctionTool[F]: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout_ms: float | None = None,
+) -> Callable[[F], FunctionTool[F]]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout_ms: float | None = None,
+) -> FunctionTool[Any] | Callable[[Callable[..., Any]], FunctionTool[Any]]:
+    """Turn a typed function into a tool: ``@tool`` or ``@tool(name=..., description=..., ...)``.
+
+    * Parameters, in signature order, are the tool's arguments: a parameter
+      with a default is optional and its default appears in the schema.
+      Types map as for ``define_tool``'s TypedDicts, plus unions (``int |
+      str``, rendered ``anyOf``) and ``Literal`` of str, int or bool members.
+    * A parameter ``exec: ToolExecution`` receives the call and is not part of
+      the schema.
+    * The name is the function's unless ``name=`` is given; the description is
+      the docstring's summary unless ``description=`` is given. Parameter
+      descriptions come from the docstring's Google, NumPy or reST sections
+      (``docstring_parser``) or from ``Annotated[T, Prop(description=...)]``,
+      which wins.
+    * ``-> str`` is rendered as one text block; ``-> list[ContentBlock]`` (or
+      ``ToolOutput``) is a content tool whose return passes through.
+    * A ``def`` runs in a worker thread; an ``async def`` on the event loop.
+
+    Raises at decoration time: ``TypeError`` naming the parameter for an
+    unsupported or missing annotation, ``*args``/``**kwargs`` or a misdeclared
+    ``exec``, and for anything that is not a plain function (a lambda, a
+    method, a callable object); ``ValueError`` for a docstring that documents
+    parameters the signature lacks, a missing description, or a bad
+    ``name``/``timeout_ms`` (as ``define_tool`` would).
+    """
+    if fn is not None:
+        return _function_tool(fn, name=name, description=description, timeout_ms=timeout_ms)
+
+    def decorate(function: Callable[..., Any]) -> FunctionTool[Any]:
+        return _function_tool(function, name=name, description=description, timeout_ms=timeout_ms)
+
+    return decorate
+
+
+def _function_tool(
+    fn: Callable[..., Any], *, name: str | None, description: str | None, timeout_ms: float | None
+) -> FunctionTool[Any]:
+    signature = read_function(fn)
+    tool_name = fn.__name__ if name is None else name
+    text = description if description is not None else signature.description
+    if text is None:
+        raise ValueError(f"@tool {fn.__name__}: no description; give the function a docstring or pass description=")
+    if signature.output_kind == "typed":
+        raise TypeError(
+            f"@tool {fn.__name__}: unsupported return annotation {signature.output!r} "
+            "(-> str or -> list[ContentBlock])"
+        )
+    defined = define_tool(
+        name=tool_name,
+        description=text,
+        parameters=signature.spec,
+        execute=_body(fn, signature),
+        timeout_ms=timeout_ms,
+    )
+    return _adopt(defined, fn)
+
+
+def _body(
+    fn: Callable[..., Any], signature: FunctionSignature
+) -> Callable[[Mapping[str, JsonValue], ToolExecution], Awaitable[ToolReturn]]:
+    """The ``execute`` body ``define_tool`` runs after validating the arguments."""
+    finish = _FINISH[signature.output_kind]
+
+    async def body(args: Mapping[str, JsonValue], exec: ToolExecution) -> ToolReturn:
+        plain = cast("Mapping[str, object]", thaw_json(args))  # the body gets plain dict/list, as annotated
+        positional, keywords = signature.bind(plain, exec)
+        if signature.is_async:
+            value = await fn(*positional, **keywords)
+        else:
+            value = await run_in_thread(functools.partial(fn, *positional, **keywords))
+        return finish(value)
+
+    return body
+
+
+def _as_text(value: object) -> Sequence[ContentBlock]:
+    if type(value) is not str:
+        raise ToolOutputError([f"(root): expected string, got {type_word(value)}"])
+    return [text_block(value)]
+
+
+def _as_content(value: object) -> ToolReturn:
+    return value  # type: ignore[return-value]  # the registry checks content like any body's return
+
+
+_FINISH: Final[dict[OutputKind, Callable[[object], ToolReturn]]] = {"text": _as_text, "content": _as_content}
+
+
+async def run_in_thread(call: Callable[[], R]) -> R:
+    """Run ``call`` in a worker thread; on cancellation, wait for it to end, then cancel.
+
+    A thread cannot be stopped, and the pipeline's promise is that no body
+    still runs once ``execute`` has returned, so a cancelled caller waits for
+    the thread (however often it is cancelled meanwhile) and then re-raises.
+    """
+    future = asyncio.ensure_future(asyncio.to_thread(call))
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        while not future.done():
+            try:
+                await asyncio.wait((future,))
+            except asyncio.CancelledError:
+                continue
+        if not future.cancelled():
+            future.exception()  # retrieved: the cancellation, not the body's outcome, is what propagates
+        raise
+
+
+def _adopt(defined: DefinedTool[Any], fn: Callable[..., Any]) -> FunctionTool[Any]:
+    """The ``FunctionTool`` holding exactly what ``define_tool`` built, plus ``fn``.
+
+    ``define_tool`` stays the one place a definition is checked and built;
+    this copies its slots (whatever they are) into the subclass, so every
+    attribute it gains later is carried over without a change here.
+    """
+    adopted = object.__new__(FunctionTool)
+    for cls in type(defined).__mro__:
+        for slot in cls.__dict__.get("__slots__", ()):
+            if slot.startswith("__") or not hasattr(defined, slot):
+                continue
+            object.__setattr__(adopted, slot, object.__getattribute__(defined, slot))
+    object.__setattr__(adopted, "_fn", fn)
+    return adopted
