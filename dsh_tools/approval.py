@@ -2,25 +2,49 @@
 
 The registry looks the service up at use time (``ctx.get(APPROVAL)``), never at
 construction, so a deployment without one keeps the SPEC's ask→deny degrade.
+
+The request carries the frozen call itself (``execution``: name, arguments,
+agent), so an approver can show *what* it approves ("write_file README.md,
+1.2 KB") and not just a tool name. An approver that cannot answer now (a web
+UI, a chat front end, an MCP client that asks later) answers ``"deferred"``:
+the call settles ``APPROVAL_PENDING`` with an approval id, is listed by
+``ctx.tools.pending_approvals(agent)``, and ``await ctx.tools.resume(id,
+verdict)`` finishes it later (see ``docs/policies.md``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Protocol
+from dataclasses import KW_ONLY
+from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeAlias
 
 from dsh_tools.record import Record
 
 if TYPE_CHECKING:
+    from dsh_tools.execution import ToolExecution
     from dsh_tools.host.context import Agent
     from dsh_tools.signals import AbortSignal
 
-__all__ = ["ApprovalOutcome", "ApprovalRequest", "ApprovalService"]
+__all__ = [
+    "APPROVAL_VERDICTS",
+    "ApprovalOutcome",
+    "ApprovalRequest",
+    "ApprovalService",
+    "ApprovalVerdict",
+    "PendingApproval",
+]
 
-ApprovalOutcome = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
+ApprovalVerdict: TypeAlias = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
+"""A final answer: the call runs (``"allowed-once"``) or is denied with its own text."""
+
+ApprovalOutcome: TypeAlias = Literal["allowed-once", "rejected", "cancelled", "unavailable", "deferred"]
+"""What an approval service answers: a verdict, or ``"deferred"`` to park the call for later."""
+
+APPROVAL_VERDICTS: Final[tuple[str, ...]] = ("allowed-once", "rejected", "cancelled", "unavailable")
+"""The verdicts ``resume`` accepts (``"deferred"`` is not one: a parked call is answered, not parked again)."""
 
 
 class ApprovalRequest(Record):
-    """One question to the approver: may ``agent`` run ``tool_name`` for ``call_id``?"""
+    """One question to the approver: may ``agent`` run this call (``execution``, arguments included)?"""
 
     _wire_skip = frozenset({"agent", "signal"})
     agent: Agent
@@ -28,9 +52,19 @@ class ApprovalRequest(Record):
     call_id: str
     reason: str | None = None
     signal: AbortSignal | None = None
+    _: KW_ONLY  # not a field (the Record metaclass skips "_" names); tells mypy what follows is keyword-only
+    execution: ToolExecution
 
 
 class ApprovalService(Protocol):
-    """Answers approval requests; only ``"allowed-once"`` lets the call run."""
+    """Answers approval requests; only ``"allowed-once"`` lets the call run now, ``"deferred"`` parks it."""
 
     async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome: ...
+
+
+class PendingApproval(Record):
+    """A parked call waiting for a verdict: what ``pending_approvals(agent)`` lists."""
+
+    approval_id: str
+    execution: ToolExecution
+    reason: str | None = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 __all__ = [
+    "ApprovalPendingError",
     "CodeRunFailedError",
     "HarnessError",
     "OutputSchemaError",
@@ -126,3 +127,12 @@ class ToolOutputError(HarnessError):
         self.tool = tool
         lead = "invalid output: " if tool is None else f'tool "{tool}": invalid output: '
         super().__init__(_joined(self.violations, lead), "OUTPUT_INVALID")
+
+
+class ApprovalPendingError(HarnessError):
+    """The approver deferred the call (``APPROVAL_PENDING``); ``resume(approval_id, ...)`` finishes it."""
+
+    def __init__(self, tool_name: str, approval_id: str) -> None:
+        super().__init__(f'tool "{tool_name}" is waiting for approval', "APPROVAL_PENDING")
+        self.tool_name = tool_name
+        self.approval_id = approval_id

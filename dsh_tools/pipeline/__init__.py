@@ -24,7 +24,10 @@ A call runs in three phases (:func:`open_call`, :func:`dispatch_call`,
 :func:`close_call`); :class:`CallLane` / :func:`execute_batch` schedule them
 for sibling calls, overlapping only dispatch (``classify`` decides which calls
 may). ``pipeline/cancellation.py`` tells the caller's cancellation from a
-participant's stray ``CancelledError``.
+participant's stray ``CancelledError``. A deferred approval is finished by
+:func:`resume_call` (the verdict via :func:`settle_verdict`, then the gates
+after approval, dispatch, post-execute and observers); a host that can keep
+parked calls implements :class:`ApprovalParking`.
 """
 
 from dsh_tools.pipeline.admit import admit
@@ -49,11 +52,15 @@ from dsh_tools.pipeline.outcomes import Settled, StageFailure, aborted_result, e
 from dsh_tools.pipeline.post_execute import apply_post_decision, post_execute, run_post_execute
 from dsh_tools.pipeline.pre_execute import ask_approval, decide, pre_execute, run_pre_execute
 from dsh_tools.pipeline.presentation import REGISTRY_GATES, check_presentation
+from dsh_tools.pipeline.resume import AFTER_APPROVAL, resume_call
 from dsh_tools.pipeline.values import default_render, render_value, replace_value, tool_result
+from dsh_tools.pipeline.verdicts import ApprovalParking, settle_verdict
 
 __all__ = [
+    "AFTER_APPROVAL",
     "REGISTRY_GATES",
     "STANDARD_GATES",
+    "ApprovalParking",
     "CallLane",
     "CallerScope",
     "DispatchProgress",
@@ -92,8 +99,10 @@ __all__ = [
     "propagate_if_fatal",
     "render_value",
     "replace_value",
+    "resume_call",
     "run_post_execute",
     "run_pre_execute",
     "run_tool",
+    "settle_verdict",
     "tool_result",
 ]

@@ -3,7 +3,8 @@
 The waterfall yields one :data:`PreToolDecision` value. ``decide`` turns it into
 the railway: ``Allow`` continues, ``Deny`` settles with the reason, ``Ask``
 goes to the approval service (looked up now, not at construction) and
-continues only on ``"allowed-once"``.
+continues only on ``"allowed-once"``; ``"deferred"`` parks the call for a later
+``resume`` (:mod:`dsh_tools.pipeline.verdicts`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dsh_tools.pipeline.checks import check_pre_decision
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, failed, report_failure
+from dsh_tools.pipeline.verdicts import park, settle_verdict
 from dsh_tools.pipeline.waterfall import run_waterfall
 
 __all__ = ["ask_approval", "decide", "pre_execute", "run_pre_execute"]
@@ -53,14 +55,16 @@ async def decide(
 
 
 async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -> Result[ToolExecution, Settled]:
-    """Service an ``Ask``; anything but ``"allowed-once"`` denies, each with its own text."""
+    """Service an ``Ask``: ``"allowed-once"`` continues, ``"deferred"`` parks, the rest deny with their own text."""
     name = execution.name
     service = host.approval()
     if service is None:
         return denied(execution, ask.reason or f'tool "{name}" needs approval, and no approval service is mounted')
     if execution.agent is None:
         return denied(execution, f'tool "{name}" needs approval, but the call has no agent')
-    request = ApprovalRequest(execution.agent, name, execution.call_id, ask.reason, execution.signal)
+    request = ApprovalRequest(
+        execution.agent, name, execution.call_id, ask.reason, execution.signal, execution=execution
+    )
     try:
         outcome: object = await service.request(request)
     except BaseException as error:  # noqa: BLE001 - a broken approver fails closed
@@ -69,19 +73,9 @@ async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -
         return failed(execution, StageFailure.raised(error))
     if type(outcome) is not str:  # before comparing: a hostile __eq__/__hash__ must not run
         return failed(execution, StageFailure(f"approval service returned {type(outcome).__name__}, not a known outcome"))
-    if outcome == "allowed-once":
-        return Success(execution)
-    denial = _DENIALS.get(outcome)
-    if denial is None:
-        return failed(execution, StageFailure(f"approval service returned {outcome!r}, not a known outcome"))
-    return denied(execution, denial.format(name=name))
-
-
-_DENIALS: Final[dict[object, str]] = {
-    "rejected": 'the user rejected tool "{name}"',
-    "cancelled": 'approval for tool "{name}" was cancelled',
-    "unavailable": 'tool "{name}" needs approval, but no one is available to answer',
-}
+    if outcome == "deferred":
+        return park(host, execution, ask.reason)
+    return settle_verdict(execution, outcome)
 
 
 async def pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[ToolExecution, Settled]:

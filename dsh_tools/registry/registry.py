@@ -8,6 +8,8 @@ in that context's scope and die with that context. All views share one
 
 The registry is also the :class:`~dsh_tools.pipeline.PipelineHost` of the
 standard pipeline, and ``execute`` is :func:`~dsh_tools.pipeline.execute_call`.
+It keeps the calls whose approval was deferred (:mod:`.approvals`) until
+``resume`` answers them or their agent is disposed.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, Literal, get_args
 
+from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict, PendingApproval
 from dsh_tools.disposer import Disposer
-from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
+from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
 from dsh_tools.host.context import Agent, Context
 from dsh_tools.host.identity import WeakIdentityDict
 from dsh_tools.host.events import EventBus
@@ -28,12 +31,15 @@ from dsh_tools.pipeline.classify import ExecutionMode, classify_input
 from dsh_tools.pipeline.compose import execute_call
 from dsh_tools.pipeline.presentation import REGISTRY_GATES
 from dsh_tools.pipeline.host import Guard
+from dsh_tools.pipeline.resume import resume_call
+from dsh_tools.registry.approvals import PendingApprovals
 from dsh_tools.registry.layers import Restriction, ScopeView, ToolLayers
 from dsh_tools.registry.snapshot import snapshot
-from dsh_tools.schema import RegisteredTool, ToolDefinition, ToolSchema
+from dsh_tools.schema import RegisteredTool, ToolDefinition, ToolSchema, describe_value
 
 if TYPE_CHECKING:
     from dsh_tools.approval import ApprovalService
+    from dsh_tools.signals import AbortSignal
 
 __all__ = ["RUN_CODE_NAME", "ToolMode", "ToolRegistry"]
 
@@ -47,7 +53,7 @@ CHANGE: Final = "tools/change"
 class _Core:
     """State shared by every view of one registry."""
 
-    __slots__ = ("mode", "modes", "layers", "tokens", "transport", "install_code_mode", "max_parallel_sub_calls")
+    __slots__ = ("mode", "modes", "layers", "tokens", "transport", "install_code_mode", "max_parallel_sub_calls", "pending")
 
     def __init__(self, mode: ToolMode, max_parallel_sub_calls: int) -> None:
         self.mode: ToolMode = mode
@@ -56,6 +62,7 @@ class _Core:
         # by identity: an agent's own __hash__/__eq__ are never asked.
         self.modes: WeakIdentityDict[Agent, ToolMode] = WeakIdentityDict()
         self.layers = ToolLayers()
+        self.pending = PendingApprovals()
         self.tokens: weakref.WeakSet[ToolExecutionToken] = weakref.WeakSet()
         self.transport: RegisteredTool | None = None
         # Set by the prompt wiring: installs run_code and the SDK section once.
@@ -299,6 +306,39 @@ class ToolRegistry:
         raises are ``"exclusive"``.
         """
         return classify_input(self, call)
+
+    # -- deferred approval ---------------------------------------------------
+    def pending_approvals(self, agent: Agent) -> list[PendingApproval]:
+        """``agent``'s calls whose approval was deferred and not yet resumed, oldest first."""
+        return self._core.pending.of(agent)
+
+    async def resume(
+        self, approval_id: str, outcome: ApprovalVerdict, *, signal: AbortSignal | None = None
+    ) -> ToolExecutionResult:
+        """Answer a deferred approval and finish its call; returns the call's final result.
+
+        ``"allowed-once"`` runs the call through the guards (as they are now),
+        dispatch and ``tools/post-execute``; a denial outcome settles it with
+        the usual denial text. Either way ``tools/result`` observers see the
+        call once more, with this result. The call runs under ``signal`` (the
+        original caller already has its ``APPROVAL_PENDING`` result, so its
+        signal no longer governs the call).
+
+        Raises ``ValueError`` for an outcome outside ``"allowed-once"``,
+        ``"rejected"``, ``"cancelled"``, ``"unavailable"`` (nothing is
+        consumed), and ``KeyError`` for an id that is unknown, already resumed
+        (a concurrent second resume included) or whose agent was disposed.
+        """
+        verdict: object = outcome  # typed as a literal, but callers are untrusted
+        if type(verdict) is not str or verdict not in APPROVAL_VERDICTS:
+            raise ValueError(f"resume() takes one of {', '.join(APPROVAL_VERDICTS)}; got {describe_value(verdict)}")
+        pending = self._core.pending.take(approval_id)
+        execution = pending.execution.set(signal=signal)
+        return await resume_call(self, execution, verdict)
+
+    def park_approval(self, execution: ToolExecution, reason: str | None, /) -> str:
+        """Internal (:class:`~dsh_tools.pipeline.verdicts.ApprovalParking`): keep a deferred call."""
+        return self._core.pending.park(execution, reason)
 
     @property
     def events(self) -> EventBus:

@@ -384,9 +384,17 @@ async def test_other_outcome_fails_closed(outcome: object) -> None:
 
 
 def test_approval_request_constructor() -> None:
+    """Second round: "``ApprovalRequest`` gains ``execution: ToolExecution`` ..., keyword, after the existing fields"."""
+    from dsh_tools.execution import mint_token
+    from dsh_tools.json_values import freeze_json
+
     agent = Agent(Context(), name="a")
-    request = ApprovalRequest(agent, "tool", "id")
+    execution = ToolExecution(mint_token(), "id", "tool", freeze_json({"path": "README.md"}).unwrap(), agent)
+    request = ApprovalRequest(agent, "tool", "id", execution=execution)
     assert request.reason is None and request.signal is None
+    assert request.execution is execution
+    with pytest.raises(TypeError, match="execution"):
+        ApprovalRequest(agent, "tool", "id")  # type: ignore[call-arg]
 
 
 # -- guards -------------------------------------------------------------------------------

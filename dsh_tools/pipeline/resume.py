@@ -1,0 +1,41 @@
+"""Finish a deferred call: the verdict, then the rest of the pipeline after approval.
+
+A parked call already passed admission and the ``tools/pre-execute``
+waterfall; its approval was the one open question. ``resume_call`` answers
+it with the same mapping the approval stage uses
+(:func:`~dsh_tools.pipeline.verdicts.settle_verdict`): a denial settles the
+call with the usual text, ``"allowed-once"`` runs the remaining gates (the
+guards, read now, not when the call parked), dispatch and post-execute. Either
+way ``tools/result`` observers hear about the call once more, with this,
+its final result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from returns.result import Failure, Success
+
+from dsh_tools.execution import ToolExecution, ToolExecutionResult
+from dsh_tools.pipeline.compose import Gate, pass_gates, run_tool
+from dsh_tools.pipeline.guards import check_guards
+from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.pipeline.observe import finalize, notify_result
+from dsh_tools.pipeline.verdicts import settle_verdict
+
+__all__ = ["AFTER_APPROVAL", "resume_call"]
+
+AFTER_APPROVAL: tuple[Gate, ...] = (check_guards,)
+"""The standard gates that follow approval (``STANDARD_GATES`` without ``pre_execute``)."""
+
+
+async def resume_call(
+    host: PipelineHost, execution: ToolExecution, verdict: str, *, gates: Sequence[Gate] = AFTER_APPROVAL
+) -> ToolExecutionResult:
+    """Settle ``verdict`` for a parked ``execution`` and run what follows approval; never raises for a participant."""
+    match await pass_gates(host, settle_verdict(execution, verdict), gates):
+        case Success(passed):
+            settled = await run_tool(host, passed)
+        case Failure(early):
+            settled = early
+    return await notify_result(host, finalize(settled))

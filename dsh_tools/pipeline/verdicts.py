@@ -1,0 +1,69 @@
+"""What an approval outcome does to a call: continue, deny with its own text, or park it.
+
+One mapping serves both moments a verdict arrives: the approval stage, when
+the service answers at once, and ``ToolRegistry.resume``, when a deferred call
+is answered later. So a rejection reads the same whenever it comes.
+
+Parking is a capability of the host (:class:`ApprovalParking`), not of every
+``PipelineHost``: the registry has it; a custom host without it settles a
+``"deferred"`` answer as one error result, never as a call left hanging.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Protocol, runtime_checkable
+
+from returns.result import Failure, Result, Success
+
+from dsh_tools.errors import ApprovalPendingError, safe_str
+from dsh_tools.execution import ToolExecution, ToolExecutionResult
+from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, exception_result, failed
+
+__all__ = ["DENIALS", "ApprovalParking", "park", "pending_result", "settle_verdict"]
+
+DENIALS: Final[dict[str, str]] = {
+    "rejected": 'the user rejected tool "{name}"',
+    "cancelled": 'approval for tool "{name}" was cancelled',
+    "unavailable": 'tool "{name}" needs approval, but no one is available to answer',
+}
+"""The denial text of each non-allowing verdict (``{name}`` is the tool)."""
+
+
+@runtime_checkable
+class ApprovalParking(Protocol):
+    """A host that can keep a deferred call until someone answers it."""
+
+    def park_approval(self, execution: ToolExecution, reason: str | None, /) -> str:
+        """Keep ``execution`` and return its approval id; raise if it cannot be kept."""
+        ...
+
+
+def settle_verdict(execution: ToolExecution, verdict: str) -> Result[ToolExecution, Settled]:
+    """``"allowed-once"`` continues; a denial verdict settles with its text; anything else fails closed.
+
+    ``verdict`` must already be an exact ``str`` (callers check the type first,
+    so a hostile ``__eq__``/``__hash__`` never runs here).
+    """
+    if verdict == "allowed-once":
+        return Success(execution)
+    denial = DENIALS.get(verdict)
+    if denial is None:
+        return failed(execution, StageFailure(f"approval service returned {verdict!r}, not a known outcome"))
+    return denied(execution, denial.format(name=execution.name))
+
+
+def park(host: object, execution: ToolExecution, reason: str | None) -> Failure[Settled]:
+    """Settle a ``"deferred"`` answer: ``APPROVAL_PENDING`` with the approval id, or one error result."""
+    if not isinstance(host, ApprovalParking):
+        return failed(execution, StageFailure("the approval service deferred the call, but this pipeline cannot park calls"))
+    try:
+        approval_id = host.park_approval(execution, reason)
+    except Exception as error:  # noqa: BLE001 - a call that cannot wait is settled, not lost
+        return failed(execution, StageFailure(f"the approval service deferred the call, but {safe_str(error)}"))
+    return Failure(Settled(execution, pending_result(execution, approval_id)))
+
+
+def pending_result(execution: ToolExecution, approval_id: str) -> ToolExecutionResult:
+    """``Error: tool "<name>" is waiting for approval``, code ``APPROVAL_PENDING``, ``meta={"approvalId": id}``."""
+    result = exception_result(execution.call_id, ApprovalPendingError(execution.name, approval_id))
+    return result.set(meta={"approvalId": approval_id})
