@@ -3,14 +3,9 @@ or (a typed tool) whose return type does not match ``output=``."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
-import pytest
-
-REPO = Path(__file__).resolve().parents[2]
+from mypy_snippets import check_snippet, mypy_cache  # noqa: F401 - mypy_cache is a fixture
 
 PRELUDE = """
 from collections.abc import Mapping
@@ -111,36 +106,14 @@ tool = define_tool(name="count", description="Count.", args=ReadArgs, execute=co
 """
 
 
-def _mypy(tmp_path: Path, cache: Path, name: str, source: str) -> subprocess.CompletedProcess[str]:
-    snippet = tmp_path / name
-    snippet.write_text(textwrap.dedent(source))
-    return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(cache), "--no-error-summary", str(snippet)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-@pytest.fixture(scope="module")
-def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("mypy-cache")
-
-
-def _own_lines(output: str, name: str) -> list[str]:
-    """Only the snippet's diagnostics (the package is checked by its own job)."""
-    return [line for line in output.splitlines() if line.startswith(name) or f"/{name}:" in line]
-
-
 def test_mypy_accepts_a_matching_execute(tmp_path: Path, mypy_cache: Path) -> None:
-    result = _mypy(tmp_path, mypy_cache, "good_tool.py", GOOD)
-    assert _own_lines(result.stdout, "good_tool.py") == [], result.stdout
+    result = check_snippet(tmp_path, mypy_cache, "good_tool.py", GOOD)
+    assert result.errors == [], result.stdout
 
 
 def test_mypy_rejects_an_execute_whose_args_do_not_match(tmp_path: Path, mypy_cache: Path) -> None:
-    result = _mypy(tmp_path, mypy_cache, "bad_tool.py", BAD)
-    errors = _own_lines(result.stdout, "bad_tool.py")
+    result = check_snippet(tmp_path, mypy_cache, "bad_tool.py", BAD)
+    errors = result.errors
     assert result.returncode != 0
     assert any('Argument "execute" to "define_tool" has incompatible type' in line for line in errors), result.stdout
     assert any("OtherArgs" in line and "ReadArgs" in line for line in errors), result.stdout

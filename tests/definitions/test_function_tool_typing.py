@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
-import pytest
-
-REPO = Path(__file__).resolve().parents[2]
+from mypy_snippets import check_snippet, mypy_cache  # noqa: F401 - mypy_cache is a fixture
 
 PRELUDE = """
 from collections.abc import Awaitable, Callable
@@ -47,35 +42,14 @@ async def use(execution: ToolExecution) -> None:
 """
 
 
-def _mypy(tmp_path: Path, cache: Path, name: str, source: str) -> subprocess.CompletedProcess[str]:
-    snippet = tmp_path / name
-    snippet.write_text(textwrap.dedent(source))
-    return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(cache), "--no-error-summary", str(snippet)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-@pytest.fixture(scope="module")
-def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("mypy-cache")
-
-
-def _own_lines(output: str, name: str) -> list[str]:
-    return [line for line in output.splitlines() if line.startswith(name) or f"/{name}:" in line]
-
-
 def test_mypy_accepts_function_tools_as_definitions_and_typed_direct_calls(tmp_path: Path, mypy_cache: Path) -> None:
-    result = _mypy(tmp_path, mypy_cache, "good_function_tool.py", GOOD)
-    assert _own_lines(result.stdout, "good_function_tool.py") == [], result.stdout
+    result = check_snippet(tmp_path, mypy_cache, "good_function_tool.py", GOOD)
+    assert result.errors == [], result.stdout
 
 
 def test_mypy_checks_direct_calls_of_fn(tmp_path: Path, mypy_cache: Path) -> None:
-    result = _mypy(tmp_path, mypy_cache, "bad_function_tool.py", BAD)
-    errors = _own_lines(result.stdout, "bad_function_tool.py")
+    result = check_snippet(tmp_path, mypy_cache, "bad_function_tool.py", BAD)
+    errors = result.errors
     assert result.returncode != 0
     assert any('Argument 1 to "add" has incompatible type "str"; expected "int"' in line for line in errors), errors
     assert any('Missing named argument "exec" for "add"' in line for line in errors), errors
