@@ -3,6 +3,7 @@ or (a typed tool) whose return type does not match ``output=``."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from mypy_snippets import check_snippet, mypy_cache  # noqa: F401 - mypy_cache is a fixture
@@ -120,8 +121,8 @@ def test_mypy_rejects_an_execute_whose_args_do_not_match(tmp_path: Path, mypy_ca
 
 
 def test_mypy_rejects_a_typed_body_whose_return_does_not_match_output(tmp_path: Path, mypy_cache: Path) -> None:
-    result = _mypy(tmp_path, mypy_cache, "bad_output.py", BAD_OUTPUT)
-    errors = _own_lines(result.stdout, "bad_output.py")
+    result = check_snippet(tmp_path, mypy_cache, "bad_output.py", BAD_OUTPUT)
+    errors = result.errors
     assert result.returncode != 0
     flagged = {int(line.split(":")[1]) for line in errors if ": error:" in line}
     source = textwrap.dedent(BAD_OUTPUT).splitlines()
