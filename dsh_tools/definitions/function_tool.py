@@ -13,11 +13,13 @@
         return str(a + b)
 
 The signature is the schema (:mod:`.signature` reads it), the docstring is
-the description, and the result is a :class:`FunctionTool`: the very
-``DefinedTool`` that ``define_tool(parameters=...)`` builds from that schema,
-plus the original function as ``.fn``. So validation, presentation and
-registration are ``define_tool``'s, not a second implementation, and mypy
-sees a ``ToolDefinition`` while still checking direct calls of ``add.fn``.
+the description, the return annotation is the typed output, and the result
+is a :class:`FunctionTool`: the very ``DefinedTool`` that
+``define_tool(parameters=..., output=...)`` builds from them, plus the
+original function as ``.fn``. So validation (of the arguments and of the
+returned value), rendering, presentation and registration are
+``define_tool``'s, not a second implementation, and mypy sees a
+``ToolDefinition`` while still checking direct calls of ``add.fn``.
 
 A synchronous ``def`` runs in a worker thread (``asyncio.to_thread``), so a
 blocking body never stalls the event loop. A thread cannot be interrupted:
@@ -31,14 +33,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Final, Generic, TypeVar, cast, overload
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Generic, TypeVar, cast, overload
 
-from dsh_tools.content import ContentBlock, text_block
-from dsh_tools.definitions.define import DefinedTool, ToolReturn, define_tool
-from dsh_tools.definitions.signature import FunctionSignature, OutputKind, read_function
-from dsh_tools.definitions.validation import type_word
-from dsh_tools.errors import ToolOutputError
+from dsh_tools.definitions.define import DefinedTool, define_tool
+from dsh_tools.definitions.signature import FunctionSignature, read_function
+from dsh_tools.errors import OutputSchemaError
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import JsonValue, thaw_json
 
@@ -79,6 +79,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     timeout_ms: float | None = None,
+    output: object = None,
 ) -> Callable[[F], FunctionTool[F]]: ...
 
 
@@ -89,6 +90,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     timeout_ms: float | None = None,
+    output: object = None,
 ) -> FunctionTool[Any] | Callable[[Callable[..., Any]], FunctionTool[Any]]:
     """Turn a typed function into a tool: ``@tool`` or ``@tool(name=..., description=..., ...)``.
 
@@ -103,8 +105,14 @@ def tool(
       descriptions come from the docstring's Google, NumPy or reST sections
       (``docstring_parser``) or from ``Annotated[T, Prop(description=...)]``,
       which wins.
-    * ``-> str`` is rendered as one text block; ``-> list[ContentBlock]`` (or
-      ``ToolOutput``) is a content tool whose return passes through.
+    * The return annotation is the typed output (``define_tool(output=...)``):
+      the returned value is checked against its schema (``OUTPUT_INVALID``
+      on a mismatch), becomes ``result.value`` and is rendered (``-> str`` as
+      the text itself, anything else as compact JSON). ``-> T | ToolOutput``
+      may also return ``ToolOutput(content, value=...)``. ``-> list[ContentBlock]``
+      (or ``ToolOutput``) is a content tool whose return passes through.
+      ``output=`` (a type, a ``Prop`` or a JSON Schema) replaces the
+      annotation's schema, for a function annotated ``-> JsonValue``.
     * A ``def`` runs in a worker thread; an ``async def`` on the event loop.
 
     Raises at decoration time: ``TypeError`` naming the parameter for an
@@ -114,67 +122,46 @@ def tool(
     parameters the signature lacks, a missing description, or a bad
     ``name``/``timeout_ms`` (as ``define_tool`` would).
     """
-    if fn is not None:
-        return _function_tool(fn, name=name, description=description, timeout_ms=timeout_ms)
-
-    def decorate(function: Callable[..., Any]) -> FunctionTool[Any]:
-        return _function_tool(function, name=name, description=description, timeout_ms=timeout_ms)
-
-    return decorate
+    decorate = functools.partial(_function_tool, name=name, description=description, timeout_ms=timeout_ms, output=output)
+    return decorate if fn is None else decorate(fn)
 
 
 def _function_tool(
-    fn: Callable[..., Any], *, name: str | None, description: str | None, timeout_ms: float | None
+    fn: Callable[..., Any], *, name: str | None, description: str | None, timeout_ms: float | None, output: object
 ) -> FunctionTool[Any]:
-    signature = read_function(fn)
+    signature = read_function(fn, needs_return=output is None)
     tool_name = fn.__name__ if name is None else name
     text = description if description is not None else signature.description
     if text is None:
         raise ValueError(f"@tool {fn.__name__}: no description; give the function a docstring or pass description=")
-    if signature.output_kind == "typed":
-        raise TypeError(
-            f"@tool {fn.__name__}: unsupported return annotation {signature.output!r} "
-            "(-> str or -> list[ContentBlock])"
+    declared: Any = output if output is not None else signature.output  # a type, Prop or schema: define_tool judges it
+    try:
+        defined = define_tool(
+            name=tool_name,
+            description=text,
+            parameters=signature.spec,
+            execute=_body(fn, signature),
+            output=declared,
+            timeout_ms=timeout_ms,
         )
-    defined = define_tool(
-        name=tool_name,
-        description=text,
-        parameters=signature.spec,
-        execute=_body(fn, signature),
-        timeout_ms=timeout_ms,
-    )
+    except (TypeError, OutputSchemaError) as error:
+        if output is not None or signature.output_kind == "content":
+            raise
+        raise TypeError(f"@tool {fn.__name__}: unsupported return annotation: {error}") from None
     return _adopt(defined, fn)
 
 
-def _body(
-    fn: Callable[..., Any], signature: FunctionSignature
-) -> Callable[[Mapping[str, JsonValue], ToolExecution], Awaitable[ToolReturn]]:
-    """The ``execute`` body ``define_tool`` runs after validating the arguments."""
-    finish = _FINISH[signature.output_kind]
+def _body(fn: Callable[..., Any], signature: FunctionSignature) -> Callable[[Mapping[str, JsonValue], ToolExecution], Awaitable[Any]]:
+    """The ``execute`` body ``define_tool`` runs after validating the arguments; its return is the tool's."""
 
-    async def body(args: Mapping[str, JsonValue], exec: ToolExecution) -> ToolReturn:
+    async def body(args: Mapping[str, JsonValue], exec: ToolExecution) -> Any:
         plain = cast("Mapping[str, object]", thaw_json(args))  # the body gets plain dict/list, as annotated
         positional, keywords = signature.bind(plain, exec)
         if signature.is_async:
-            value = await fn(*positional, **keywords)
-        else:
-            value = await run_in_thread(functools.partial(fn, *positional, **keywords))
-        return finish(value)
+            return await fn(*positional, **keywords)
+        return await run_in_thread(functools.partial(fn, *positional, **keywords))
 
     return body
-
-
-def _as_text(value: object) -> Sequence[ContentBlock]:
-    if type(value) is not str:
-        raise ToolOutputError([f"(root): expected string, got {type_word(value)}"])
-    return [text_block(value)]
-
-
-def _as_content(value: object) -> ToolReturn:
-    return value  # type: ignore[return-value]  # the registry checks content like any body's return
-
-
-_FINISH: Final[dict[OutputKind, Callable[[object], ToolReturn]]] = {"text": _as_text, "content": _as_content}
 
 
 async def run_in_thread(call: Callable[[], R]) -> R:

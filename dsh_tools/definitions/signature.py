@@ -37,8 +37,8 @@ __all__ = ["EXEC_PARAMETER", "FunctionSignature", "OutputKind", "Parameter", "re
 EXEC_PARAMETER: Final = "exec"
 """The parameter name that receives the :class:`ToolExecution` instead of a model argument."""
 
-OutputKind = Literal["text", "content", "typed"]
-"""``-> str`` (rendered as text), ``-> list[ContentBlock]``/``ToolOutput`` (a content tool), or a typed value."""
+OutputKind = Literal["content", "typed"]
+"""``-> list[ContentBlock]``/``ToolOutput`` (a content tool), or a typed value (``-> str`` included)."""
 
 _SEQUENCES: Final = (list, collections.abc.Sequence)
 
@@ -98,8 +98,12 @@ class FunctionSignature:
         return positional, keywords
 
 
-def read_function(fn: object) -> FunctionSignature:
-    """Read ``fn`` (see the module docstring); ``TypeError``/``ValueError`` naming the culprit."""
+def read_function(fn: object, *, needs_return: bool = True) -> FunctionSignature:
+    """Read ``fn`` (see the module docstring); ``TypeError``/``ValueError`` naming the culprit.
+
+    ``needs_return=False`` (``@tool(output=...)`` gave the output) lets the
+    return annotation be absent; the signature's output is then ``None``.
+    """
     function = _plain_function(fn)
     where = f"@tool {function.__name__}"
     try:
@@ -130,9 +134,12 @@ def read_function(fn: object) -> FunctionSignature:
     if stale:
         listed = ", ".join(f'"{name}"' for name in stale)
         raise ValueError(f"{where}: the docstring documents {listed}, which the signature does not have")
-    if "return" not in hints:
+    if "return" in hints:
+        output_kind, output = read_output(hints["return"])
+    elif needs_return:
         raise TypeError(f"{where}: the return annotation is missing (-> str, -> list[ContentBlock] or a typed value)")
-    output = hints["return"]
+    else:
+        output_kind, output = "typed", None
     return FunctionSignature(
         spec=spec,
         parameters=tuple(parameters),
@@ -140,7 +147,7 @@ def read_function(fn: object) -> FunctionSignature:
         is_async=inspect.iscoroutinefunction(function),
         description=docstring.short_description,
         output=output,
-        output_kind=_output_kind(output),
+        output_kind=output_kind,
     )
 
 
@@ -219,11 +226,23 @@ def _show(value: object) -> str:
     return repr(value)[:60] if type(value) in (str, int, float, bool, type(None)) else f"a {type(value).__name__}"
 
 
-def _output_kind(hint: object) -> OutputKind:
-    """``str`` is text; content blocks or ``ToolOutput`` (or a union of them) is a content tool."""
-    if hint is str:
-        return "text"
-    return "content" if _is_content(hint) else "typed"
+def read_output(hint: object) -> tuple[OutputKind, object]:
+    """What the return annotation makes of the tool, and the ``output=`` type for a typed one.
+
+    Content blocks or ``ToolOutput`` (or a union of them) make a content tool.
+    Anything else is the type of a typed tool's value (``str`` is rendered as
+    is, so ``-> str`` is a text tool with a checked value); ``T | ToolOutput``
+    is a typed tool whose body may also supply its own content
+    (``ToolOutput(content, value=...)``), so its value type is ``T``.
+    """
+    if _is_content(hint):
+        return "content", None
+    origin = get_origin(hint)
+    if origin is Union or origin is types.UnionType:
+        members = [member for member in get_args(hint) if member is not ToolOutput]
+        if len(members) < len(get_args(hint)):
+            return "typed", members[0] if len(members) == 1 else Union[tuple(members)]
+    return "typed", hint
 
 
 def _is_content(hint: object) -> bool:

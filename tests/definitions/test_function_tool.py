@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
@@ -279,7 +280,9 @@ async def test_a_str_return_is_one_text_block_and_anything_else_is_an_output_err
         """Returns a non-str when asked."""
         return "fine" if flag else 42  # type: ignore[return-value]
 
-    assert thaw_json((await call(liar, {"flag": True})).content) == [{"type": "text", "text": "fine"}]
+    assert thaw_json(liar.output_schema) == {"type": "string"}
+    good = await call(liar, {"flag": True})
+    assert thaw_json(good.content) == [{"type": "text", "text": "fine"}] and good.value == "fine"
     bad = await call(liar, {"flag": False})
     assert bad.is_error and bad.error is not None and bad.error.code == "OUTPUT_INVALID"
     assert "expected string, got integer" in bad.text
@@ -296,9 +299,77 @@ async def test_content_returns_pass_through() -> None:
         """With meta."""
         return ToolOutput([text_block(text)], meta={"length": len(text)})
 
+    assert blocks.output_schema is None and with_meta.output_schema is None
     assert (await call(blocks, {"text": "a"})).text == "a\nA"
     result = await call(with_meta, {"text": "abc"})
     assert (result.text, thaw_json(result.meta)) == ("abc", {"length": 3})
+
+
+class Hit(TypedDict):
+    path: str
+    line: int
+
+
+async def test_the_return_annotation_is_the_typed_output() -> None:
+    @tool
+    async def search(pattern: str) -> list[Hit]:
+        """Search."""
+        return [{"path": "a.py", "line": 3}]
+
+    assert thaw_json(search.output_schema) == {
+        "type": "array",
+        "items": {"type": "object", "properties": {"path": {"type": "string"}, "line": {"type": "integer"}}, "required": ["path", "line"]},
+    }
+    result = await call(search, {"pattern": "x"})
+    assert thaw_json(result.value) == [{"path": "a.py", "line": 3}]
+    assert json.loads(result.text) == [{"path": "a.py", "line": 3}] and " " not in result.text  # compact JSON
+
+
+async def test_a_typed_value_that_breaks_its_annotation_is_an_output_error() -> None:
+    @tool
+    async def count(text: str) -> int:
+        """Count."""
+        return "many"  # type: ignore[return-value]
+
+    result = await call(count, {"text": "x"})
+    assert result.error is not None and result.error.code == "OUTPUT_INVALID"
+    assert "expected integer, got string" in result.text and result.value is None
+
+
+async def test_t_or_tool_output_may_supply_its_own_content() -> None:
+    @tool
+    async def locate(name: str) -> Hit | ToolOutput:
+        """Locate."""
+        if name == "custom":
+            return ToolOutput([text_block("found it")], value={"path": "b.py", "line": 1})
+        return {"path": "a.py", "line": 2}
+
+    assert locate.output_schema is not None and locate.output_schema["type"] == "object"
+    custom = await call(locate, {"name": "custom"})
+    assert (custom.text, thaw_json(custom.value)) == ("found it", {"path": "b.py", "line": 1})
+    plain = await call(locate, {"name": "other"})
+    assert thaw_json(plain.value) == {"path": "a.py", "line": 2}
+
+
+async def test_output_replaces_the_annotation_schema() -> None:
+    @tool(output=Prop("object", properties={"ok": Prop("boolean", required=True)}))
+    async def check(target: str) -> JsonValue:
+        """Check."""
+        return {"ok": target == "good"}
+
+    assert thaw_json(check.output_schema) == {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    assert thaw_json((await call(check, {"target": "good"})).value) == {"ok": True}
+
+
+@pytest.mark.parametrize("annotation", [set[int], int | str, str | None, object])
+def test_an_unsupported_return_annotation_is_a_type_error(annotation: object) -> None:
+    async def body(a: int) -> str:
+        """Body."""
+        return ""
+
+    body.__annotations__ = {"a": int, "return": annotation}
+    with pytest.raises(TypeError, match="@tool body: unsupported return annotation"):
+        tool(body)
 
 
 # -- sync functions run in a thread -----------------------------------------------------
