@@ -342,3 +342,34 @@ async def test_a_host_that_cannot_park_settles_deferred_as_one_error() -> None:
     result = await execute_call(NoParkingHost(ctx), write_call(agent))
     assert result.text == "Error: the approval service deferred the call, but this pipeline cannot park calls"
     assert writes.calls == [] and len(results.seen) == 1
+
+
+async def test_a_deferred_code_mode_sub_call_rejects_in_the_program_and_resumes_outside_it() -> None:
+    from dsh_tools import CodeRunRequest, CodeRunResult
+    from dsh_tools.testing import Bindings, ScriptedCodeRuntime
+
+    caught: list[str] = []
+
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
+        try:
+            await tools["write_file"]({"path": "a.txt", "text": "hi"})
+        except Exception as error:  # noqa: BLE001 - the program's catch
+            caught.append(str(error))
+        return CodeRunResult(logs=())
+
+    ctx = boot(mode="code", code_runtime=ScriptedCodeRuntime({"p": program}))
+    ctx.provide(APPROVAL, Approver())
+    writes = Writes()
+    ctx.tools.register(writes.definition())  # type: ignore[arg-type]
+    ctx.on("tools/pre-execute", ask_for_writes)
+    agent = Agent(ctx, name="coder")
+    await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": "p"}, agent))
+    assert caught == ['Error: tool "write_file" is waiting for approval'] and writes.calls == []
+    (pending,) = ctx.tools.pending_approvals(agent)
+    assert pending.execution.call_id == "run:code:1" and pending.execution.parent is not None
+    result = await ctx.tools.resume(pending.approval_id, "allowed-once")
+    assert result.text == "wrote 2 bytes to a.txt"
+    # the run's own signal was aborted when the run settled; the resumed body does not run under it
+    run_signal, body_signal = pending.execution.signal, writes.calls[0].signal
+    assert run_signal is not None and run_signal.aborted
+    assert body_signal is not run_signal and not (body_signal is not None and body_signal.aborted)
