@@ -42,7 +42,10 @@ from dsh_tools.errors import OutputSchemaError
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import JsonValue, thaw_json
 
-__all__ = ["FunctionTool", "tool"]
+__all__ = ["ConcurrencySafety", "FunctionTool", "tool"]
+
+ConcurrencySafety = bool | Callable[[Mapping[str, JsonValue]], bool]
+"""``@tool(is_concurrency_safe=...)``: ``True`` for every call, or a predicate over the call's arguments."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 F_co = TypeVar("F_co", bound=Callable[..., Any], covariant=True)
@@ -79,6 +82,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     timeout_ms: float | None = None,
+    is_concurrency_safe: ConcurrencySafety | None = None,
     output: object = None,
 ) -> Callable[[F], FunctionTool[F]]: ...
 
@@ -90,6 +94,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     timeout_ms: float | None = None,
+    is_concurrency_safe: ConcurrencySafety | None = None,
     output: object = None,
 ) -> FunctionTool[Any] | Callable[[Callable[..., Any]], FunctionTool[Any]]:
     """Turn a typed function into a tool: ``@tool`` or ``@tool(name=..., description=..., ...)``.
@@ -114,6 +119,10 @@ def tool(
       ``output=`` (a type, a ``Prop`` or a JSON Schema) replaces the
       annotation's schema, for a function annotated ``-> JsonValue``.
     * A ``def`` runs in a worker thread; an ``async def`` on the event loop.
+    * ``is_concurrency_safe=True`` lets every call of the tool dispatch
+      alongside its siblings (``execute_batch``, Code Mode); a predicate
+      decides per call from the validated arguments (a mapping of parameter
+      name to value), as ``define_tool``'s does.
 
     Raises at decoration time: ``TypeError`` naming the parameter for an
     unsupported or missing annotation, ``*args``/``**kwargs`` or a misdeclared
@@ -122,12 +131,25 @@ def tool(
     parameters the signature lacks, a missing description, or a bad
     ``name``/``timeout_ms`` (as ``define_tool`` would).
     """
-    decorate = functools.partial(_function_tool, name=name, description=description, timeout_ms=timeout_ms, output=output)
+    decorate = functools.partial(
+        _function_tool,
+        name=name,
+        description=description,
+        timeout_ms=timeout_ms,
+        is_concurrency_safe=is_concurrency_safe,
+        output=output,
+    )
     return decorate if fn is None else decorate(fn)
 
 
 def _function_tool(
-    fn: Callable[..., Any], *, name: str | None, description: str | None, timeout_ms: float | None, output: object
+    fn: Callable[..., Any],
+    *,
+    name: str | None,
+    description: str | None,
+    timeout_ms: float | None,
+    is_concurrency_safe: ConcurrencySafety | None,
+    output: object,
 ) -> FunctionTool[Any]:
     signature = read_function(fn, needs_return=output is None)
     tool_name = fn.__name__ if name is None else name
@@ -143,12 +165,26 @@ def _function_tool(
             execute=_body(fn, signature),
             output=declared,
             timeout_ms=timeout_ms,
+            is_concurrency_safe=_classifier(is_concurrency_safe),
         )
     except (TypeError, OutputSchemaError) as error:
         if output is not None or signature.output_kind == "content":
             raise
         raise TypeError(f"@tool {fn.__name__}: unsupported return annotation: {error}") from None
     return _adopt(defined, fn)
+
+
+def _classifier(safety: ConcurrencySafety | None) -> Callable[[Mapping[str, JsonValue]], bool] | None:
+    """``True`` as the predicate that always answers it; ``False``/``None`` as no predicate (exclusive)."""
+    if safety is True:
+        return _always_safe
+    if safety is None or safety is False:
+        return None
+    return safety  # define_tool checks that it is callable
+
+
+def _always_safe(args: Mapping[str, JsonValue]) -> bool:
+    return True
 
 
 def _body(fn: Callable[..., Any], signature: FunctionSignature) -> Callable[[Mapping[str, JsonValue], ToolExecution], Awaitable[Any]]:

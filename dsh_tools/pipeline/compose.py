@@ -39,6 +39,7 @@ __all__ = [
     "STANDARD_GATES",
     "Gate",
     "close_call",
+    "continue_call",
     "dispatch_call",
     "execute_call",
     "open_call",
@@ -157,8 +158,18 @@ async def execute_call(
     ``CancelledError``; ``KeyboardInterrupt``/``SystemExit`` propagate once
     the call is recorded.
     """
+    return await continue_call(host, admit(host, call), gates)
+
+
+async def continue_call(
+    host: PipelineHost, admitted: Result[ToolExecution, Settled], gates: Sequence[Gate]
+) -> ToolExecutionResult:
+    """From an admitted (or already settled) call to its recorded result, as :func:`execute_call` describes.
+
+    ``execute_call`` enters here after admission; ``resume_call`` after a
+    deferred call's verdict, with the gates that follow approval.
+    """
     with CallerScope() as scope:
-        admitted = admit(host, call)
         if isinstance(admitted, Failure):
             settled: Settled = admitted.failure()
         else:

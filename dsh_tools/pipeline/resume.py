@@ -5,22 +5,20 @@ waterfall; its approval was the one open question. ``resume_call`` answers
 it with the same mapping the approval stage uses
 (:func:`~dsh_tools.pipeline.verdicts.settle_verdict`): a denial settles the
 call with the usual text, ``"allowed-once"`` runs the remaining gates (the
-guards, read now, not when the call parked), dispatch and post-execute. Either
-way ``tools/result`` observers hear about the call once more, with this,
-its final result.
+guards, read now, not when the call parked), dispatch and post-execute,
+with the same abort and cancellation rules as any call
+(:func:`~dsh_tools.pipeline.compose.continue_call`). Either way ``tools/result``
+observers hear about the call once more, with this, its final result.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from returns.result import Failure, Success
-
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
-from dsh_tools.pipeline.compose import Gate, pass_gates, run_tool
+from dsh_tools.pipeline.compose import Gate, continue_call
 from dsh_tools.pipeline.guards import check_guards
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.observe import finalize, notify_result
 from dsh_tools.pipeline.verdicts import settle_verdict
 
 __all__ = ["AFTER_APPROVAL", "resume_call"]
@@ -33,9 +31,4 @@ async def resume_call(
     host: PipelineHost, execution: ToolExecution, verdict: str, *, gates: Sequence[Gate] = AFTER_APPROVAL
 ) -> ToolExecutionResult:
     """Settle ``verdict`` for a parked ``execution`` and run what follows approval; never raises for a participant."""
-    match await pass_gates(host, settle_verdict(execution, verdict), gates):
-        case Success(passed):
-            settled = await run_tool(host, passed)
-        case Failure(early):
-            settled = early
-    return await notify_result(host, finalize(settled))
+    return await continue_call(host, settle_verdict(execution, verdict), gates)

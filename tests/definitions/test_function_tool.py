@@ -423,3 +423,61 @@ def test_a_function_tool_is_a_tool_definition() -> None:
     ctx.tools.register(definition)
     registered = ctx.tools.get("connect")
     assert registered is not None and registered.parameters == connect.parameters
+
+
+# -- concurrency safety --------------------------------------------------------------------
+
+
+def test_is_concurrency_safe_true_a_predicate_or_nothing() -> None:
+    @tool(is_concurrency_safe=True)
+    async def look(path: str) -> str:
+        """Look."""
+        return path
+
+    @tool(is_concurrency_safe=lambda args: args.get("dry_run") is True)
+    async def change(path: str, dry_run: bool = False) -> str:
+        """Change."""
+        return path
+
+    @tool
+    async def plain(path: str) -> str:
+        """Plain."""
+        return path
+
+    ctx = boot()
+    for definition in (look, change, plain):
+        ctx.tools.register(definition)
+
+    def mode(name: str, arguments: JsonValue) -> str:
+        return ctx.tools.execution_mode(ToolExecutionInput("c", name, arguments))
+
+    assert mode("look", {"path": "a"}) == "parallel"
+    assert mode("look", {"path": 1}) == "exclusive"  # invalid arguments are never parallel
+    assert mode("change", {"path": "a", "dry_run": True}) == "parallel"
+    assert mode("change", {"path": "a"}) == "exclusive"
+    assert mode("plain", {"path": "a"}) == "exclusive"
+
+
+def test_a_non_callable_concurrency_safety_is_refused() -> None:
+    with pytest.raises(TypeError, match="is_concurrency_safe"):
+        tool(is_concurrency_safe="yes")(_echo)  # type: ignore[call-overload]
+
+
+async def _echo(text: str) -> str:
+    """Echo."""
+    return text
+
+
+async def test_safe_sync_tools_overlap_in_a_batch_in_their_threads() -> None:
+    both_running = threading.Barrier(2)
+
+    @tool(is_concurrency_safe=True)
+    def meet(name: str) -> str:
+        """Wait until the sibling call runs too (deadlocks unless the two overlap)."""
+        both_running.wait(timeout=30)
+        return name
+
+    ctx = boot()
+    ctx.tools.register(meet)
+    results = await ctx.tools.execute_batch([ToolExecutionInput(f"c{i}", "meet", {"name": str(i)}) for i in range(2)])
+    assert [r.text for r in results] == ["0", "1"]

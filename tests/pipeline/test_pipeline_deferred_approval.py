@@ -373,3 +373,28 @@ async def test_a_deferred_code_mode_sub_call_rejects_in_the_program_and_resumes_
     run_signal, body_signal = pending.execution.signal, writes.calls[0].signal
     assert run_signal is not None and run_signal.aborted
     assert body_signal is not run_signal and not (body_signal is not None and body_signal.aborted)
+
+
+async def test_resume_under_an_aborted_signal_settles_before_dispatch() -> None:
+    ctx, agent, _, writes, results = setup()
+    approval_id = await park(ctx, agent)
+    stop = AbortController()
+    stop.abort("the user left")
+    result = await ctx.tools.resume(approval_id, "allowed-once", signal=stop.signal)
+    assert result.error is not None and result.error.code == "ABORTED_BEFORE_DISPATCH"
+    assert writes.calls == [] and results.seen[-1][1] == result
+
+
+async def test_cancelling_a_resume_records_the_call_and_consumes_the_approval() -> None:
+    ctx, agent, _, writes, results = setup()
+    approval_id = await park(ctx, agent)
+    writes.gate = asyncio.Event()
+    task = asyncio.create_task(ctx.tools.resume(approval_id, "allowed-once"))
+    await writes.entered.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    final = results.seen[-1][1]
+    assert final.error is not None and final.error.code == "ABORTED" and len(results.seen) == 2
+    with pytest.raises(KeyError):
+        await ctx.tools.resume(approval_id, "allowed-once")
