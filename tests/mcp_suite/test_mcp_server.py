@@ -36,8 +36,9 @@ from dsh_tools import (
     ToolExecutionResult,
     boot,
 )
-from dsh_tools.mcp import StdioServerParameters, mcp_tools, serve_mcp
+from dsh_tools.mcp import StdioServerParameters, StreamableHttpParameters, mcp_tools, serve_mcp
 from dsh_tools.testing import ScriptedCodeRuntime
+from mcp_support import http_server
 from served_tools import TOOLS
 
 
@@ -233,3 +234,19 @@ async def test_a_client_that_disconnects_mid_call_still_leaves_one_recorded_resu
     assert [execution.name for execution, _ in seen] == ["wait_for_cancel"]
     result = seen[0][1]  # the body saw the abort ("stopped"), or the pipeline marked the call aborted
     assert result.text == "stopped" or (result.error is not None and result.error.code == "ABORTED")
+
+
+async def test_serve_mcp_over_streamable_http_to_our_own_client() -> None:
+    served_ctx, agent, seen = served()
+    async with http_server(serve_mcp(served_ctx, agent=agent).streamable_http_app()) as url:
+        ctx = boot()
+        toolset = await mcp_tools(ctx, StreamableHttpParameters(url=url), allow=["shout", "measure"])
+        try:
+            assert sorted(toolset.names) == ["measure", "shout"]
+            shouted = await ctx.tools.execute(ToolExecutionInput(call_id="h1", name="shout", arguments={"text": "http"}))
+            assert shouted.text == "HTTP"
+            measured = await ctx.tools.execute(ToolExecutionInput(call_id="h2", name="measure", arguments={"text": "abc"}))
+            assert measured.value == {"length": 3, "unit": "characters"}
+        finally:
+            await toolset.aclose()
+    assert [execution.name for execution, _ in seen] == ["shout", "measure"]
