@@ -28,6 +28,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Final
 
+import anyio
 import mcp_types as mt
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
@@ -121,7 +122,10 @@ class _Served:
             result = await asyncio.shield(running)
         except asyncio.CancelledError:
             controller.abort("the MCP client cancelled the call")
-            await asyncio.wait({running})  # the pipeline settles and records the call first
+            # The SDK's cancel scope re-cancels at every await; shielded, the pipeline
+            # settles (the body sees the abort) and records the call before we leave.
+            with anyio.CancelScope(shield=True):
+                await asyncio.wait({running})
             raise
         return self._to_mcp(result)
 
