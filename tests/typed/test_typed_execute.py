@@ -29,7 +29,7 @@ from dsh_tools.definitions import Prop, define_tool
 from dsh_tools.host.context import Context
 from dsh_tools.json_values import JsonValue, thaw_json
 from typed_support import FileStat, PathArgs, stat
-from value_shapes import wrapped
+from value_shapes import shared_tree, wrapped
 
 
 def stat_tool(**extra: Any) -> Any:
@@ -185,6 +185,13 @@ async def test_a_huge_value_hits_the_json_boundary_limits(ctx: Context) -> None:
     result = await ctx.tools.execute(call("raw", {}))
     assert result.is_error and result.error is not None and result.error.code == "OUTPUT_INVALID"
     assert "nesting deeper than" in result.text
+
+
+async def test_a_value_that_sharing_makes_huge_is_refused_at_once(ctx: Context) -> None:
+    ctx.tools.register(raw_tool(shared_tree(40), schema={"type": "object"}))  # 2**40 leaves written out
+    result = await ctx.tools.execute(call("raw", {}))
+    assert result.is_error and result.error is not None and result.error.code == "OUTPUT_INVALID"
+    assert "more than 1,000,000 values" in result.text
 
 
 async def test_a_content_tool_returning_a_value_says_so(ctx: Context) -> None:
