@@ -99,6 +99,7 @@ if TYPE_CHECKING:
         ToolExecutionInput as ToolExecutionInput,
         ToolExecutionResult as ToolExecutionResult,
         ToolExecutionToken as ToolExecutionToken,
+        UnparsedArguments as UnparsedArguments,
         UserSource as UserSource,
     )
     from dsh_tools.hooks import (
@@ -239,6 +240,7 @@ _EXPORTS: dict[str, str] = {
     "ToolExecutionInput": "dsh_tools.execution",
     "ToolExecutionResult": "dsh_tools.execution",
     "ToolExecutionToken": "dsh_tools.execution",
+    "UnparsedArguments": "dsh_tools.execution",
     "UserSource": "dsh_tools.execution",
     "KEEP": "dsh_tools.hooks",
     "AssembleListener": "dsh_tools.hooks",

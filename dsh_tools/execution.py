@@ -29,6 +29,7 @@ __all__ = [
     "ToolExecutionInput",
     "ToolExecutionResult",
     "ToolExecutionToken",
+    "UnparsedArguments",
     "UserSource",
 ]
 
@@ -71,6 +72,23 @@ def mint_token() -> ToolExecutionToken:
     return ToolExecutionToken(_MINT)
 
 
+class UnparsedArguments(Record):
+    """Stands in for ``arguments`` the model sent but that cannot be run as sent.
+
+    A provider adapter puts this in ``ToolExecutionInput.arguments`` when the
+    model's arguments text is not valid JSON, is not a JSON object, or the
+    call cannot run for another reason of its own (a duplicate call id). The
+    registry settles such a call at admission, before policy and the body,
+    as an ``INVALID_ARGS`` error (``ToolArgsError``) whose text is
+    ``invalid arguments: <problem>``; ``tools/result`` observers still see it,
+    with ``raw`` (the model's text, when there was one) as its arguments, so
+    an audit log keeps what the model actually sent.
+    """
+
+    problem: str
+    raw: str | None = None
+
+
 class ToolExecutionInput(Record):
     """A caller's description of one call. Accepts anything; ``execute`` judges it."""
 
@@ -78,7 +96,7 @@ class ToolExecutionInput(Record):
 
     call_id: str
     name: str
-    arguments: JsonValue
+    arguments: JsonValue | UnparsedArguments
     agent: Agent | None = None
     parent: ToolExecutionToken | None = None
     signal: AbortSignal | None = None

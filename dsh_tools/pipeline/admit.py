@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from returns.result import Failure, Result, Success
 
-from dsh_tools.execution import ToolExecution, ToolExecutionInput
+from dsh_tools.errors import ToolArgsError
+from dsh_tools.execution import ToolExecution, ToolExecutionInput, UnparsedArguments
 from dsh_tools.host.context import Agent
 from dsh_tools.json_values import freeze_json
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.outcomes import Settled, error_result
+from dsh_tools.pipeline.outcomes import Settled, error_result, exception_result
 from dsh_tools.signals import AbortSignal
 
 __all__ = ["admit", "identity_problem"]
@@ -30,6 +31,8 @@ def admit(host: PipelineHost, call: ToolExecutionInput) -> Result[ToolExecution,
     problem = identity_problem(call)
     if problem is None and forged:
         problem = "parent is not a token issued by this registry"
+    if problem is None and type(call.arguments) is UnparsedArguments:
+        return _unparsed(host, call, call.arguments)
     if problem is None:
         frozen = freeze_json(call.arguments)
         if isinstance(frozen, Failure):
@@ -41,6 +44,22 @@ def admit(host: PipelineHost, call: ToolExecutionInput) -> Result[ToolExecution,
                 )
             )
     return _reject(host, call, problem, drop_parent=forged)
+
+
+def _unparsed(host: PipelineHost, call: ToolExecutionInput, unparsed: UnparsedArguments) -> Failure[Settled]:
+    """An adapter's stand-in for arguments the model sent unusable: ``INVALID_ARGS``, before policy."""
+    raw, problem = unparsed.raw, unparsed.problem
+    execution = ToolExecution(
+        host.mint_token(),
+        call.call_id,
+        call.name,
+        raw if type(raw) is str else None,
+        call.agent,
+        call.parent,
+        call.signal,
+    )
+    reason = problem if type(problem) is str else "the arguments could not be read"
+    return Failure(Settled(execution, exception_result(call.call_id, ToolArgsError((reason,)))))
 
 
 def identity_problem(call: ToolExecutionInput) -> str | None:
