@@ -1,46 +1,102 @@
-"""Wiring the registry into an OpenAI-style chat completions loop (shapes only).
+"""The registry in an OpenAI agent loop, typed end to end (Chat Completions and Responses).
 
-``chat_loop`` is the whole agent loop: assemble the prompt for the agent, send
-messages + tools to the model, run each returned tool call through the
-registry's pipeline (sequentially), append the ``role: tool`` messages, then
-any ``additional_context`` the post-execute listeners attached, and repeat
-until the model answers without tool calls. ``model`` is any async function
-with the chat completions request/response shapes; tests pass a scripted one.
+Each loop is the whole agent turn: assemble the prompt for the agent, send it
+with the tools, run the model's tool calls through the registry's pipeline,
+send the results back, and repeat until the model answers without calls.
+Everything the adapters return goes straight into the SDK's calls; ``mypy
+--strict`` checks it against the SDK's own types, with no cast anywhere.
+
+The tests run both loops against the real ``AsyncOpenAI`` client over a mock
+HTTP transport (no network): pass any client, a real one included.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any
+from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletionMessageParam
+from openai.types.responses import ResponseInputItemParam
 
-from dsh_tools import Agent, AssembleContext, Context, render_prompt
-from dsh_tools.adapters.openai import openai_tools, tool_call_inputs, tool_message
-from dsh_tools.execution import content_text
+from dsh_tools import Agent, AssembleContext, Context, ToolExecutionInput, ToolExecutionResult, render_prompt
+from dsh_tools.adapters.openai import (
+    calls_from_chat,
+    calls_from_responses,
+    chat_assistant_message,
+    chat_tool_messages,
+    chat_tools,
+    responses_outputs,
+    responses_tools,
+)
 
-Message = dict[str, Any]
-Model = Callable[[list[Message], list[dict[str, Any]]], Awaitable[Message]]
+__all__ = ["chat_loop", "responses_loop", "run_calls"]
 
 
-async def chat_loop(ctx: Context, agent: Agent, model: Model, user_text: str, *, max_turns: int = 8) -> list[Message]:
-    """Run one user turn to completion; returns the whole message list."""
+async def run_calls(ctx: Context, calls: list[ToolExecutionInput]) -> list[ToolExecutionResult]:
+    """Run one assistant message's calls through the whole pipeline, results in call order.
+
+    Each call gets exactly one result (denials, invalid arguments and tool
+    failures are error results the model reads); ``execute`` never raises.
+    """
+    return [await ctx.tools.execute(call) for call in calls]
+
+
+async def chat_loop(
+    ctx: Context,
+    agent: Agent,
+    client: AsyncOpenAI,
+    user_text: str,
+    *,
+    model: str = "gpt-4.1",
+    strict: bool = False,
+    max_turns: int = 8,
+) -> list[ChatCompletionMessageParam]:
+    """Run one user turn to completion with Chat Completions; returns the whole message list."""
     assembly = await ctx.system_prompt.assemble(AssembleContext(scope=agent))
-    messages: list[Message] = [
+    messages: list[ChatCompletionMessageParam] = [
         {"role": "system", "content": render_prompt(assembly)},
         {"role": "user", "content": user_text},
     ]
-    tools = openai_tools(assembly.tools)
+    tools = chat_tools(assembly.tools, strict=strict)
     for _ in range(max_turns):
-        reply = await model(messages, tools)
-        messages.append(reply)
-        calls = tool_call_inputs(reply, agent)
-        if not calls:
-            return messages
-        context_notes: list[Message] = []
-        for call in calls:  # one at a time: tools declare no concurrency safety yet
-            result = await ctx.tools.execute(call)
-            messages.append(tool_message(result))
-            if result.additional_context is not None:
-                note = content_text(result.additional_context.content)
-                context_notes.append({"role": "user", "content": f"[context] {note}"})
-        messages.extend(context_notes)  # after every tool message, keeping call/result adjacency
+        completion = await client.chat.completions.create(model=model, messages=messages, tools=tools)
+        choice = completion.choices[0]
+        messages.append(chat_assistant_message(choice.message))
+        calls = calls_from_chat(choice, agent=agent, strict_schemas=assembly.tools if strict else None)
+        if not calls:  # an answer, or a refusal
+            break
+        messages.extend(chat_tool_messages(await run_calls(ctx, calls)))
     return messages
+
+
+async def responses_loop(
+    ctx: Context,
+    agent: Agent,
+    client: AsyncOpenAI,
+    user_text: str,
+    *,
+    model: str = "gpt-4.1",
+    strict: bool = False,
+    max_turns: int = 8,
+) -> str:
+    """Run one user turn to completion with the Responses API; returns the final text.
+
+    The conversation state lives on the server (``previous_response_id``), so
+    each request carries only what is new: the call outputs of the last step.
+    """
+    assembly = await ctx.system_prompt.assemble(AssembleContext(scope=agent))
+    tools = responses_tools(assembly.tools, strict=strict)
+    pending: list[ResponseInputItemParam] = [{"role": "user", "content": user_text}]
+    previous: str | None = None
+    for _ in range(max_turns):
+        response = await client.responses.create(
+            model=model,
+            instructions=render_prompt(assembly),
+            input=pending,
+            tools=tools,
+            previous_response_id=previous,
+        )
+        calls = calls_from_responses(response.output, agent=agent, strict_schemas=assembly.tools if strict else None)
+        if not calls:
+            return response.output_text
+        pending = responses_outputs(await run_calls(ctx, calls))
+        previous = response.id
+    return ""

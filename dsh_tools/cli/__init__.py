@@ -5,7 +5,7 @@ loading tools through :mod:`.loading`):
 
 * ``demo``     — a scripted agent session over real tools, showing the pipeline;
 * ``sdk``      — the Code Mode ``tools:sdk`` text of some modules' tools;
-* ``schemas``  — their JSON schemas (``--format openai`` for function calling);
+* ``schemas``  — their JSON schemas (``--format openai|openai-responses|anthropic`` for providers);
 * ``catalog``  — a Markdown catalog of them;
 * ``run-code`` — run a TypeScript program against them through the full pipeline;
 * ``mcp-serve`` — serve them to an MCP client over stdio (the ``mcp`` extra).

@@ -42,10 +42,12 @@ def _schemas(commands: Commands) -> argparse.ArgumentParser:
     parser.add_argument("modules", nargs="+", metavar="MODULE[:ATTR]", help=MODULES_HELP)
     parser.add_argument(
         "--format",
-        choices=("dsh", "openai"),
+        choices=("dsh", "openai", "openai-responses", "anthropic"),
         default="dsh",
-        help="dsh: {name, description, parameters}; openai: chat-completions function tools",
+        help="dsh: {name, description, parameters}; openai: chat-completions function tools; "
+        "openai-responses: Responses function tools; anthropic: Messages API tools",
     )
+    parser.add_argument("--strict", action="store_true", help="OpenAI strict-mode schemas (openai formats only)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     return parser
 

@@ -1,26 +1,55 @@
 """``dsh-tools schemas MODULE...``: the tools' JSON schemas, as the registry holds them.
 
 ``--format dsh`` (default) prints ``{name, description, parameters}`` per tool
-(what ``ctx.tools.schemas()`` returns); ``--format openai`` wraps each in the
-chat-completions function-calling shape (:func:`~dsh_tools.adapters.openai.openai_tool`,
-the same conversion a chat loop uses), ready to paste into a request.
+(what ``ctx.tools.schemas()`` returns). The provider formats print exactly
+what the adapters in :mod:`dsh_tools.adapters` put in a request's ``tools``,
+ready to paste: ``openai`` (Chat Completions), ``openai-responses`` and
+``anthropic``. ``--strict`` applies OpenAI's strict mode to the two OpenAI
+formats (a schema strict mode cannot express is a usage error, exit status 2).
+A provider format needs that provider's extra installed.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
 
 import orjson
 
-from dsh_tools.adapters.openai import openai_tool
+from dsh_tools.cli.errors import CliError
 from dsh_tools.cli.loading import load_tools
 from dsh_tools.cli.output import emit
+from dsh_tools.schema import ToolSchema
 
 __all__ = ["run"]
 
 
+def _shaper(name: str, strict: bool) -> Callable[[Sequence[ToolSchema]], Sequence[object]]:
+    """The conversion for a format (the adapter is imported only when asked for)."""
+    if name == "openai":
+        from dsh_tools.adapters.openai import chat_tools
+
+        return lambda schemas: chat_tools(schemas, strict=strict)
+    if name == "openai-responses":
+        from dsh_tools.adapters.openai import responses_tools
+
+        return lambda schemas: responses_tools(schemas, strict=strict)
+    if name == "anthropic":
+        from dsh_tools.adapters.anthropic import anthropic_tools
+
+        return anthropic_tools
+    return lambda schemas: [schema.to_json() for schema in schemas]
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.strict and args.format not in ("openai", "openai-responses"):
+        raise CliError(f"--strict applies to the openai formats, not {args.format}")
     schemas = load_tools(args.modules).schemas()
-    shaped = [openai_tool(s) if args.format == "openai" else s.to_json() for s in schemas]
+    try:
+        shaped = _shaper(args.format, args.strict)(schemas)
+    except ImportError as error:  # the provider's extra is not installed
+        raise CliError(str(error)) from None
+    except ValueError as error:  # a name the provider rejects, a schema strict mode cannot express
+        raise CliError(str(error)) from None
     emit(orjson.dumps(shaped, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode(), args.output)
     return 0
