@@ -96,11 +96,11 @@ class _Walk:
             else:
                 out[keyword] = _plain(value)
         if "object" in types:
-            if "properties" not in schema:
-                raise self.fail(path, "an object without declared properties")
             extra = schema.get("additionalProperties", False)
             if extra is not False:
                 raise self.fail(path, "an object that allows additional properties (a map)")
+            if "properties" not in schema:
+                raise self.fail(path, "an object without declared properties")
             out["required"] = names
             out["additionalProperties"] = False
         return out
@@ -186,9 +186,13 @@ def _allows_null(schema: Mapping[str, object]) -> bool:
 
 def _nullable(schema: dict[str, object]) -> dict[str, object]:
     """The same schema, also accepting ``null`` (the strict spelling of "optional")."""
-    if "anyOf" in schema or ("const" in schema and "type" not in schema):
-        return {"anyOf": [schema, {"type": "null"}]}
     out = dict(schema)
+    any_of = schema.get("anyOf")
+    if isinstance(any_of, list):
+        out["anyOf"] = [*any_of, {"type": "null"}]
+        return out
+    if "const" in schema and "type" not in schema:
+        return {"anyOf": [schema, {"type": "null"}]}
     kind = schema.get("type")
     if isinstance(kind, str):
         out["type"] = [kind, "null"]

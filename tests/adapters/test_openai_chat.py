@@ -8,7 +8,7 @@ import orjson
 import pytest
 from openai.types.chat import ChatCompletionMessage, ChatCompletionMessageParam
 
-from adapter_support import PIXEL, ScriptedServer, booted, chat_call, chat_completion
+from provider_support import PIXEL, ScriptedServer, booted, chat_call, chat_completion
 from dsh_tools import (
     Accept,
     HookContext,

@@ -1,12 +1,13 @@
-"""``dsh-tools schemas``: the registry's schemas as JSON, plain or OpenAI-shaped."""
+"""``dsh-tools schemas``: the registry's schemas as JSON, plain or in a provider's tool shape."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import orjson
 
-from cli_helpers import DEMO_TOOLS, run_cli
+from cli_helpers import DEMO_TOOLS, assert_usage_error, run_cli, write_module
 
 
 def schemas(*args: str) -> Any:
@@ -40,3 +41,71 @@ def test_output_is_deterministic() -> None:
     first = run_cli("schemas", "dsh_tools.demo.tools.text", "--format", "openai")
     second = run_cli("schemas", "dsh_tools.demo.tools.text", "--format", "openai")
     assert first.stdout == second.stdout and first.returncode == 0
+
+
+def test_responses_and_anthropic_formats_are_those_apis_tool_shapes() -> None:
+    plain = schemas("dsh_tools.demo.tools.text")
+    responses = schemas("dsh_tools.demo.tools.text", "--format", "openai-responses")
+    assert responses == [{"type": "function", "strict": False, **entry} for entry in plain]
+    anthropic = schemas("dsh_tools.demo.tools.text", "--format", "anthropic")
+    assert anthropic == [
+        {"name": e["name"], "description": e["description"], "input_schema": e["parameters"]} for e in plain
+    ]
+
+
+def test_strict_openai_schemas_require_every_property_and_allow_no_extras() -> None:
+    (count, search) = schemas("dsh_tools.demo.tools.text", "--format", "openai", "--strict")
+    parameters = search["function"]["parameters"]
+    assert search["function"]["strict"] is True
+    assert parameters["additionalProperties"] is False
+    assert sorted(parameters["required"]) == sorted(parameters["properties"])
+    assert parameters["properties"]["max_results"] == {
+        "description": "Stop after this many matching lines",
+        "type": ["integer", "null"],
+    }
+    assert count["function"]["parameters"]["properties"]["path"]["type"] == "string"  # required stays non-null
+
+
+def test_strict_is_refused_for_a_format_without_strict_mode() -> None:
+    result = run_cli("schemas", "dsh_tools.demo.tools.text", "--format", "anthropic", "--strict")
+    assert_usage_error(result, "--strict applies to the openai formats")
+
+
+def test_a_schema_strict_mode_cannot_express_is_a_usage_error(tmp_path: Path) -> None:
+    module = write_module(
+        tmp_path,
+        "maps",
+        """
+        class Tagger:
+            name = "tag"
+            description = "Tag things."
+            parameters = {"type": "object", "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}}}
+
+            async def execute(self, args, exec):
+                return []
+
+        TOOLS = [Tagger()]
+        """,
+    )
+    result = run_cli("schemas", str(module), "--format", "openai", "--strict")
+    assert_usage_error(result, 'tool "tag"', "additional properties", "tags")
+
+
+def test_a_name_the_provider_rejects_is_a_usage_error_naming_it(tmp_path: Path) -> None:
+    module = write_module(
+        tmp_path,
+        "dotted",
+        """
+        class Dotted:
+            name = "files.read"
+            description = "Read."
+            parameters = {"type": "object", "properties": {}}
+
+            async def execute(self, args, exec):
+                return []
+
+        TOOLS = [Dotted()]
+        """,
+    )
+    result = run_cli("schemas", str(module), "--format", "anthropic")
+    assert_usage_error(result, "'files.read'")

@@ -1,72 +1,53 @@
-"""The OpenAI-style loop example against a scripted model (no network)."""
+"""The OpenAI loop examples, run against the real ``AsyncOpenAI`` client over a mock transport."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-import orjson
-
-from dsh_tools import (
-    Accept,
-    Agent,
-    HookContext,
-    PluginSource,
-    PostNext,
-    PostToolDecision,
-    ToolExecution,
-    ToolExecutionResult,
-    boot,
-    text_block,
-)
-from dsh_tools.adapters.openai import tool_call_inputs
-from examples.openai_loop import Message, chat_loop
-from dsh_tools.demo.tools.text import make_tools
+from provider_support import ScriptedServer, booted, chat_call, chat_completion, function_call, output_text, response_body
+from dsh_tools import Accept, HookContext, PluginSource, PostNext, PostToolDecision, ToolExecution, ToolExecutionResult, text_block
+from examples.openai_loop import chat_loop, responses_loop
 
 
-def scripted(*replies: Message) -> Any:
-    seen: list[tuple[list[Message], list[dict[str, Any]]]] = []
-
-    async def model(messages: list[Message], tools: list[dict[str, Any]]) -> Message:
-        seen.append((list(messages), tools))
-        return replies[len(seen) - 1]
-
-    model.seen = seen  # type: ignore[attr-defined]
-    return model
-
-
-def call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-
-
-async def test_a_tool_round_trip_with_a_validation_error_and_context(tmp_path: Path) -> None:
-    (tmp_path / "notes.txt").write_text("alpha beta gamma\n", encoding="utf-8")
-    ctx = boot()
-    for tool in make_tools(tmp_path):
-        ctx.tools.register(tool)
-    agent = Agent(ctx, name="chat")
+async def test_the_chat_loop_sends_results_then_context_and_stops_on_an_answer() -> None:
+    ctx, agent = booted()
 
     async def note(execution: ToolExecution, result: ToolExecutionResult, next: PostNext) -> PostToolDecision:
         return Accept(additional_context=HookContext([text_block("counted")], PluginSource("audit")))
 
     ctx.on("tools/post-execute", note)
-    name = ctx.tools.visible(agent)[0].name
-    model = scripted(
-        {"role": "assistant", "content": None, "tool_calls": [call("a", name, "{not json"), call("b", name, "{}")]},
-        {"role": "assistant", "content": "done"},
+    server = ScriptedServer(
+        chat_completion(chat_call("a", "echo", '{"text": "x"}'), chat_call("b", "echo", "{}")),
+        chat_completion(content="done"),
     )
-    messages = await chat_loop(ctx, agent, model, "count the words")
-    tools_sent = model.seen[0][1]
-    assert {t["function"]["name"] for t in tools_sent} == {t.name for t in ctx.tools.visible(agent)}
-    assert tools_sent[0]["type"] == "function" and tools_sent[0]["function"]["parameters"]["type"] == "object"
-    roles = [m["role"] for m in messages]
-    assert roles == ["system", "user", "assistant", "tool", "tool", "user", "user", "assistant"]
-    assert messages[3]["tool_call_id"] == "a" and messages[3]["content"].startswith("Error:")
-    assert messages[5]["content"] == "[context] counted"
-    assert messages[-1]["content"] == "done"
+    messages = await chat_loop(ctx, agent, server.openai(), "count the words")
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "tool", "user", "assistant"]
+    sent = server.requests[1]["messages"]
+    assert sent[3] == {"role": "tool", "tool_call_id": "a", "content": "x"}
+    assert sent[4]["content"].startswith("Error: invalid arguments: text: ")  # the tool's own validation
+    assert sent[5] == {"role": "user", "content": [{"type": "text", "text": "counted"}, {"type": "text", "text": "counted"}]}
 
 
-def test_tool_calls_parse_ids_names_and_json_arguments() -> None:
-    inputs = tool_call_inputs({"tool_calls": [call("x", "read", orjson.dumps({"path": "a"}).decode())]})
-    assert [(i.call_id, i.name, i.arguments) for i in inputs] == [("x", "read", {"path": "a"})]
-    assert tool_call_inputs({"content": "no calls"}) == []
+async def test_the_chat_loop_gives_up_after_max_turns() -> None:
+    ctx, agent = booted()
+    server = ScriptedServer(*(chat_completion(chat_call(f"c{i}", "echo", '{"text": "again"}')) for i in range(3)))
+    messages = await chat_loop(ctx, agent, server.openai(), "loop", max_turns=3)
+    assert len(server.requests) == 3 and messages[-1]["role"] == "tool"
+
+
+async def test_the_responses_loop_chains_responses_and_sends_only_the_new_outputs() -> None:
+    ctx, agent = booted()
+    server = ScriptedServer(
+        response_body(function_call("c1", "echo", '{"text": "hi"}'), function_call("c2", "snapshot", "{}"), response_id="r1"),
+        response_body(output_text("all done"), response_id="r2"),
+    )
+    text = await responses_loop(ctx, agent, server.openai(), "go")
+    assert text == "all done"
+    first, second = server.requests
+    assert server.paths == ["/v1/responses", "/v1/responses"]
+    assert first["input"] == [{"role": "user", "content": "go"}]
+    assert {t["name"] for t in first["tools"]} == {"echo", "fail", "snapshot"}
+    assert all(t["strict"] is False for t in first["tools"])
+    assert second["previous_response_id"] == "r1"
+    outputs = second["input"]
+    assert outputs[0] == {"type": "function_call_output", "call_id": "c1", "output": "hi"}
+    assert outputs[1]["call_id"] == "c2"
+    assert [part["type"] for part in outputs[1]["output"]] == ["input_text", "input_image"]
