@@ -184,6 +184,9 @@ if TYPE_CHECKING:
     from dsh_tools.code_mode.deno import (
         DenoCodeRuntime as DenoCodeRuntime,
     )
+    from dsh_tools.tracing import (
+        instrument as instrument,
+    )
 
 _EXPORTS: dict[str, str] = {
     # name -> the module that defines it, loaded by __getattr__ on first use
@@ -302,6 +305,7 @@ _EXPORTS: dict[str, str] = {
     "render_prompt": "dsh_tools.system_prompt",
     "TimeoutPolicy": "dsh_tools.timeout_policy",
     "DenoCodeRuntime": "dsh_tools.code_mode.deno",
+    "instrument": "dsh_tools.tracing",
 }
 
 __all__ = list(_EXPORTS)

@@ -1,0 +1,222 @@
+"""``instrument(ctx)``: one OpenTelemetry span per call, stage decisions as events, Code Mode nesting."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
+
+from provider_support import booted
+from dsh_tools import (
+    APPROVAL,
+    RUN_CODE_NAME,
+    Agent,
+    ApprovalOutcome,
+    ApprovalRequest,
+    Ask,
+    Block,
+    ContentBlock,
+    Deny,
+    PostNext,
+    PostToolDecision,
+    PreNext,
+    PreToolDecision,
+    ToolExecution,
+    ToolExecutionInput,
+    ToolExecutionResult,
+    UnparsedArguments,
+    boot,
+    instrument,
+    text_block,
+)
+from dsh_tools.code_mode.runtime import CodeRunRequest, CodeRunResult
+from dsh_tools.testing import Bindings, ScriptedCodeRuntime
+
+
+def exporter_and_provider() -> tuple[InMemorySpanExporter, TracerProvider]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return exporter, provider
+
+
+def only(exporter: InMemorySpanExporter) -> ReadableSpan:
+    (span,) = exporter.get_finished_spans()
+    return span
+
+
+def events(span: ReadableSpan) -> list[tuple[str, dict[str, Any]]]:
+    return [(event.name, dict(event.attributes or {})) for event in span.events]
+
+
+async def test_a_successful_call_is_one_span_with_the_genai_attributes() -> None:
+    ctx, agent = booted()
+    exporter, provider = exporter_and_provider()
+    instrument(ctx, provider)
+    result = await ctx.tools.execute(ToolExecutionInput("c1", "echo", {"text": "hi"}, agent=agent))
+    assert not result.is_error
+    span = only(exporter)
+    assert span.name == "execute_tool echo"
+    assert dict(span.attributes or {}) == {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "echo",
+        "gen_ai.tool.call.id": "c1",
+        "gen_ai.tool.type": "function",
+        "gen_ai.agent.name": "looper",
+    }
+    assert span.status.status_code is StatusCode.UNSET and span.events == ()
+
+
+async def test_failures_set_error_type_and_status() -> None:
+    ctx, agent = booted()
+    exporter, provider = exporter_and_provider()
+    instrument(ctx, provider)
+    await ctx.tools.execute(ToolExecutionInput("c1", "fail", {}, agent=agent))
+    await ctx.tools.execute(ToolExecutionInput("c2", "nope", {}, agent=agent))
+    await ctx.tools.execute(ToolExecutionInput("c3", "echo", {"text": 5}, agent=agent))
+    failed, unknown, invalid = exporter.get_finished_spans()
+    assert failed.attributes is not None and failed.attributes["error.type"] == "_OTHER"
+    assert failed.status.status_code is StatusCode.ERROR and failed.status.description == "Error: disk on fire"
+    assert unknown.attributes is not None and unknown.attributes["error.type"] == "UNKNOWN_TOOL"
+    assert invalid.attributes is not None and invalid.attributes["error.type"] == "INVALID_ARGS"
+
+
+async def test_calls_refused_at_admission_still_get_a_span() -> None:
+    ctx, agent = booted()
+    exporter, provider = exporter_and_provider()
+    instrument(ctx, provider)
+    await ctx.tools.execute(ToolExecutionInput("c1", "echo", UnparsedArguments("the arguments are not valid JSON", "{"), agent=agent))
+    await ctx.tools.execute(ToolExecutionInput("c2", "echo", {"bad": {1, 2}}, agent=agent))  # type: ignore[dict-item]
+    unparsed, not_json = exporter.get_finished_spans()
+    assert unparsed.name == "execute_tool echo" and unparsed.attributes is not None
+    assert unparsed.attributes["error.type"] == "INVALID_ARGS" and unparsed.events == ()
+    assert not_json.attributes is not None and not_json.attributes["error.type"] == "_OTHER"
+
+
+async def test_each_stage_decision_is_an_event() -> None:
+    ctx, agent = booted()
+    exporter, provider = exporter_and_provider()
+    instrument(ctx, provider)
+    answers: dict[str, ApprovalOutcome] = {"asked-yes": "allowed-once", "asked-no": "rejected"}
+
+    class Approver:
+        async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
+            return answers[request.call_id]
+
+    ctx.provide(APPROVAL, Approver())
+
+    async def policy(execution: ToolExecution, next: PreNext) -> PreToolDecision:
+        if execution.call_id == "denied":
+            return Deny("not today")
+        if execution.call_id.startswith("asked"):
+            return Ask("sure?")
+        return await next()
+
+    async def review(execution: ToolExecution, result: ToolExecutionResult, next: PostNext) -> PostToolDecision:
+        if execution.call_id == "blocked":
+            return Block([text_block("too loud")])
+        return await next()
+
+    ctx.on("tools/pre-execute", policy)
+    ctx.on("tools/post-execute", review)
+    ctx.tools.guard(lambda execution: "guarded" if execution.call_id == "guarded" else None)
+    for call_id in ("denied", "asked-yes", "asked-no", "guarded", "blocked"):
+        await ctx.tools.execute(ToolExecutionInput(call_id, "echo", {"text": "x"}, agent=agent))
+    denied, approved, rejected, guarded, blocked = exporter.get_finished_spans()
+    assert events(denied) == [("denied", {"dsh_tools.stage": "pre-execute", "dsh_tools.reason": "not today"})]
+    assert denied.attributes is not None and denied.attributes["error.type"] == "denied"
+    assert events(approved) == [("asked", {"dsh_tools.reason": "sure?"}), ("approved", {})]
+    assert approved.status.status_code is StatusCode.UNSET
+    assert [name for name, _ in events(rejected)] == ["asked", "denied"]
+    assert events(rejected)[1][1]["dsh_tools.stage"] == "approval"
+    assert events(guarded) == [("denied", {"dsh_tools.stage": "guard", "dsh_tools.reason": "Error: guarded"})]
+    assert events(blocked) == [("blocked", {"dsh_tools.reason": "too loud"})]
+    assert blocked.attributes is not None and blocked.attributes["error.type"] == "blocked"
+
+
+async def test_code_mode_sub_calls_are_children_of_their_run_code_span() -> None:
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
+        await tools["shout"]({"text": "a"})
+        await tools["shout"]({"text": "b"})
+        return CodeRunResult(logs=())
+
+    class Shout:
+        name = "shout"
+        description = "Shout."
+        parameters = {"type": "object", "properties": {"text": {"type": "string"}}}
+
+        async def execute(self, args: Any, exec: ToolExecution) -> list[ContentBlock]:
+            return [text_block(str(args["text"]).upper())]
+
+    ctx = boot(mode="code", code_runtime=ScriptedCodeRuntime({"go": program}))
+    ctx.tools.register(Shout())
+    exporter, provider = exporter_and_provider()
+    instrument(ctx, provider)
+    result = await ctx.tools.execute(ToolExecutionInput("r1", RUN_CODE_NAME, {"code": "go"}))
+    assert not result.is_error, result.text
+    spans = exporter.get_finished_spans()
+    (outer,) = [s for s in spans if s.name == "execute_tool run_code"]
+    inner = [s for s in spans if s.name == "execute_tool shout"]
+    assert len(inner) == 2
+    assert outer.context is not None
+    for span in inner:
+        assert span.parent is not None and span.parent.span_id == outer.context.span_id
+        assert span.context is not None and span.context.trace_id == outer.context.trace_id
+
+
+async def test_a_tool_body_runs_with_its_span_current() -> None:
+    exporter, provider = exporter_and_provider()
+    tracer = provider.get_tracer("tool")
+
+    class Fetch:
+        name = "fetch"
+        description = "Fetch."
+        parameters = {"type": "object", "properties": {}}
+
+        async def execute(self, args: Any, exec: ToolExecution) -> list[ContentBlock]:
+            with tracer.start_as_current_span("http GET"):
+                return [text_block("ok")]
+
+    ctx = boot(timeouts=False)
+    ctx.tools.register(Fetch())
+    instrument(ctx, provider)
+    await ctx.tools.execute(ToolExecutionInput("c1", "fetch", {}))
+    http, tool = exporter.get_finished_spans()
+    assert http.parent is not None and tool.context is not None and http.parent.span_id == tool.context.span_id
+
+
+async def test_an_agent_scoped_instrument_traces_that_agent_only_and_disposing_stops_it() -> None:
+    ctx, agent = booted()
+    other = Agent(ctx, name="other")
+    exporter, provider = exporter_and_provider()
+    stop = instrument(agent.ctx, provider)
+    await ctx.tools.execute(ToolExecutionInput("mine", "echo", {"text": "x"}, agent=agent))
+    await ctx.tools.execute(ToolExecutionInput("theirs", "echo", {"text": "x"}, agent=other))
+    assert [s.attributes["gen_ai.tool.call.id"] for s in exporter.get_finished_spans() if s.attributes] == ["mine"]
+    stop()
+    await ctx.tools.execute(ToolExecutionInput("later", "echo", {"text": "x"}, agent=agent))
+    assert len(exporter.get_finished_spans()) == 1
+    assert len(ctx.events.listeners("tools/result", agent)) == 0
+
+
+async def test_disposing_mid_call_ends_the_open_span() -> None:
+    ctx, agent = booted()
+    exporter, provider = exporter_and_provider()
+    stop = instrument(ctx, provider)
+
+    async def stop_now(execution: ToolExecution, next: PreNext) -> PreToolDecision:
+        stop()
+        return await next()
+
+    ctx.on("tools/pre-execute", stop_now)
+    await ctx.tools.execute(ToolExecutionInput("c1", "echo", {"text": "x"}, agent=agent))
+    assert [span.name for span in exporter.get_finished_spans()] == ["execute_tool echo"]
+
+
+def test_nothing_is_registered_until_instrumented() -> None:
+    ctx, agent = booted()
+    for event in ("tools/pre-execute", "tools/execute", "tools/post-execute", "tools/result"):
+        assert len(ctx.events.listeners(event, agent)) == 0
