@@ -31,12 +31,14 @@ __all__ = ["chat_loop", "responses_loop", "run_calls"]
 
 
 async def run_calls(ctx: Context, calls: list[ToolExecutionInput]) -> list[ToolExecutionResult]:
-    """Run one assistant message's calls through the whole pipeline, results in call order.
+    """Run one assistant message's calls as one batch, results in call order.
 
-    Each call gets exactly one result (denials, invalid arguments and tool
-    failures are error results the model reads); ``execute`` never raises.
+    ``execute_batch`` overlaps the calls whose tools say they are safe to run
+    side by side and runs the others alone, in order; policy and observers
+    still see one call at a time. Each call gets exactly one result (denials,
+    invalid arguments and tool failures are error results the model reads).
     """
-    return [await ctx.tools.execute(call) for call in calls]
+    return await ctx.tools.execute_batch(calls)
 
 
 async def chat_loop(

@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import Literal, TypedDict
+
 from provider_support import ScriptedServer, booted, chat_call, chat_completion, function_call, output_text, response_body
-from dsh_tools import Accept, HookContext, PluginSource, PostNext, PostToolDecision, ToolExecution, ToolExecutionResult, text_block
+from dsh_tools import (
+    Accept,
+    ContentBlock,
+    HookContext,
+    PluginSource,
+    PostNext,
+    PostToolDecision,
+    ToolExecution,
+    ToolExecutionResult,
+    define_tool,
+    text_block,
+)
 from examples.openai_loop import chat_loop, responses_loop
+
+
+class Side(TypedDict):
+    side: Literal["left", "right"]
 
 
 async def test_the_chat_loop_sends_results_then_context_and_stops_on_an_answer() -> None:
@@ -51,3 +69,27 @@ async def test_the_responses_loop_chains_responses_and_sends_only_the_new_output
     assert outputs[0] == {"type": "function_call_output", "call_id": "c1", "output": "hi"}
     assert outputs[1]["call_id"] == "c2"
     assert [part["type"] for part in outputs[1]["output"]] == ["input_text", "input_image"]
+
+
+async def test_one_messages_safe_calls_overlap_in_the_loop() -> None:
+    """Each call waits for the other to start: only a batch that overlaps them finishes."""
+    started = {"left": asyncio.Event(), "right": asyncio.Event()}
+
+    async def meet(args: Side, exec: ToolExecution) -> list[ContentBlock]:
+        me, other = args["side"], "right" if args["side"] == "left" else "left"
+        started[me].set()
+        await started[other].wait()
+        return [text_block(f"{me} met {other}")]
+
+    ctx, agent = booted()
+    ctx.tools.register(
+        define_tool(name="meet", description="Meet the other side.", args=Side, execute=meet, is_concurrency_safe=lambda args: True)
+    )
+    server = ScriptedServer(
+        chat_completion(chat_call("l", "meet", '{"side": "left"}'), chat_call("r", "meet", '{"side": "right"}')),
+        chat_completion(content="met"),
+    )
+    async with asyncio.timeout(30):  # a loop that ran them one by one would wait here forever
+        await chat_loop(ctx, agent, server.openai(), "meet")
+    sent = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
+    assert [m["content"] for m in sent] == ["left met right", "right met left"]

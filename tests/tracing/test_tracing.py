@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -29,6 +30,7 @@ from dsh_tools import (
     ToolExecutionResult,
     UnparsedArguments,
     boot,
+    define_tool,
     instrument,
     text_block,
 )
@@ -220,3 +222,28 @@ def test_nothing_is_registered_until_instrumented() -> None:
     ctx, agent = booted()
     for event in ("tools/pre-execute", "tools/execute", "tools/post-execute", "tools/result"):
         assert len(ctx.events.listeners(event, agent)) == 0
+
+
+async def test_overlapping_calls_of_a_batch_get_sibling_spans() -> None:
+    gate = asyncio.Event()
+    arrived: list[str] = []
+
+    async def wait(args: Any, exec: ToolExecution) -> list[ContentBlock]:
+        arrived.append(exec.call_id)
+        if len(arrived) == 3:
+            gate.set()
+        await gate.wait()  # all three bodies run at once, or this never returns
+        return [text_block("ok")]
+
+    ctx = boot(timeouts=False)
+    ctx.tools.register(
+        define_tool(name="wait", description="Wait.", parameters={}, execute=wait, is_concurrency_safe=lambda args: True)
+    )
+    exporter, provider = exporter_and_provider()
+    instrument(ctx, provider)
+    async with asyncio.timeout(30):
+        results = await ctx.tools.execute_batch([ToolExecutionInput(f"c{i}", "wait", {}) for i in range(3)])
+    assert [r.is_error for r in results] == [False, False, False]
+    spans = exporter.get_finished_spans()
+    assert sorted(str(s.attributes["gen_ai.tool.call.id"]) for s in spans if s.attributes) == ["c0", "c1", "c2"]
+    assert all(span.parent is None for span in spans)  # none became the current span of another
