@@ -124,7 +124,7 @@ class _Run:
             content.extend(blocks)
         return HookContext(content, PluginSource(RUN_CODE_PLUGIN))
 
-    def _log(self, sub_id: str, name: str, args: JsonValue, result: ToolExecutionResult, text: str) -> None:
+    def _log(self, sub_id: str, name: str, args: object, result: ToolExecutionResult, text: str) -> None:
         agent = self.outer.agent
         if agent is None:
             return
