@@ -31,7 +31,7 @@ from dsh_tools import (
     text_block,
     thaw_json,
 )
-from dsh_tools.adapters.openai import openai_tools, tool_call_inputs
+from dsh_tools.adapters.openai import calls_from_chat, chat_tools
 from dsh_tools.json_values import dumps
 from dsh_tools.testing import Bindings, ScriptedCodeRuntime
 from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
@@ -110,13 +110,14 @@ def test_openai_format_keeps_the_order_both_ways() -> None:
     typed, spec = tools()
     ctx.tools.register(typed)
     ctx.tools.register(spec)
-    functions = {entry["function"]["name"]: entry["function"] for entry in openai_tools(ctx.tools.schemas())}
-    assert list(functions["search_text"]["parameters"]["properties"]) == SEARCH_ORDER
+    functions = {entry["function"]["name"]: entry["function"] for entry in chat_tools(ctx.tools.schemas())}
+    properties = functions["search_text"]["parameters"]["properties"]
+    assert isinstance(properties, dict) and list(properties) == SEARCH_ORDER
     encoded = orjson.dumps(functions["record"]["parameters"]).decode()
     assert encoded.index('"zeta"') < encoded.index('"alpha"') < encoded.index('"mid"')
     message = {"tool_calls": [{"id": "c1", "function": {"name": "record", "arguments": '{"mid": 1, "zeta": "z"}'}}]}
-    (call,) = tool_call_inputs(message)
-    assert list(call.arguments) == ["mid", "zeta"]  # type: ignore[arg-type]
+    (call,) = calls_from_chat(message)
+    assert isinstance(call.arguments, Mapping) and list(call.arguments) == ["mid", "zeta"]
 
 
 def test_sdk_text_lists_members_in_the_authors_order() -> None:
