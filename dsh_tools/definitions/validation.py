@@ -404,19 +404,20 @@ def total_validator(check: Check) -> Callable[[object], list[str]]:
 SPEC_MEMO_SIZE: Final = 256
 """How many specs :func:`validate_args` keeps compiled (the oldest is dropped first)."""
 
-_SpecEntry = tuple[object, "tuple[tuple[object, object], ...] | None", Validator]
+_SpecEntry = tuple[object, "dict[object, object] | None", Validator]
 _spec_memo: dict[int, _SpecEntry] = {}
 _IMMUTABLE_SPECS: Final[frozenset[type]] = frozenset({_PMAP, _FROZEN_DICT})
 """Spec mapping types that cannot change after construction: identity alone proves a memo hit."""
 
 
-def _spec_snapshot(spec: object) -> tuple[tuple[object, object], ...] | None:
-    """What a memo hit must still find in a mutable spec: its ``(name, Prop)`` pairs, by identity.
+def _spec_snapshot(spec: object) -> dict[object, object] | None:
+    """What a memo hit must still find in a mutable spec: a private copy of its ``name → Prop`` pairs.
 
-    Props are immutable all the way down, so a spec whose pairs are the same
-    objects compiles to the same validator.
+    Props are immutable all the way down, so a spec equal to the copy (the
+    same names, the same or equal Props: one C-level dict comparison, by
+    identity first) compiles to the same validator.
     """
-    return None if type(spec) in _IMMUTABLE_SPECS else tuple(spec.items())  # type: ignore[attr-defined]
+    return None if type(spec) in _IMMUTABLE_SPECS else dict(spec)  # type: ignore[call-overload]
 
 
 def spec_validator(spec: object) -> Validator:
@@ -435,7 +436,7 @@ def spec_validator(spec: object) -> Validator:
     entry = _spec_memo.get(key)
     if entry is not None and entry[0] is spec:
         snapshot = entry[1]
-        if snapshot is None or snapshot == tuple(spec.items()):  # type: ignore[attr-defined]
+        if snapshot is None or snapshot == spec:
             return entry[2]
     validator = compile_spec(spec)
     if type(spec) is dict or type(spec) in _IMMUTABLE_SPECS:
