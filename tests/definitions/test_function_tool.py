@@ -76,6 +76,7 @@ def test_the_signature_is_the_schema_in_order_with_defaults_and_descriptions() -
     assert connect.description == "Connect to a server."
     parameters = schema(connect)
     assert list(connect.spec) == ["server", "retries", "mode", "tags"]
+    assert list(parameters["properties"]) == list(connect.spec)  # the wire keeps the signature order
     assert parameters["required"] == ["server"]
     assert parameters["properties"]["server"] == {
         "type": "object",
