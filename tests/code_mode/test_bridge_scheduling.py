@@ -102,3 +102,32 @@ def test_max_parallel_sub_calls_must_be_a_positive_int(bad: Any) -> None:
 
 def test_the_default_is_ten() -> None:
     assert boot().tools.max_parallel_sub_calls == 10
+
+
+@pytest.mark.parametrize("raised", [asyncio.CancelledError, GeneratorExit, KeyError])
+async def test_a_sub_call_whose_body_raises_a_base_exception_rejects_in_the_program_and_is_logged(
+    raised: type[BaseException],
+) -> None:
+    """Issue 16 item 7: the program gets a rejection (it does not hang), and the dispatch is logged."""
+    rejections: list[str] = []
+
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
+        try:
+            await tools["boom"]({})
+        except Exception as error:  # noqa: BLE001 - the program's catch
+            rejections.append(type(error).__name__)
+        return CodeRunResult(logs=[])
+
+    class Boom:
+        name = "boom"
+        description = "raises"
+        parameters: dict[str, Any] = {"type": "object"}
+
+        async def execute(self, args: Any, exec: Any) -> list[Any]:
+            raise raised()
+
+    ctx, agent = setup({"p": program})
+    ctx.tools.register(Boom())
+    result = await run_code(ctx, agent, "p")
+    assert not result.is_error and rejections == ["CodeDispatchError"]
+    assert sub_ids(agent) == ["outer:code:1"]

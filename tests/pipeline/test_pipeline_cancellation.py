@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import Any
 
 import pytest
@@ -165,6 +166,16 @@ async def test_every_body_gets_a_signal(ctx: Context) -> None:
 # -- cancelling the task that awaits execute() -------------------------------------
 
 
+async def cancelled_once(call: Awaitable[object], reached: asyncio.Event) -> None:
+    """Run ``call`` in a task, cancel that task once ``reached`` is set, and expect ``CancelledError``."""
+    task = asyncio.ensure_future(call)
+    await when(reached)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+
 async def test_cancelling_execute_cancels_and_awaits_the_body_records_aborted_then_raises(ctx: Context) -> None:
     started = asyncio.Event()
     cleaned_up: list[str] = []
@@ -179,11 +190,7 @@ async def test_cancelling_execute_cancels_and_awaits_the_body_records_aborted_th
 
     ctx.tools.register(Body("b", body))
     seen = Results(ctx)
-    task = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput("c", "b", {})))
-    await when(started)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancelled_once(ctx.tools.execute(ToolExecutionInput("c", "b", {})), started)
     assert cleaned_up == ["body"], "the body was cancelled and awaited before execute gave up"
     ((_, result),) = seen.seen
     assert result.error == ABORTED and "cancelled" in result.text
@@ -202,11 +209,7 @@ async def test_a_body_that_swallows_the_cancellation_is_awaited_and_still_record
 
     ctx.tools.register(Body("b", stubborn))
     seen = Results(ctx)
-    task = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput("c", "b", {})))
-    await when(started)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancelled_once(ctx.tools.execute(ToolExecutionInput("c", "b", {})), started)
     ((_, result),) = seen.seen
     assert result.error == ABORTED
 
@@ -223,11 +226,7 @@ async def test_cancelling_during_pre_execute_records_aborted_before_dispatch(ctx
 
     ctx.on("tools/pre-execute", pre)
     seen = Results(ctx)
-    task = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput("c", "g", {})))
-    await when(waiting)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancelled_once(ctx.tools.execute(ToolExecutionInput("c", "g", {})), waiting)
     ((_, result),) = seen.seen
     assert result.error == BEFORE and "start:c" not in log.events
 
@@ -243,11 +242,7 @@ async def test_cancelling_during_post_execute_records_aborted(ctx: Context) -> N
 
     ctx.on("tools/post-execute", post)
     seen = Results(ctx)
-    task = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput("c", "g", {})))
-    await when(waiting)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancelled_once(ctx.tools.execute(ToolExecutionInput("c", "g", {})), waiting)
     ((_, result),) = seen.seen
     assert result.error == ABORTED
 
@@ -264,11 +259,7 @@ async def test_cancelling_during_an_observer_still_tells_the_later_observers(ctx
 
     ctx.on("tools/result", slow_observer)
     ctx.on("tools/result", lambda e, r: heard.append("later"))
-    task = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput("c", "g", {})))
-    await when(waiting)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancelled_once(ctx.tools.execute(ToolExecutionInput("c", "g", {})), waiting)
     assert heard == ["slow", "later"]
 
 
