@@ -123,7 +123,7 @@ async def test_a_program_chains_tools_and_a_denial_is_catchable(runtime: DenoCod
     """
     result = await run_code(ctx, agent, program)
     assert not result.is_error, result.text
-    assert result.text == 'denied: Error: secrets stay secret\n["echo:a","echo:b"]'
+    assert result.text == 'denied: secrets stay secret\n["echo:a","echo:b"]'
     log = dispatches(agent)
     assert [(d["subCallId"], d["name"], d["isError"]) for d in log] == [
         ("run-1:code:1", "echo", False),
@@ -146,7 +146,7 @@ async def test_both_mode_offers_native_calls_and_code_side_by_side(runtime: Deno
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [("allowed-once", "the secret"), ("rejected", 'Error: the user rejected tool "secret"')],
+    [("allowed-once", "the secret"), ("rejected", 'the user rejected tool "secret"')],
 )
 async def test_an_approval_ask_inside_a_program(runtime: DenoCodeRuntime, answer: ApprovalOutcome, expected: str) -> None:
     ctx, agent = make(runtime)
@@ -173,7 +173,8 @@ async def test_a_guard_applies_inside_programs(runtime: DenoCodeRuntime) -> None
     ctx, agent = make(runtime)
     agent.ctx.tools.guard(lambda execution: "echo is off for this agent" if execution.name == "echo" else None)
     result = await run_code(ctx, agent, 'try { await tools.echo({text: "x"}) } catch (e) { return String(e) }')
-    assert result.text == "Error: Error: echo is off for this agent"
+    # String(e) is exactly the text the model reads for a failed call: one "Error:" prefix.
+    assert result.text == "Error: echo is off for this agent"
 
 
 async def test_a_sub_call_timeout_rejects_inside_the_program(runtime: DenoCodeRuntime) -> None:
@@ -182,7 +183,7 @@ async def test_a_sub_call_timeout_rejects_inside_the_program(runtime: DenoCodeRu
     sleepy.timeout_ms = 50
     ctx.tools.register(sleepy)
     result = await run_code(ctx, agent, "try { await tools.sleepy({}) } catch (e) { return (e as Error).message }")
-    assert result.text == "Error: tool call timed out after 50ms"
+    assert result.text == "tool call timed out after 50ms"
     assert dispatches(agent)[0]["isError"] is True
 
 

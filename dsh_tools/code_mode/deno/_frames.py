@@ -29,7 +29,7 @@ def new_secret() -> str:
 class FrameSplitter:
     """Incremental splitter; frames longer than ``max_frame`` are dropped whole."""
 
-    __slots__ = ("_tag", "_max", "_buf", "_in_frame", "_discarding")
+    __slots__ = ("_tag", "_max", "_buf", "_in_frame", "_discarding", "_scanned")
 
     def __init__(self, secret: str, max_frame: int) -> None:
         self._tag = _MARK + secret.encode() + _END
@@ -37,6 +37,7 @@ class FrameSplitter:
         self._buf = bytearray()
         self._in_frame = False
         self._discarding = False
+        self._scanned = 0  # bytes of an open frame already searched for its newline (no rescans)
 
     def feed(self, chunk: bytes) -> list[Piece]:
         """Consume ``chunk``; return program data and complete frames in stream order."""
@@ -45,16 +46,18 @@ class FrameSplitter:
         out: list[Piece] = []
         while buf:
             if self._in_frame:
-                end = buf.find(b"\n")
+                end = buf.find(b"\n", self._scanned)
                 if end < 0:
                     if len(buf) > self._max:  # an oversized frame: skip to its newline
                         self._discarding = True
                         buf.clear()
+                    self._scanned = len(buf)
                     break
                 if not self._discarding:
                     out.append(("frame", bytes(buf[:end])))
                 del buf[: end + 1]
                 self._in_frame = self._discarding = False
+                self._scanned = 0
                 continue
             start = buf.find(self._tag)
             if start < 0:

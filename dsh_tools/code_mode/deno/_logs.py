@@ -2,8 +2,10 @@
 
 Console calls arrive whole; raw stdout/stderr bytes arrive in arbitrary chunks
 and are decoded incrementally (invalid UTF-8 is replaced) and cut into one entry
-per line. Once the budget is spent the rest is discarded cheaply, so a flooding
-program costs the host a scan, not memory.
+per line. Every entry costs its UTF-8 bytes plus one, so a flood of empty lines
+spends the budget like any other. Once the budget is spent the rest is
+discarded without decoding, so a flooding program costs the host a scan, not
+memory, and nothing is left to do when the run ends.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from typing import Final
 
 from dsh_tools.code_mode.runtime import CodeLogEntry, LogSource
 
-__all__ = ["LogSink"]
+__all__ = ["ENTRY_COST", "LogSink"]
 
 _STREAMS: Final = ("stdout", "stderr")
+ENTRY_COST: Final = 1
+"""What every entry costs beyond its text (its line break): empty lines spend the budget too."""
 
 
 class LogSink:
@@ -46,6 +50,8 @@ class LogSink:
         *lines, rest = text.split("\n")
         for line in lines:
             self._add(source, line)
+            if self._truncated:
+                return
         if len(rest) > self._max:  # a line without end: no need to wait for it
             self._add(source, rest)
             rest = ""
@@ -62,12 +68,12 @@ class LogSink:
     def _add(self, source: LogSource, text: str, level: str | None = None) -> None:
         if self._truncated:
             return
-        size = len(text.encode("utf-8", "replace"))
+        size = len(text.encode("utf-8", "replace")) + ENTRY_COST
         if self._used + size <= self._max:
             self._used += size
             self._entries.append(CodeLogEntry(source, text, level))
             return
-        room = self._max - self._used
+        room = max(0, self._max - self._used - ENTRY_COST)
         head = text.encode("utf-8", "replace")[:room].decode("utf-8", "ignore")
         marker = f"… [logs truncated: over the {self._max}-byte limit]"
         self._entries.append(CodeLogEntry(source, head + marker, level))

@@ -1,12 +1,14 @@
-"""One sandbox process: spawn it permission-less, watch its CPU and memory, kill it.
+"""One sandbox process: spawn it permission-less, read its CPU and memory, kill it.
 
 Each process runs exactly one program and is then killed. It is started in its
 own session (so SIGKILL of its process group leaves nothing behind), with an
-empty environment except what Deno needs to run (a private ``DENO_DIR``, no
-colour, no update check), inside an empty working directory, with no
-``--allow-*`` flag, and with the V8 old-space capped. It is spawned *before*
-its run (the runtime's warm spare), so start-up cost is off the critical path:
-the harness loads, starts its worker and then waits for its program on stdin.
+empty environment except what Deno needs (the runtime's private ``DENO_DIR``,
+no colour, no update check), inside that private directory, with no
+``--allow-*`` flag, the V8 old space capped, and a kernel CPU-time limit
+(``RLIMIT_CPU``) as a backstop that holds even if the host stops watching. It
+is spawned *before* its run (the runtime keeps a small pool of them), so
+start-up cost is off the critical path: the harness loads and then waits for
+its program on stdin.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import resource
+import shutil
 import signal
 from functools import cache
 from pathlib import Path
@@ -24,31 +28,46 @@ import orjson
 
 from dsh_tools.code_mode.deno._frames import new_secret
 
-__all__ = ["SandboxProcess", "Limits"]
+__all__ = ["Limits", "SandboxProcess", "prepare_sandbox_dir"]
 
 _HERE: Final = Path(__file__).resolve().parent
 _CLOCK_TICKS: Final = os.sysconf("SC_CLK_TCK")
 _PAGE: Final = os.sysconf("SC_PAGE_SIZE")
-
-
-@cache
-def _worker_source() -> str:
-    return (_HERE / "worker.js").read_text(encoding="utf-8")
+_HARNESS: Final = "harness.js"
 
 
 class Limits:
-    """The per-process limits the harness and the worker enforce on their side."""
+    """The per-run limits the harness applies on its side (the host applies them again)."""
 
-    __slots__ = ("max_log", "max_value", "max_args", "heap_mb")
+    __slots__ = ("max_log", "max_value", "max_args", "max_calls", "max_queued", "heap_mb", "cpu_s")
 
-    def __init__(self, *, max_log: int, max_value: int, max_args: int, heap_mb: int) -> None:
+    def __init__(
+        self, *, max_log: int, max_value: int, max_args: int, max_calls: int, max_queued: int, heap_mb: int, cpu_s: int
+    ) -> None:
         self.max_log = max_log
         self.max_value = max_value
         self.max_args = max_args
+        self.max_calls = max_calls
+        self.max_queued = max_queued
         self.heap_mb = heap_mb
+        self.cpu_s = cpu_s
 
     def to_json(self) -> dict[str, int]:
-        return {"maxLog": self.max_log, "maxValue": self.max_value, "maxArgs": self.max_args}
+        return {
+            "maxLog": self.max_log,
+            "maxValue": self.max_value,
+            "maxArgs": self.max_args,
+            "maxCalls": self.max_calls,
+            "maxQueued": self.max_queued,
+        }
+
+
+def prepare_sandbox_dir(path: str) -> None:
+    """Fill a fresh private directory: the harness (so nothing the program can
+    see names the install path) and a *file* where Deno would keep web storage
+    and the Cache API, so neither can ever be created there."""
+    shutil.copyfile(_HERE / _HARNESS, os.path.join(path, _HARNESS))
+    Path(path, "location_data").write_bytes(b"")
 
 
 class SandboxProcess:
@@ -62,10 +81,10 @@ class SandboxProcess:
         self.loop = asyncio.get_running_loop()
 
     @classmethod
-    async def spawn(cls, deno_dir: str, limits: Limits) -> SandboxProcess:
-        env = {"DENO_DIR": deno_dir, "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1", "DENO_NO_PROMPT": "1"}
+    async def spawn(cls, sandbox_dir: str, limits: Limits) -> SandboxProcess:
+        env = {"DENO_DIR": sandbox_dir, "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1", "DENO_NO_PROMPT": "1"}
         proc = await asyncio.create_subprocess_exec(
-            _deno_bin(),
+            "deno",  # argv[0]: the install path stays out of the sandbox's sight
             "run",
             "--quiet",
             "--no-prompt",
@@ -74,18 +93,35 @@ class SandboxProcess:
             "--no-config",
             "--no-lock",
             f"--v8-flags=--max-old-space-size={limits.heap_mb}",
-            str(_HERE / "harness.js"),
+            _HARNESS,
+            executable=_deno_bin(),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             env=env,
-            cwd=deno_dir,
+            cwd=sandbox_dir,
             start_new_session=True,
         )
+        with contextlib.suppress(OSError):  # a process already gone is reaped as usual
+            resource.prlimit(proc.pid, resource.RLIMIT_CORE, (0, 0))
+            resource.prlimit(proc.pid, resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
         self = cls(proc, new_secret())
-        hello = {"secret": self.secret, "worker": _worker_source(), "limits": limits.to_json()}
+        hello = {"secret": self.secret, "limits": limits.to_json()}
         await self.send(orjson.dumps(hello))
         return self
+
+    async def ready(self) -> None:
+        """Wait for the harness's first frame (it has loaded and read its hello); raise if it died."""
+        stdout = self.proc.stdout
+        assert stdout is not None
+        expected = b"\x1e" + self.secret.encode() + b'\x1f{"t":"ready"}\n'
+        try:
+            line = await stdout.readuntil(b"\n")
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            line = b""
+        if line != expected:
+            await self.reap()
+            raise RuntimeError("the Deno sandbox process did not start")
 
     @property
     def pid(self) -> int:
@@ -96,16 +132,32 @@ class SandboxProcess:
         return self.proc.returncode is None
 
     async def send(self, line: bytes) -> bool:
-        """Write one line to the harness; ``False`` if the process is gone."""
+        """Write one line to the harness and wait for the pipe; ``False`` if the process is gone."""
+        if not self.write(line):
+            return False
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            await stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            return False
+        return True
+
+    def write(self, line: bytes) -> bool:
+        """Queue one line for the harness without waiting; ``False`` if the process is gone."""
         stdin = self.proc.stdin
         if stdin is None or stdin.is_closing():
             return False
         try:
             stdin.write(line + b"\n")
-            await stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             return False
         return True
+
+    def queued_bytes(self) -> int:
+        """Bytes written to the harness that it has not read yet (the host side of the pipe)."""
+        stdin = self.proc.stdin
+        return 0 if stdin is None else stdin.transport.get_write_buffer_size()
 
     def kill(self) -> None:
         """SIGKILL the whole process group (idempotent; only while not yet reaped)."""
@@ -121,22 +173,18 @@ class SandboxProcess:
             self.proc.stdin.close()
         return code
 
-    def cpu_ms(self) -> float | None:
-        """User + system CPU time of the whole process (all threads), from /proc."""
-        fields = self._stat()
-        return None if fields is None else (int(fields[11]) + int(fields[12])) * 1000 / _CLOCK_TICKS
-
-    def rss_bytes(self) -> int | None:
-        fields = self._stat()
-        return None if fields is None else int(fields[21]) * _PAGE
-
-    def _stat(self) -> list[str] | None:
+    def usage(self) -> tuple[float, int] | None:
+        """CPU time in ms (user + system, all threads) and resident bytes, from /proc."""
         try:
             raw = Path(f"/proc/{self.proc.pid}/stat").read_bytes()
         except OSError:
             return None
         # Fields after "(comm)"; comm may hold spaces or parentheses.
-        return raw[raw.rfind(b")") + 2 :].decode("ascii", "replace").split()
+        fields = raw[raw.rfind(b")") + 2 :].split()
+        try:
+            return (int(fields[11]) + int(fields[12])) * 1000 / _CLOCK_TICKS, int(fields[21]) * _PAGE
+        except (IndexError, ValueError):
+            return None
 
 
 @cache

@@ -1,18 +1,19 @@
-"""One run on one sandbox process: relay bindings, enforce budgets, collect the result.
+"""One run on one sandbox process: relay bindings, bound them, collect the result.
 
 The process is a hostile peer. Every frame is parsed defensively and rebuilt
 into plain values before use; a malformed frame is ignored, never raised. Each
-call id is answered at most once, nothing is answered after the run settled,
-and the first outcome (done, timeout, abort, death) wins. Budgets are enforced
-from the outside by a watchdog that reads the process's CPU time and memory in
-/proc, so a program spinning in a tight loop cannot hold it off.
+call id is answered exactly once (a call the host refuses is answered with the
+reason, so every ``await`` in the program settles), nothing is answered after
+the run settled, and the first outcome (done, budget, abort, death) wins.
+Budgets are enforced by the :class:`~._watchdog.Watchdog` thread, off the event
+loop; per-run bounds on calls and queued argument bytes are enforced here, and
+arguments too large to parse in passing are parsed on a worker thread.
 """
 
 from __future__ import annotations
 
 import asyncio
 import signal
-import time
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -22,6 +23,7 @@ from returns.result import Failure
 from dsh_tools.code_mode.deno._frames import FrameSplitter, Piece
 from dsh_tools.code_mode.deno._logs import LogSink
 from dsh_tools.code_mode.deno._process import SandboxProcess
+from dsh_tools.code_mode.deno._watchdog import Watch, Watchdog
 from dsh_tools.code_mode.runtime import (
     Binding,
     CodeBindingNamespace,
@@ -36,20 +38,44 @@ from dsh_tools.signals import AbortSignal
 __all__ = ["Budgets", "RunSession", "abort_message"]
 
 _LEVELS: Final = frozenset({"log", "info", "warn", "error", "debug"})
-_CHUNK: Final = 1 << 16
+_CHUNK: Final = 1 << 20
 _DRAIN_S: Final = 2.0
+_INLINE_ARGS: Final = 1 << 16
+"""Argument texts up to this many characters are parsed on the loop; larger ones on a thread."""
+_ERROR_NAMES: Final = frozenset({"TypeError", "RangeError"})
+_UNENCODABLE: Final = "the binding's result cannot be sent to the program: it is not JSON (a lone surrogate?)"
 
 
 class Budgets:
-    __slots__ = ("compute_ms", "wall_ms", "max_log", "max_value", "max_frame", "max_rss")
+    """What the host enforces for each run (the harness applies the same bounds first)."""
 
-    def __init__(self, *, compute_ms: int, wall_ms: int, max_log: int, max_value: int, max_frame: int, max_rss: int):
+    __slots__ = (
+        "compute_ms", "wall_ms", "max_log", "max_value", "max_frame", "max_rss", "max_args", "max_calls", "max_queued"
+    )
+
+    def __init__(
+        self,
+        *,
+        compute_ms: int,
+        wall_ms: int,
+        max_log: int,
+        max_value: int,
+        max_rss: int,
+        max_args: int,
+        max_calls: int,
+        max_queued: int,
+    ) -> None:
         self.compute_ms = compute_ms
         self.wall_ms = wall_ms
         self.max_log = max_log
         self.max_value = max_value
-        self.max_frame = max_frame
         self.max_rss = max_rss
+        self.max_args = max_args
+        self.max_calls = max_calls
+        self.max_queued = max_queued
+        # Any frame a faithful harness writes fits (a call's arguments travel as a JSON
+        # string: at most twice their bytes; logs and values at most 8 bytes a character).
+        self.max_frame = 2 * max_args + 8 * (max_log + max_value) + 65_536
 
 
 class RunSession:
@@ -61,23 +87,26 @@ class RunSession:
         bindings: Sequence[CodeBindingNamespace],
         signal_: AbortSignal | None,
         budgets: Budgets,
+        watchdog: Watchdog,
     ) -> None:
         self._proc = process
-        self._bindings = [dict(ns.functions) for ns in bindings]
+        self._functions: list[list[Binding]] = [list(ns.functions.values()) for ns in bindings]
         self._signal = signal_
         self._budgets = budgets
+        self._watchdog = watchdog
+        self._watch: Watch | None = None
         self._logs = LogSink(budgets.max_log)
         self._outcome: asyncio.Future[tuple[FrozenJson | None, CodeRunFailure | None]] = (
             asyncio.get_running_loop().create_future()
         )
         self._seen_ids: set[int] = set()
+        self._queued = 0
         self._calls: set[asyncio.Task[None]] = set()
         self.finished = asyncio.Event()
 
     def stop(self, kind: FailureKind, message: str) -> None:
         """Settle with a failure (if not settled yet) and kill the process."""
         self._settle(None, CodeRunFailure(kind, message))
-        self._proc.kill()
 
     async def execute(self, run_line: bytes) -> CodeRunResult:
         proc = self._proc
@@ -85,7 +114,11 @@ class RunSession:
             asyncio.create_task(self._read_stdout()),
             asyncio.create_task(self._read_stderr()),
         ]
-        watchdog = asyncio.create_task(self._watch())
+        budgets = self._budgets
+        watch = self._watch = Watch(
+            proc, cpu_ms=budgets.compute_ms, wall_ms=budgets.wall_ms, max_rss=budgets.max_rss, on_breach=self.stop
+        )
+        self._watchdog.watch(watch)
         undo = self._signal.add_listener(self._on_abort) if self._signal is not None else None
         try:
             if not await proc.send(run_line):
@@ -97,12 +130,12 @@ class RunSession:
         finally:
             if undo is not None:
                 undo()
-            watchdog.cancel()
+            self._watchdog.unwatch(watch)  # before the reap: the thread never signals a reaped pid
             await proc.reap()
             await self._drain(readers)
             for task in self._calls:
                 task.cancel()
-            await asyncio.gather(watchdog, *self._calls, return_exceptions=True)
+            await asyncio.gather(*self._calls, return_exceptions=True)
             self.finished.set()
         self._logs.flush()
         return CodeRunResult(self._logs.entries, value, error)
@@ -110,28 +143,16 @@ class RunSession:
     # -- outcome ---------------------------------------------------------------
 
     def _settle(self, value: FrozenJson | None, error: CodeRunFailure | None) -> None:
-        if not self._outcome.done():
-            self._outcome.set_result((value, error))
+        if self._outcome.done():
+            return
+        verdict = self._watch.verdict if self._watch is not None else None
+        if verdict is not None:  # a budget was exceeded: that is the outcome, whatever was seen after the kill
+            value, error = None, CodeRunFailure(*verdict)
+        self._outcome.set_result((value, error))
+        self._proc.kill()  # at once: the pipes reach EOF sooner and nothing runs on
 
     def _on_abort(self, reason: object) -> None:
         self.stop("abort", abort_message(reason))
-
-    async def _watch(self) -> None:
-        """Poll CPU time, memory and the wall clock; kill on the first budget exceeded."""
-        budgets = self._budgets
-        start = time.monotonic()
-        base = self._proc.cpu_ms() or 0.0
-        interval = min(0.05, max(0.005, budgets.compute_ms / 20_000))
-        while not self._outcome.done():
-            await asyncio.sleep(interval)
-            cpu = self._proc.cpu_ms()
-            if cpu is not None and cpu - base > budgets.compute_ms:
-                self.stop("timeout", f"compute budget exceeded: the program used more than {budgets.compute_ms} ms of CPU time")
-            elif (time.monotonic() - start) * 1000 > budgets.wall_ms:
-                self.stop("timeout", f"wall-clock budget exceeded: the program ran longer than {budgets.wall_ms} ms")
-            elif (rss := self._proc.rss_bytes()) is not None and rss > budgets.max_rss:
-                limit = budgets.max_rss >> 20
-                self.stop("worker-exit", f"the Deno process was killed: its memory exceeded {limit} MB")
 
     # -- streams ---------------------------------------------------------------
 
@@ -185,12 +206,9 @@ class RunSession:
             self._on_call(m.get("id"), m.get("ns"), m.get("fn"), m.get("args"))
         elif kind == "done":
             self._on_done(m)
-        elif kind == "exit":
-            code = m.get("code")
-            code_text = f" (code {code})" if type(code) is int else ""
+        elif kind == "idle":
             self._settle(None, CodeRunFailure("worker-exit", (
-                f"the sandbox worker exited{code_text} before the program settled: the program called exit, "
-                "or its event loop emptied while it was still awaiting (a promise that never settles)"
+                "the program's event loop emptied while it was still awaiting (a promise that never settles)"
             )))
 
     def _on_done(self, m: dict[str, Any]) -> None:
@@ -214,58 +232,101 @@ class RunSession:
         try:
             parsed = orjson.loads(text)
         except orjson.JSONDecodeError:
-            return self._truncated_value("", len(text))
+            return text  # not JSON the host can read (a lone surrogate): the text itself, at once
         frozen = freeze_json(parsed)
-        return None if isinstance(frozen, Failure) else frozen.unwrap()
+        return text if isinstance(frozen, Failure) else frozen.unwrap()
 
     def _truncated_value(self, head: str, size: int) -> str:
         cut = head.encode("utf-8", "replace")[: self._budgets.max_value].decode("utf-8", "ignore")
         return f"{cut}… [value truncated: {size} characters of JSON, over the {self._budgets.max_value}-byte limit]"
 
+    # -- binding calls -------------------------------------------------------------
+
     def _on_call(self, call_id: object, ns: object, fn: object, args: object) -> None:
-        if type(call_id) is not int or call_id in self._seen_ids or call_id < 0:
+        if type(call_id) is not int or call_id < 0 or call_id in self._seen_ids:
             return  # at most one reply per id
+        budgets = self._budgets
+        if len(self._seen_ids) >= budgets.max_calls:
+            # The harness refuses calls past the limit itself: this one comes from a subverted harness.
+            self.stop("exception", f"the program made more than {budgets.max_calls} binding calls")
+            return
         self._seen_ids.add(call_id)
-        if type(ns) is not int or not 0 <= ns < len(self._bindings) or type(fn) is not str or type(args) is not str:
-            self._reply_later(call_id, None, "malformed binding call")
+        functions = self._functions
+        if not (
+            type(ns) is int and 0 <= ns < len(functions) and type(fn) is int and 0 <= fn < len(functions[ns])
+            and type(args) is str
+        ):
+            self._refuse(call_id, "malformed binding call")
             return
-        function = self._bindings[ns].get(fn)
-        if function is None:
-            self._reply_later(call_id, None, f"{fn} is not a binding")
+        size = len(args) if args.isascii() else len(args.encode("utf-8", "surrogatepass"))
+        if size > budgets.max_args:
+            self._refuse(call_id, f"binding arguments are {size} bytes, over the {budgets.max_args}-byte limit", "RangeError")
             return
-        try:
-            frozen = freeze_json(orjson.loads(args))
-        except orjson.JSONDecodeError:
-            frozen = Failure("not JSON")
-        if isinstance(frozen, Failure):
-            self._reply_later(call_id, None, "binding arguments are not JSON")
+        if self._queued + size > budgets.max_queued:
+            self._refuse(call_id, (
+                f"{self._queued} bytes of arguments already wait for replies (limit {budgets.max_queued}): "
+                "await some calls before starting more"
+            ), "RangeError")
             return
-        task = asyncio.create_task(self._serve(call_id, function, frozen.unwrap()))
+        self._queued += size
+        task = asyncio.create_task(self._serve(call_id, functions[ns][fn], args, size))
         self._calls.add(task)
         task.add_done_callback(self._calls.discard)
 
-    def _reply_later(self, call_id: int, value: JsonValue, error: str | None) -> None:
-        task = asyncio.create_task(self._reply(call_id, value, error))
-        self._calls.add(task)
-        task.add_done_callback(self._calls.discard)
-
-    async def _serve(self, call_id: int, function: Binding, args: FrozenJson) -> None:
+    async def _serve(self, call_id: int, function: Binding, args: str, size: int) -> None:
         try:
-            result = await function(args)
-        except Exception as error:  # noqa: BLE001 - a raising binding is a rejection, not a crash
-            await self._reply(call_id, None, safe_str(error))
-            return
-        frozen = freeze_json(result)
-        if isinstance(frozen, Failure):
-            await self._reply(call_id, None, f"the binding returned a value that is not JSON: {frozen.failure()}")
-        else:
-            await self._reply(call_id, frozen.unwrap(), None)
+            frozen = _decode_args(args) if len(args) <= _INLINE_ARGS else await asyncio.to_thread(_decode_args, args)
+            if frozen is None:
+                line = _reply(call_id, None, "binding arguments are not JSON", "TypeError")
+            else:
+                try:
+                    result = await function(frozen)
+                except Exception as error:  # noqa: BLE001 - a raising binding is a rejection, not a crash
+                    name = type(error).__name__
+                    line = _reply(call_id, None, safe_str(error), name if name in _ERROR_NAMES else None)
+                else:
+                    checked = freeze_json(result)
+                    if isinstance(checked, Failure):
+                        line = _reply(call_id, None, f"the binding returned a value that is not JSON: {checked.failure()}")
+                    else:
+                        line = _reply(call_id, checked.unwrap(), None)
+        finally:
+            self._queued -= size
+        if not self._outcome.done():
+            await self._proc.send(line)
 
-    async def _reply(self, call_id: int, value: JsonValue, error: str | None) -> None:
+    def _refuse(self, call_id: int, error: str, name: str | None = None) -> None:
+        """Answer at once, without a task; a harness that stops reading its replies ends the run."""
         if self._outcome.done():
             return
-        message = {"id": call_id, "ok": True, "value": value} if error is None else {"id": call_id, "ok": False, "error": error}
-        await self._proc.send(dumps(message))
+        self._proc.write(_reply(call_id, None, error, name))
+        if self._proc.queued_bytes() > self._budgets.max_queued + self._budgets.max_frame:
+            self.stop("exception", "the program stopped reading the replies to its binding calls")
+
+
+def _decode_args(text: str) -> FrozenJson | None:
+    try:
+        frozen = freeze_json(orjson.loads(text))
+    except orjson.JSONDecodeError:  # lone surrogates included
+        return None
+    return None if isinstance(frozen, Failure) else frozen.unwrap()
+
+
+def _reply(call_id: int, value: JsonValue, error: str | None, name: str | None = None) -> bytes:
+    """One reply line; whatever cannot be encoded becomes a rejection that can, so every call settles."""
+    if error is None:
+        try:
+            return dumps({"id": call_id, "ok": True, "value": value})
+        except Exception:  # noqa: BLE001 - e.g. a lone surrogate
+            error = _UNENCODABLE
+    message: dict[str, JsonValue] = {"id": call_id, "ok": False, "error": error}
+    if name is not None:
+        message["name"] = name
+    try:
+        return dumps(message)
+    except Exception:  # noqa: BLE001 - the error text itself holds a lone surrogate
+        message["error"] = error.encode("utf-8", "replace").decode("utf-8")
+        return dumps(message)
 
 
 def abort_message(reason: object) -> str:
@@ -280,4 +341,4 @@ def _exit_text(code: int) -> str:
         except ValueError:
             name = f"signal {-code}"
         return f"the Deno process died unexpectedly ({name}); an out-of-memory crash ends this way"
-    return f"the Deno process exited unexpectedly with code {code} before the program settled"
+    return f"the Deno process exited before the program settled (code {code}): the program called exit"

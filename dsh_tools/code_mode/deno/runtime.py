@@ -1,49 +1,65 @@
 """``DenoCodeRuntime``: Code Mode programs as real TypeScript in a Deno sandbox.
 
 Isolation is per process: every run gets a fresh ``deno`` process with no
-permission at all, killed when the run ends, so no state survives between runs.
-Inside it, the trusted harness (``harness.js``) runs the program in a
-``node:worker_threads`` worker (``worker.js``) because that is where Deno
-checks *every* module load against the (empty) permission set and where an idle
-event loop ends the worker; the program is loaded as a TypeScript blob module,
-so Deno strips its types. Start-up latency is hidden by a warm spare: while one
-run executes, the next process is already loading and waits for its program.
+permission at all, which no earlier run touched and which is killed when the
+run ends, so no state survives between runs. The trusted side is the host:
+``harness.js`` (the process's main module) loads the program as a TypeScript
+blob module (Deno strips its types) and relays bindings, but it shares the
+isolate with the program, so the host checks everything it says and enforces
+every budget itself, from a watchdog thread. Start-up latency is hidden by a
+pool of pre-started processes that have only loaded the harness.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import tempfile
+from pathlib import Path
 from typing import Final
 
 import orjson
 
-from dsh_tools.code_mode.deno._process import Limits, SandboxProcess
+from dsh_tools.code_mode.deno._pool import ProcessPool
+from dsh_tools.code_mode.deno._process import Limits, SandboxProcess, prepare_sandbox_dir
 from dsh_tools.code_mode.deno._run import Budgets, RunSession, abort_message
+from dsh_tools.code_mode.deno._watchdog import Watchdog
 from dsh_tools.code_mode.runtime import CodeRunFailure, CodeRunRequest, CodeRunResult
 
 __all__ = ["DenoCodeRuntime"]
 
-_MAX_ARGS: Final = 4 << 20
-"""Largest JSON argument text of one binding call (characters)."""
+_DIR_PREFIX: Final = "dsh-deno-"
+_CPU_BACKSTOP_S: Final = 2
+"""Seconds of CPU beyond ``compute_ms`` (and start-up) at which the kernel kills a process
+the watchdog somehow missed."""
 
 
 class DenoCodeRuntime:
     """The shipped :class:`~dsh_tools.code_mode.runtime.CodeRuntime` backend.
 
-    ``compute_ms`` bounds the CPU time of the process, ``max_wall_ms`` its
-    lifetime; both end in SIGKILL and a ``timeout`` failure. Logs are capped at
-    ``max_log_bytes`` and the JSON completion value at ``max_value_bytes``
-    (beyond that the value becomes a string holding its head and a
-    ``truncated`` marker). ``max_heap_mb`` caps V8's old space; resident memory
-    above twice that plus 256 MB (ArrayBuffers live outside the V8 heap) also
-    kills the process, as ``worker-exit``.
+    ``compute_ms`` bounds the CPU time of the run's process, ``max_wall_ms``
+    its lifetime; both end in SIGKILL and a ``timeout`` failure. Logs are
+    capped at ``max_log_bytes`` (each entry costs its bytes plus one) and the
+    JSON completion value at ``max_value_bytes`` (beyond that the value becomes
+    a string holding its head and a ``truncated`` marker). ``max_heap_mb``
+    caps V8's old space; resident memory above twice that plus 256 MB
+    (ArrayBuffers live outside the V8 heap) also kills the process, as
+    ``worker-exit``.
+
+    A run may make at most ``max_calls`` binding calls, each with at most
+    ``max_arg_bytes`` of JSON arguments, and the arguments of calls not yet
+    answered may total at most ``max_queued_bytes``; a call over a bound
+    rejects in the program with a ``RangeError``.
+
+    ``pool_size`` processes are kept started and loaded, ready for the next
+    runs (0: every run starts its own, about 30 ms later).
 
     The completion value is what ``JSON.stringify`` makes of the returned
     value (``undefined`` → ``None``); a value it cannot represent (a BigInt, a
-    cycle, a bare function or symbol) becomes its ``Deno.inspect`` string.
+    cycle, a bare function or symbol, a lone surrogate) becomes its
+    ``Deno.inspect`` string.
     """
 
     def __init__(
@@ -54,6 +70,10 @@ class DenoCodeRuntime:
         max_log_bytes: int = 65_536,
         max_value_bytes: int = 32_768,
         max_heap_mb: int = 512,
+        max_calls: int = 10_000,
+        max_arg_bytes: int = 4 << 20,
+        max_queued_bytes: int = 16 << 20,
+        pool_size: int = 2,
     ) -> None:
         for name, value in (
             ("compute_ms", compute_ms),
@@ -61,20 +81,37 @@ class DenoCodeRuntime:
             ("max_log_bytes", max_log_bytes),
             ("max_value_bytes", max_value_bytes),
             ("max_heap_mb", max_heap_mb),
+            ("max_calls", max_calls),
+            ("max_arg_bytes", max_arg_bytes),
+            ("max_queued_bytes", max_queued_bytes),
         ):
             if type(value) is not int or value <= 0:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
-        self._limits = Limits(max_log=max_log_bytes, max_value=max_value_bytes, max_args=_MAX_ARGS, heap_mb=max_heap_mb)
+        if type(pool_size) is not int or pool_size < 0:
+            raise ValueError(f"pool_size must be an int >= 0, got {pool_size!r}")
+        queued = max(max_queued_bytes, max_arg_bytes)
+        self._limits = Limits(
+            max_log=max_log_bytes,
+            max_value=max_value_bytes,
+            max_args=max_arg_bytes,
+            max_calls=max_calls,
+            max_queued=queued,
+            heap_mb=max_heap_mb,
+            cpu_s=-(-compute_ms // 1000) + _CPU_BACKSTOP_S,
+        )
         self._budgets = Budgets(
             compute_ms=compute_ms,
             wall_ms=max_wall_ms,
             max_log=max_log_bytes,
             max_value=max_value_bytes,
-            max_frame=2 * _MAX_ARGS + 8 * (max_log_bytes + max_value_bytes) + 65_536,
             max_rss=(2 * max_heap_mb + 256) << 20,
+            max_args=max_arg_bytes,
+            max_calls=max_calls,
+            max_queued=queued,
         )
-        self._deno_dir: str | None = None
-        self._spare: asyncio.Task[SandboxProcess] | None = None
+        self._dir: str | None = None
+        self._pool = ProcessPool(self._spawn, pool_size)
+        self._watchdog = Watchdog()
         self._sessions: set[RunSession] = set()
         self._processes: set[SandboxProcess] = set()
         self._disposed = False
@@ -94,8 +131,15 @@ class DenoCodeRuntime:
 
     @property
     def live_pids(self) -> frozenset[int]:
-        """Pids of the Deno processes this runtime owns right now (spare included)."""
+        """Pids of the Deno processes this runtime owns right now (the pool included)."""
         return frozenset(p.pid for p in self._processes if p.alive)
+
+    async def warm(self) -> None:
+        """Start the pool now and wait until its processes are loaded (optional: runs do it too)."""
+        if self._disposed:
+            raise RuntimeError("DenoCodeRuntime is disposed")
+        self._pool.fill()
+        await self._pool.ready()
 
     async def run(self, request: CodeRunRequest, /) -> CodeRunResult:
         """Run one program; every program outcome is a result, never an exception."""
@@ -104,29 +148,26 @@ class DenoCodeRuntime:
         names = [ns.global_name for ns in request.bindings]
         if len(set(names)) != len(names) or not all(type(n) is str and n for n in names):
             raise ValueError(f"binding namespaces need distinct non-empty global names, got {names!r}")
+        run_line = _encode_run(request)
+        if isinstance(run_line, CodeRunFailure):  # decided before any process is taken
+            return CodeRunResult((), None, run_line)
         signal = request.signal
         if signal is not None and signal.aborted:
             return CodeRunResult((), None, CodeRunFailure("abort", abort_message(signal.reason)))
-        process = await self._take_spare()
-        if self.disposed:  # disposed while we were waiting for the process
+        process = await self._pool.take()
+        if self._disposed:  # disposed while we were waiting for the process
             await self._retire(process)
             raise RuntimeError("DenoCodeRuntime is disposed")
-        self._spare = asyncio.create_task(self._spawn())
-        session = RunSession(process, request.bindings, signal, self._budgets)
+        session = RunSession(process, request.bindings, signal, self._budgets, self._watchdog)
         self._sessions.add(session)
-        run_line = orjson.dumps({
-            "program": request.program,
-            "namespaces": [[ns.global_name, [str(k) for k in ns.functions]] for ns in request.bindings],
-            **self._limits.to_json(),
-        })
         try:
-            return await session.execute(run_line)
+            return await session.execute(run_line)  # reaps the process whatever happens
         finally:
             self._sessions.discard(session)
             self._processes.discard(process)
 
     async def dispose(self) -> None:
-        """Kill in-flight runs and the spare, wait until all of them are gone (idempotent)."""
+        """Kill in-flight runs and the pool, wait until all of them are gone (idempotent)."""
         self._disposed = True
         if self._disposing is None:
             self._disposing = asyncio.ensure_future(self._shutdown())
@@ -136,36 +177,28 @@ class DenoCodeRuntime:
         for session in list(self._sessions):
             session.stop("abort", "the run was aborted: the code runtime was disposed")
         await asyncio.gather(*(s.finished.wait() for s in list(self._sessions)))
-        spare, self._spare = self._spare, None
-        if spare is not None:
-            with contextlib.suppress(Exception):
-                await self._retire(await spare)
+        for process in await self._pool.drain():
+            await self._retire(process)
         for process in list(self._processes):
             await self._retire(process)
-        if self._deno_dir is not None:
-            shutil.rmtree(self._deno_dir, ignore_errors=True)
+        self._watchdog.close()
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
 
-    # -- the warm spare -------------------------------------------------------------
+    # -- processes ------------------------------------------------------------------
 
     async def _spawn(self) -> SandboxProcess:
-        if self._deno_dir is None:
-            self._deno_dir = tempfile.mkdtemp(prefix="dsh-deno-")
-        process = await SandboxProcess.spawn(self._deno_dir, self._limits)
+        if self._dir is None:
+            _remove_stale_dirs()
+            self._dir = tempfile.mkdtemp(prefix=f"{_DIR_PREFIX}{os.getpid()}-")
+            prepare_sandbox_dir(self._dir)
+        process = await SandboxProcess.spawn(self._dir, self._limits)
         self._processes.add(process)
+        if self._disposed:
+            await self._retire(process)
+            raise RuntimeError("DenoCodeRuntime is disposed")
+        await process.ready()
         return process
-
-    async def _take_spare(self) -> SandboxProcess:
-        spare, self._spare = self._spare, None
-        if spare is not None:
-            try:
-                process = await spare
-            except Exception:  # noqa: BLE001 - a failed spawn: try once more below
-                process = None
-            if process is not None:
-                if process.alive and process.loop is asyncio.get_running_loop():
-                    return process
-                await self._retire(process)
-        return await self._spawn()
 
     async def _retire(self, process: SandboxProcess) -> None:
         self._processes.discard(process)
@@ -177,3 +210,35 @@ class DenoCodeRuntime:
                         await stream.read()
         else:  # spawned on another (closed) loop: all we can still do is kill it
             process.kill()
+
+
+def _encode_run(request: CodeRunRequest) -> bytes | CodeRunFailure:
+    try:
+        return orjson.dumps({
+            "program": request.program,
+            "namespaces": [[ns.global_name, [str(k) for k in ns.functions]] for ns in request.bindings],
+        })
+    except TypeError:  # orjson refuses lone surrogates: not Unicode text, so not a program
+        return CodeRunFailure("exception", "the program or a binding name holds a lone surrogate (not valid Unicode text)")
+
+
+def _remove_stale_dirs() -> None:
+    """Private directories left by a host that died without cleaning up (SIGKILL)."""
+    with contextlib.suppress(OSError):
+        for entry in Path(tempfile.gettempdir()).iterdir():
+            name = entry.name
+            if not name.startswith(_DIR_PREFIX):
+                continue
+            pid = name[len(_DIR_PREFIX) :].split("-", 1)[0]
+            if pid.isdigit() and not _alive(int(pid)):
+                shutil.rmtree(entry, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's: leave it
+    return True
