@@ -257,12 +257,14 @@ function installBindings(namespaces) {
       const label = `${global}.${fn}`;
       defineProperty(own, fn, { enumerable: true, value: (args) => callBinding(ns, index, label, args) });
     });
-    const known = names.length ? call(join, names, ", ") : "(none)";
+    // How a program spells a member: `tools.read_file`, or `tools["get-weather"]` for a non-identifier.
+    const spell = (key) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${global}.${key}` : `${global}[${stringify(key)}]`);
+    const known = names.length ? `(known: ${names.map(spell).join(", ")})` : "(no tools are bound to this program)";
     const proxy = new Proxy(own, {
       get(target, key) {
         if (hasOwn(target, key)) return target[key];
         if (typeof key !== "string" || key === "then") return undefined;
-        return () => PromiseCtor.reject(new TypeErrorCtor(`${global}.${key} is not a binding (known: ${known})`));
+        return () => PromiseCtor.reject(new TypeErrorCtor(`${spell(key)} is not a binding ${known}`));
       },
     });
     defineProperty(globalThis, global, { value: proxy, writable: true, configurable: true });
