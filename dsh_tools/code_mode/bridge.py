@@ -13,7 +13,9 @@ For one ``run_code`` execution the bridge
 * runs each as a full pipeline call (``<call_id>:code:<n>``, numbered by
   submission, ``parent`` = the outer token, the run-scoped signal), so policy
   applies inside programs too;
-* logs each sub-call as ``tool/code-dispatch`` on the agent's session;
+* refuses arguments that are not JSON with a ``TypeError`` before the pipeline;
+* logs each sub-call as ``tool/code-dispatch`` on the agent's session, keeping
+  small arguments whole and a preview plus the size of large ones;
 * owns a run-scoped abort that follows the caller's signal and fires when the
   run settles, then drains in-flight sub-calls *before* returning, so every
   dispatch is logged inside the open turn.
@@ -32,6 +34,8 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
+from returns.result import Failure, Success
+
 from dsh_tools.code_mode.runtime import (
     Binding,
     CodeBindingNamespace,
@@ -43,7 +47,7 @@ from dsh_tools.code_mode.runtime import (
 from dsh_tools.content import ContentBlock, ToolOutput, text_block
 from dsh_tools.errors import CodeRunFailedError, ToolArgsError
 from dsh_tools.execution import HookContext, PluginSource, ToolExecution, ToolExecutionInput, ToolExecutionResult
-from dsh_tools.json_values import JsonValue, dumps, thaw_json
+from dsh_tools.json_values import JsonValue, dumps, freeze_json
 from dsh_tools.pipeline.batch import CallLane
 from dsh_tools.pipeline.presentation import REGISTRY_GATES
 from dsh_tools.signals import AbortController
@@ -51,9 +55,13 @@ from dsh_tools.signals import AbortController
 if TYPE_CHECKING:
     from dsh_tools.registry.registry import ToolRegistry
 
-__all__ = ["CodeDispatchError", "SUMMARY_LIMIT", "render_run_text", "run_program"]
+__all__ = ["ARGUMENTS_LIMIT", "CodeDispatchError", "PREVIEW_LIMIT", "SUMMARY_LIMIT", "render_run_text", "run_program"]
 
 SUMMARY_LIMIT: Final = 200
+ARGUMENTS_LIMIT: Final = 4096
+"""Arguments up to this many bytes of JSON are kept whole in a dispatch event."""
+PREVIEW_LIMIT: Final = 1024
+"""Larger ones are kept as the first this-many bytes of their JSON text, plus "…"."""
 RUN_CODE_PLUGIN: Final = "run_code"
 """The ``PluginSource`` of the context that carries sub-call images to the loop."""
 NO_OUTPUT: Final = "(run_code completed with no output)"
@@ -84,10 +92,17 @@ class _Run:
             # its own task, shielded: when the runtime cancels a binding
             # because the run ended, the pipeline call it started still
             # finishes (and is logged) before ``drain`` returns.
+            # Not JSON: the program's mistake, refused before the pipeline sees a
+            # call (no number, no result, no dispatch event), whatever the runtime.
+            frozen = freeze_json(args)
+            if isinstance(frozen, Failure):
+                raise TypeError(f"tools.{name}(): arguments are not JSON: {frozen.failure()}")
             self.submitted += 1
             number = self.submitted
             sub_id = f"{self.outer.call_id}:code:{number}"
-            sub_call = ToolExecutionInput(sub_id, name, args, self.outer.agent, self.outer.token, self.controller.signal)
+            sub_call = ToolExecutionInput(
+                sub_id, name, frozen.unwrap(), self.outer.agent, self.outer.token, self.controller.signal
+            )
             task = asyncio.ensure_future(self._dispatch(sub_call, self._submit(sub_call), number, typed))
             self.in_flight.add(task)
             task.add_done_callback(self.in_flight.discard)
@@ -129,17 +144,15 @@ class _Run:
         if agent is None:
             return
         summary = text if len(text) <= SUMMARY_LIMIT else text[:SUMMARY_LIMIT] + "…"
-        agent.session.append(
-            "tool/code-dispatch",
-            {
-                "parentCallId": self.outer.call_id,
-                "subCallId": sub_id,
-                "name": name,
-                "arguments": thaw_json(args),
-                "isError": result.is_error,
-                "resultSummary": summary,
-            },
-        )
+        event: dict[str, JsonValue] = {
+            "parentCallId": self.outer.call_id,
+            "subCallId": sub_id,
+            "name": name,
+            **_arguments_record(args),
+            "isError": result.is_error,
+            "resultSummary": summary,
+        }
+        agent.session.append("tool/code-dispatch", event)
 
     async def drain(self) -> None:
         """Wait for every sub-call already submitted (the run has settled by now).
@@ -150,6 +163,19 @@ class _Run:
         while self.in_flight or (self.driver is not None and not self.driver.done()):
             waiting = [*self.in_flight, *([self.driver] if self.driver is not None else [])]
             await asyncio.gather(*waiting, return_exceptions=True)
+
+
+def _arguments_record(args: JsonValue) -> dict[str, JsonValue]:
+    """What a dispatch event keeps of the arguments: the value itself
+    (``arguments``) when it is small and the event holding it is still JSON
+    (within MAX_DEPTH), else a preview of its JSON text (``argumentsPreview``)
+    and its size (``argumentsBytes``). The log then retains a bounded amount per
+    call, and any call the pipeline admitted can be recorded."""
+    text = dumps(args)
+    if len(text) <= ARGUMENTS_LIMIT and isinstance(freeze_json({"arguments": args}), Success):
+        return {"arguments": args}
+    head = text[:PREVIEW_LIMIT].decode("utf-8", "ignore")
+    return {"argumentsPreview": head + "…", "argumentsBytes": len(text)}
 
 
 def render_run_text(logs: Sequence[CodeLogEntry], value: JsonValue | None) -> str:
@@ -190,6 +216,8 @@ def _output(outcome: CodeRunResult, dispatches: int, images: HookContext | None)
     if outcome.error is not None:
         captured = "\n".join(entry.text for entry in outcome.logs)
         detail = f"\nlogs:\n{captured}" if captured else ""
-        raise CodeRunFailedError(f"code run failed ({outcome.error.kind}): {outcome.error.message}{detail}")
+        # The model's text already starts "Error: "; a plain Error's own name would repeat it.
+        message = outcome.error.message.removeprefix("Error: ")
+        raise CodeRunFailedError(f"code run failed ({outcome.error.kind}): {message}{detail}")
     text = render_run_text(outcome.logs, outcome.value)
     return ToolOutput([text_block(text)], {"logs": logs, "dispatches": dispatches}, additional_context=images)

@@ -39,11 +39,21 @@ _HARNESS: Final = "harness.js"
 class Limits:
     """The per-run limits the harness applies on its side (the host applies them again)."""
 
-    __slots__ = ("max_log", "max_value", "max_args", "max_calls", "max_queued", "heap_mb", "cpu_s")
+    __slots__ = ("max_log", "max_value", "max_args", "max_values", "max_calls", "max_queued", "heap_mb", "cpu_s")
 
     def __init__(
-        self, *, max_log: int, max_value: int, max_args: int, max_calls: int, max_queued: int, heap_mb: int, cpu_s: int
+        self,
+        *,
+        max_log: int,
+        max_value: int,
+        max_args: int,
+        max_values: int,
+        max_calls: int,
+        max_queued: int,
+        heap_mb: int,
+        cpu_s: int,
     ) -> None:
+        self.max_values = max_values
         self.max_log = max_log
         self.max_value = max_value
         self.max_args = max_args
@@ -57,6 +67,7 @@ class Limits:
             "maxLog": self.max_log,
             "maxValue": self.max_value,
             "maxArgs": self.max_args,
+            "maxValues": self.max_values,
             "maxCalls": self.max_calls,
             "maxQueued": self.max_queued,
         }

@@ -50,7 +50,16 @@ class Budgets:
     """What the host enforces for each run (the harness applies the same bounds first)."""
 
     __slots__ = (
-        "compute_ms", "wall_ms", "max_log", "max_value", "max_frame", "max_rss", "max_args", "max_calls", "max_queued"
+        "compute_ms",
+        "wall_ms",
+        "max_log",
+        "max_value",
+        "max_frame",
+        "max_rss",
+        "max_args",
+        "max_values",
+        "max_calls",
+        "max_queued",
     )
 
     def __init__(
@@ -62,9 +71,11 @@ class Budgets:
         max_value: int,
         max_rss: int,
         max_args: int,
+        max_values: int,
         max_calls: int,
         max_queued: int,
     ) -> None:
+        self.max_values = max_values
         self.compute_ms = compute_ms
         self.wall_ms = wall_ms
         self.max_log = max_log
@@ -275,9 +286,13 @@ class RunSession:
 
     async def _serve(self, call_id: int, function: Binding, args: str, size: int) -> None:
         try:
-            frozen = _decode_args(args) if len(args) <= _INLINE_ARGS else await asyncio.to_thread(_decode_args, args)
-            if frozen is None:
-                line = _reply(call_id, None, "binding arguments are not JSON", "TypeError")
+            limit = self._budgets.max_values
+            if len(args) <= _INLINE_ARGS:
+                frozen, problem = _decode_args(args, limit)
+            else:
+                frozen, problem = await asyncio.to_thread(_decode_args, args, limit)
+            if problem is not None:
+                line = _reply(call_id, None, problem, "TypeError" if "JSON" in problem else "RangeError")
             else:
                 try:
                     result = await function(frozen)
@@ -304,12 +319,34 @@ class RunSession:
             self.stop("exception", "the program stopped reading the replies to its binding calls")
 
 
-def _decode_args(text: str) -> FrozenJson | None:
+def _decode_args(text: str, max_values: int) -> tuple[FrozenJson | None, str | None]:
+    """The frozen arguments, or why not (counted before freezing: freezing costs per value)."""
     try:
-        frozen = freeze_json(orjson.loads(text))
+        parsed = orjson.loads(text)
     except orjson.JSONDecodeError:  # lone surrogates included
-        return None
-    return None if isinstance(frozen, Failure) else frozen.unwrap()
+        return None, "binding arguments are not JSON"
+    if _count_over(parsed, max_values):
+        return None, f"binding arguments hold more than {max_values} JSON values"
+    frozen = freeze_json(parsed)
+    if isinstance(frozen, Failure):
+        return None, "binding arguments are not JSON"
+    return frozen.unwrap(), None
+
+
+def _count_over(value: object, limit: int) -> bool:
+    """Whether freshly parsed JSON holds more than ``limit`` values (stops as soon as it does)."""
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        count += 1
+        if count > limit:
+            return True
+        if type(item) is dict:
+            stack.extend(item.values())
+        elif type(item) is list:
+            stack.extend(item)
+    return False
 
 
 def _reply(call_id: int, value: JsonValue, error: str | None, name: str | None = None) -> bytes:

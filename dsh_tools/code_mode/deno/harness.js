@@ -95,6 +95,8 @@ function jsonProblem(value, path, seen) {
   // Strict "survives a JSON round trip unchanged": what JSON.stringify would
   // silently drop, alter or throw on is refused instead; so are lone
   // surrogates, which are not Unicode text and which the host refuses.
+  // `seen` counts the values too (seen.count), so a huge call stops early.
+  if (++seen.count > limits.maxValues) return null;
   switch (typeof value) {
     case "string": return call(isWellFormed, value) ? null : `${path} is a string holding a lone surrogate`;
     case "boolean": return null;
@@ -187,6 +189,12 @@ function installConsole() {
 
 // -- bindings ---------------------------------------------------------------
 
+// A refused call rejects one microtask later, once the caller has attached its
+// handlers: a promise rejected before that is tracked by Deno as possibly
+// unhandled, and settling tens of thousands of those costs quadratic time.
+const defer = queueMicrotask;
+const refuse = (error) => new PromiseCtor((_, reject) => defer(() => reject(error)));
+
 const pending = new MapCtor();
 let nextId = 1;
 let pendingBytes = 0;
@@ -223,21 +231,27 @@ function rejection(name, text) {
 }
 
 function callBinding(ns, fn, label, args) {
-  if (settled) return PromiseCtor.reject(new ErrorCtor(`${label}(): the program run has ended`));
-  const problem = jsonProblem(args, "arguments", new SetCtor());
-  if (problem) return PromiseCtor.reject(new TypeErrorCtor(`${label}(): arguments are not JSON: ${problem}`));
+  if (settled) return refuse(new ErrorCtor(`${label}(): the program run has ended`));
+  const seen = new SetCtor();
+  seen.count = 0;
+  const problem = jsonProblem(args, "arguments", seen);
+  if (problem) return refuse(new TypeErrorCtor(`${label}(): arguments are not JSON: ${problem}`));
+  if (seen.count > limits.maxValues) {
+    return refuse(new RangeErrorCtor(
+      `${label}(): arguments hold more than ${limits.maxValues} JSON values (every number, string, array and object counts)`));
+  }
   const text = stringify(args);
   const bytes = call(byteCount, encode(text));
   if (bytes > limits.maxArgs) {
-    return PromiseCtor.reject(new RangeErrorCtor(
+    return refuse(new RangeErrorCtor(
       `${label}(): JSON arguments are ${bytes} bytes, over the ${limits.maxArgs}-byte limit`));
   }
   if (nextId > limits.maxCalls) {
-    return PromiseCtor.reject(new RangeErrorCtor(
+    return refuse(new RangeErrorCtor(
       `${label}(): binding call limit reached: a run may make at most ${limits.maxCalls} calls`));
   }
   if (pendingBytes + bytes > limits.maxQueued) {
-    return PromiseCtor.reject(new RangeErrorCtor(
+    return refuse(new RangeErrorCtor(
       `${label}(): ${pendingBytes} bytes of arguments already wait for replies (limit ${limits.maxQueued}): ` +
       "await some calls before starting more"));
   }
@@ -264,7 +278,7 @@ function installBindings(namespaces) {
       get(target, key) {
         if (hasOwn(target, key)) return target[key];
         if (typeof key !== "string" || key === "then") return undefined;
-        return () => PromiseCtor.reject(new TypeErrorCtor(`${spell(key)} is not a binding ${known}`));
+        return () => refuse(new TypeErrorCtor(`${spell(key)} is not a binding ${known}`));
       },
     });
     defineProperty(globalThis, global, { value: proxy, writable: true, configurable: true });

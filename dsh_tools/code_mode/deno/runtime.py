@@ -49,9 +49,10 @@ class DenoCodeRuntime:
     ``worker-exit``.
 
     A run may make at most ``max_calls`` binding calls, each with at most
-    ``max_arg_bytes`` of JSON arguments, and the arguments of calls not yet
-    answered may total at most ``max_queued_bytes``; a call over a bound
-    rejects in the program with a ``RangeError``.
+    ``max_arg_bytes`` of JSON arguments holding at most ``max_arg_values``
+    values (the host's work per call grows with both), and the arguments of
+    calls not yet answered may total at most ``max_queued_bytes``; a call over
+    a bound rejects in the program with a ``RangeError``.
 
     ``pool_size`` processes are kept started and loaded, ready for the next
     runs (0: every run starts its own, about 30 ms later).
@@ -72,6 +73,7 @@ class DenoCodeRuntime:
         max_heap_mb: int = 512,
         max_calls: int = 10_000,
         max_arg_bytes: int = 4 << 20,
+        max_arg_values: int = 100_000,
         max_queued_bytes: int = 16 << 20,
         pool_size: int = 2,
     ) -> None:
@@ -83,6 +85,7 @@ class DenoCodeRuntime:
             ("max_heap_mb", max_heap_mb),
             ("max_calls", max_calls),
             ("max_arg_bytes", max_arg_bytes),
+            ("max_arg_values", max_arg_values),
             ("max_queued_bytes", max_queued_bytes),
         ):
             if type(value) is not int or value <= 0:
@@ -94,6 +97,7 @@ class DenoCodeRuntime:
             max_log=max_log_bytes,
             max_value=max_value_bytes,
             max_args=max_arg_bytes,
+            max_values=max_arg_values,
             max_calls=max_calls,
             max_queued=queued,
             heap_mb=max_heap_mb,
@@ -106,6 +110,7 @@ class DenoCodeRuntime:
             max_value=max_value_bytes,
             max_rss=(2 * max_heap_mb + 256) << 20,
             max_args=max_arg_bytes,
+            max_values=max_arg_values,
             max_calls=max_calls,
             max_queued=queued,
         )
