@@ -238,3 +238,44 @@ async def test_the_program_cannot_read_files_or_environment(runtime: DenoCodeRun
     """
     result = await run_code(ctx, agent, program)
     assert result.text == '["denied","denied","denied"]'
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["(() => { const a: any = {}; a.a = a; return a })()", "undefined", "{ f: () => 1 }", "10n", "{ s: 'x\\ud800' }"],
+    ids=["cyclic", "undefined", "function", "BigInt", "lone surrogate"],
+)
+async def test_non_json_arguments_never_reach_the_pipeline(runtime: DenoCodeRuntime, expr: str) -> None:
+    ctx, agent = make(runtime)
+    seen: list[str] = []
+    ctx.on("tools/result", lambda execution, result: seen.append(execution.name))
+    program = f"try {{ await tools.echo({expr} as any) }} catch (e) {{ return `${{(e as Error).name}}: ${{(e as Error).message}}` }}"
+    result = await run_code(ctx, agent, program)
+    assert result.text.startswith("TypeError:") and "JSON" in result.text, result.text
+    assert seen == ["run_code"] and dispatches(agent) == []
+
+
+async def test_a_syntax_error_reports_the_programs_own_line_and_column(runtime: DenoCodeRuntime) -> None:
+    ctx, agent = make(runtime)
+    result = await run_code(ctx, agent, "const a = (1 +;\nreturn a;")
+    assert result.is_error
+    assert "SyntaxError" in result.text and "TypeError" not in result.text
+    assert "program.ts:1:15" in result.text, result.text
+    assert "1 | const a = (1 +;" in result.text and "export default" not in result.text
+    second = await run_code(ctx, agent, "const a = 1;\nconst b = (2 +;")
+    assert "program.ts:2:15" in second.text and "2 | const b = (2 +;" in second.text, second.text
+
+
+async def test_a_runtime_error_reports_the_programs_own_line_and_column(runtime: DenoCodeRuntime) -> None:
+    ctx, agent = make(runtime)
+    result = await run_code(ctx, agent, "throw new RangeError('out of range')")
+    assert "RangeError: out of range" in result.text and "program.ts:1:7" in result.text, result.text
+
+
+async def test_an_uncaught_failed_call_reads_error_once(runtime: DenoCodeRuntime) -> None:
+    ctx, agent = make(runtime)
+    ctx.on("tools/pre-execute", lambda execution, next: Deny("secrets stay secret") if execution.name == "secret" else next())
+    result = await run_code(ctx, agent, "await tools.secret({})")
+    assert result.is_error
+    assert result.text.startswith("Error: code run failed (exception): secrets stay secret"), result.text
+    assert result.text.count("Error:") == 1, result.text

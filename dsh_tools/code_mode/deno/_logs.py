@@ -49,8 +49,7 @@ class LogSink:
         text = self._pending[source] + self._decoders[source].decode(data)
         *lines, rest = text.split("\n")
         for line in lines:
-            self._add(source, line)
-            if self._truncated:
+            if not self._add(source, line):
                 return
         if len(rest) > self._max:  # a line without end: no need to wait for it
             self._add(source, rest)
@@ -65,17 +64,19 @@ class LogSink:
             if rest:
                 self._add(source, rest)
 
-    def _add(self, source: LogSource, text: str, level: str | None = None) -> None:
+    def _add(self, source: LogSource, text: str, level: str | None = None) -> bool:
+        """Record one entry; ``False`` once the budget is spent (nothing more is kept)."""
         if self._truncated:
-            return
+            return False
         size = len(text.encode("utf-8", "replace")) + ENTRY_COST
         if self._used + size <= self._max:
             self._used += size
             self._entries.append(CodeLogEntry(source, text, level))
-            return
+            return True
         room = max(0, self._max - self._used - ENTRY_COST)
         head = text.encode("utf-8", "replace")[:room].decode("utf-8", "ignore")
         marker = f"… [logs truncated: over the {self._max}-byte limit]"
         self._entries.append(CodeLogEntry(source, head + marker, level))
         self._used = self._max
         self._truncated = True
+        return False

@@ -160,7 +160,7 @@ class DenoCodeRuntime:
         if signal is not None and signal.aborted:
             return CodeRunResult((), None, CodeRunFailure("abort", abort_message(signal.reason)))
         process = await self._pool.take()
-        if self._disposed:  # disposed while we were waiting for the process
+        if self.disposed:  # disposed while we were waiting for the process
             await self._retire(process)
             raise RuntimeError("DenoCodeRuntime is disposed")
         session = RunSession(process, request.bindings, signal, self._budgets, self._watchdog)
