@@ -56,13 +56,14 @@ class LogSink:
             rest = ""
         self._pending[source] = rest
 
-    def flush(self) -> None:
-        """End of run: emit unterminated lines."""
+    def close(self) -> None:
+        """End of run: emit unterminated lines; whatever arrives later is dropped."""
         for source in _STREAMS:
             rest = self._pending[source] + self._decoders[source].decode(b"", final=True)
             self._pending[source] = ""
             if rest:
                 self._add(source, rest)
+        self._truncated = True  # accepts nothing more (no marker: the run is over, not cut)
 
     def _add(self, source: LogSource, text: str, level: str | None = None) -> bool:
         """Record one entry; ``False`` once the budget is spent (nothing more is kept)."""

@@ -40,6 +40,7 @@ __all__ = ["Budgets", "RunSession", "abort_message"]
 _LEVELS: Final = frozenset({"log", "info", "warn", "error", "debug"})
 _CHUNK: Final = 1 << 20
 _DRAIN_S: Final = 2.0
+_SETTLE_TURNS: Final = 3
 _INLINE_ARGS: Final = 1 << 16
 """Argument texts up to this many characters are parsed on the loop; larger ones on a thread."""
 _ERROR_NAMES: Final = frozenset({"TypeError", "RangeError"})
@@ -113,7 +114,9 @@ class RunSession:
         self._seen_ids: set[int] = set()
         self._queued = 0
         self._calls: set[asyncio.Task[None]] = set()
+        self.retired: asyncio.Future[None] | None = None
         self.finished = asyncio.Event()
+        """Set once the process is reaped, its pipes are closed and its binding tasks are done."""
 
     def stop(self, kind: FailureKind, message: str) -> None:
         """Settle with a failure (if not settled yet) and kill the process."""
@@ -142,14 +145,26 @@ class RunSession:
             if undo is not None:
                 undo()
             self._watchdog.unwatch(watch)  # before the reap: the thread never signals a reaped pid
-            await proc.reap()
+            proc.kill()
+            self.retired = asyncio.ensure_future(self._retire(readers))
+        # The result does not wait for the process to die: output already in the
+        # pipes reaches the log within a few loop turns (the done frame came after
+        # it), and the reap, the pipes' EOF and the binding tasks finish in
+        # ``retired``, which the runtime awaits before it counts as quiet.
+        for _ in range(_SETTLE_TURNS):
+            await asyncio.sleep(0)
+        self._logs.close()
+        return CodeRunResult(self._logs.entries, value, error)
+
+    async def _retire(self, readers: list[asyncio.Task[None]]) -> None:
+        try:
+            await self._proc.reap()
             await self._drain(readers)
             for task in self._calls:
                 task.cancel()
             await asyncio.gather(*self._calls, return_exceptions=True)
+        finally:
             self.finished.set()
-        self._logs.flush()
-        return CodeRunResult(self._logs.entries, value, error)
 
     # -- outcome ---------------------------------------------------------------
 

@@ -353,6 +353,9 @@ async function main() {
   const hello = parse(await nextLine());
   tag = "\x1e" + hello.secret + "\x1f";
   limits = hello.limits;
+  // Deno sets up its TypeScript pipeline on the first TypeScript module: do it
+  // now, while this process waits in the pool, not on the run's critical path.
+  await import(URL.createObjectURL(new Blob(["export default async function (): Promise<boolean> {\n  const ready: boolean = true;\n  return ready;\n}\n"], { type: "application/typescript" })));
   send({ t: "ready" });
   const parentPid = Deno.ppid;
   // An orphan (its host was SIGKILLed) ends itself; unref'd, so it never keeps the loop alive.

@@ -166,10 +166,15 @@ class DenoCodeRuntime:
         session = RunSession(process, request.bindings, signal, self._budgets, self._watchdog)
         self._sessions.add(session)
         try:
-            return await session.execute(run_line)  # reaps the process whatever happens
+            return await session.execute(run_line)  # its process is reaped whatever happens
         finally:
-            self._sessions.discard(session)
-            self._processes.discard(process)
+            retired = session.retired
+            assert retired is not None
+            retired.add_done_callback(lambda _: self._forget(session, process))
+
+    def _forget(self, session: RunSession, process: SandboxProcess) -> None:
+        self._sessions.discard(session)
+        self._processes.discard(process)
 
     async def dispose(self) -> None:
         """Kill in-flight runs and the pool, wait until all of them are gone (idempotent)."""
