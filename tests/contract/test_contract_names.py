@@ -233,12 +233,20 @@ def test_define_tool_is_keyword_only() -> None:
 
 def test_deno_runtime_constructor_keywords() -> None:
     params = _params(DenoCodeRuntime)
-    assert params == [
+    assert params[:5] == [
         ("compute_ms", KW, 60_000),
         ("max_wall_ms", KW, 600_000),
         ("max_log_bytes", KW, 65_536),
         ("max_value_bytes", KW, 32_768),
         ("max_heap_mb", KW, 512),
+    ]
+    # Issue 16's per-run bounds and issue 15's pool, keyword-only with defaults (docs/code-mode.md).
+    assert params[5:] == [
+        ("max_calls", KW, 10_000),
+        ("max_arg_bytes", KW, 4 << 20),
+        ("max_arg_values", KW, 100_000),
+        ("max_queued_bytes", KW, 16 << 20),
+        ("pool_size", KW, 2),
     ]
 
 
