@@ -46,7 +46,7 @@ async def test_wall_budget_ends_an_idle_but_alive_program() -> None:
         await rt.dispose()
     assert result.error is not None and result.error.kind == "timeout"
     assert "wall-clock" in result.error.message
-    assert elapsed < 2.0
+    assert elapsed < 0.3 + 2.5, "issue 16: nothing runs more than 2.5 s past its wall budget"
 
 
 async def test_endless_allocation_fails(runtime: DenoCodeRuntime) -> None:
@@ -63,11 +63,9 @@ async def test_endless_buffer_allocation_is_bounded(runtime: DenoCodeRuntime) ->
 
 
 async def test_never_settling_program_ends_as_worker_exit(runtime: DenoCodeRuntime) -> None:
-    started = time.monotonic()
     result = await run(runtime, "await new Promise(() => {})")
     assert result.error is not None and result.error.kind == "worker-exit"
-    assert "never settles" in result.error.message
-    assert time.monotonic() - started < 2.0
+    assert "never settles" in result.error.message  # the idle loop ended it, not a budget
 
 
 async def test_never_settling_after_a_binding_call(runtime: DenoCodeRuntime) -> None:
