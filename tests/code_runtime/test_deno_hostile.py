@@ -17,7 +17,7 @@ from dsh_tools.signals import AbortController
 
 @pytest.fixture
 async def runtime() -> AsyncIterator[DenoCodeRuntime]:
-    rt = DenoCodeRuntime(compute_ms=1000, max_wall_ms=5000, max_log_bytes=4096, max_heap_mb=64)
+    rt = DenoCodeRuntime(compute_ms=1000, max_wall_ms=60_000, max_log_bytes=4096, max_heap_mb=64)
     yield rt
     await rt.dispose()
 
