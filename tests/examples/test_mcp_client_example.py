@@ -14,4 +14,4 @@ async def test_the_mcp_client_example_runs() -> None:
     assert '"celsius": 18' in lines[1]
     assert lines[2] == "delete: Error: wx_delete_forecasts is not allowed here"
     assert lines[3] == "bad arguments: Error: invalid arguments: celsius: expected number, got string"
-    assert lines[4] == "program:\nrefused: Error: wx_delete_forecasts is not allowed here\noslo: 4°C = 39.2°F"
+    assert lines[4] == "program:\nrefused: wx_delete_forecasts is not allowed here\noslo: 4°C = 39.2°F"
