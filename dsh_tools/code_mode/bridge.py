@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from returns.result import Failure, Success
 
@@ -165,7 +165,7 @@ class _Run:
             await asyncio.gather(*waiting, return_exceptions=True)
 
 
-def _arguments_record(args: JsonValue) -> dict[str, JsonValue]:
+def _arguments_record(args: object) -> dict[str, JsonValue]:
     """What a dispatch event keeps of the arguments: the value itself
     (``arguments``) when it is small and the event holding it is still JSON
     (within MAX_DEPTH), else a preview of its JSON text (``argumentsPreview``)
@@ -173,7 +173,7 @@ def _arguments_record(args: JsonValue) -> dict[str, JsonValue]:
     call, and any call the pipeline admitted can be recorded."""
     text = dumps(args)
     if len(text) <= ARGUMENTS_LIMIT and isinstance(freeze_json({"arguments": args}), Success):
-        return {"arguments": args}
+        return {"arguments": cast("JsonValue", args)}  # JSON: just checked
     head = text[:PREVIEW_LIMIT].decode("utf-8", "ignore")
     return {"argumentsPreview": head + "…", "argumentsBytes": len(text)}
 
