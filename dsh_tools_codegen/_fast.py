@@ -37,7 +37,7 @@ identity.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final, TypeVar, cast
+from typing import Final, cast
 
 from ._canonical import PMAP_TYPE, PVECTOR_TYPE, SCALAR_TYPES, frozen_dict_type
 from ._rules import (
@@ -54,6 +54,7 @@ from ._rules import (
     _Rendered,
     _union,
 )
+from ._leaves import _STRING_LITERALS, _remember, leaf
 from ._text import jsdoc, json_literal, member_key, string_literal
 
 __all__ = ["Fallback", "clear_memos", "fast_render"]
@@ -65,7 +66,6 @@ _LITERAL_TYPES: Final = frozenset({str, int, bool, type(None)})
 _CONTAINERS: Final = frozenset({dict, list, tuple, PMAP_TYPE, PVECTOR_TYPE}) - {None}
 """Containers whose *type* alone decides a rule (no literal, not a name);
 ``FrozenDict`` is checked beside them (:func:`_is_container`)."""
-_MEMO_LIMIT: Final = 4096
 
 
 class Fallback(Exception):
@@ -184,64 +184,90 @@ class _Renderer:
 
     def members(self, view: dict[str, object], level: int, depth: int) -> _Rendered:
         properties = view.get("properties")
-        entries: list[tuple[str, object]] | None = None
         if properties is not None:
-            props = self.mapping(properties)
-            if props is not None:
-                entries = list(dict.items(props))  # the mapping's own order (see _schema)
-                if len(entries) > MAX_ITEMS:
+            cls = type(properties)
+            props = properties if cls is self.frozen_dict or (cls is dict and not self.frozen) else self.mapping(properties)
+            if props:
+                if len(props) > MAX_ITEMS:  # type: ignore[arg-type]
                     raise Fallback
-        if entries:
-            return (self.block(entries, self.required(view.get("required")), level, depth), _ATOM)
+                text = self.block(dict.items(props), self.required(view.get("required")), level, depth)  # type: ignore[arg-type]
+                return (text, _ATOM)  # the mapping's own order (see _schema)
         extra = view.get("additionalProperties")
         sub = self.mapping(extra)
         if sub is not None:
             return (f"Record<string, {self.node(extra, level, depth + 1, sub)[0]}>", _ATOM)
         return ("Record<string, unknown>", _ATOM)
 
-    def block(self, entries: list[tuple[str, object]], required: set[str], level: int, depth: int) -> str:
+    def block(self, entries: Iterable[tuple[str, object]], required: set[str], level: int, depth: int) -> str:
         """An object type's ``{ ... }`` block, one member (and JSDoc) a line.
 
-        The hot loop of a cold render: a member whose schema is a plain
-        scalar type (most of them) is rendered inline, without the
-        :meth:`node` call; it still counts against the node budget.
+        The hot loop of a cold render. A member whose schema is a plain
+        scalar type (most of them) is rendered inline; the other common
+        shapes (:func:`._leaves.leaf`) and nested object types without
+        :meth:`node`'s dispatch. Every node still counts against the budget.
+        Heads and JSDoc lines come from the text memos, read inline.
         """
         if depth + 1 >= MAX_DEPTH:
             raise Fallback  # a member would be one node too deep
         inner = level + 1
-        pad = "  " * inner
+        newline = "\n" + "  " * inner
         body: list[str] = []
+        append = body.append
         frozen = self.frozen
         frozen_dict = self.frozen_dict
+        nested = depth + 2 < MAX_DEPTH  # an array's items may be rendered inline
+        required_heads, optional_heads, docs, scalars = _REQUIRED_HEADS, _OPTIONAL_HEADS, _DOC_TEXT, _SCALARS
+        plain = _KEYWORDS.isdisjoint
         leaves = 0
         for key, sub in entries:
-            head = _head(key, key in required)
-            cls = type(sub)
-            sub_view: dict[str, object] | None
-            if cls is frozen_dict or (cls is dict and not frozen):
-                sub_view = cast("dict[str, object]", sub)
+            if type(key) is not str:
+                raise Fallback  # a str subclass would run its own __hash__ in the memo
+            if key in required:
+                head = required_heads.get(key) or _head(key, True)
             else:
-                sub_view = self.mapping(sub)
-                if sub_view is None:
-                    body.append(head + "unknown;")
+                head = optional_heads.get(key) or _head(key, False)
+            cls = type(sub)
+            if cls is frozen_dict or (cls is dict and not frozen):
+                sub_view: dict[str, object] = sub  # type: ignore[assignment]
+            else:
+                mapped = self.mapping(sub)
+                if mapped is None:
+                    append(head + "unknown;")
                     continue
+                sub_view = mapped
             kind = sub_view.get("type")
-            text = _SCALARS.get(kind) if type(kind) is str else None
-            if text is not None and _KEYWORDS.isdisjoint(sub_view):
+            text = scalars.get(kind) if type(kind) is str else None
+            if text is not None and plain(sub_view):
                 leaves += 1
             else:
-                text = self.node(sub, inner, depth + 1, sub_view)[0]
+                shape = leaf(sub_view, frozen, frozen_dict, nested)
+                if shape is not None:
+                    text = shape[0]
+                    leaves += shape[1]
+                elif kind == "object" and plain(sub_view):  # node()'s dispatch, decided
+                    self.budget -= 1
+                    if self.budget < 0:
+                        raise Fallback
+                    text = self.members(sub_view, inner, depth + 1)[0]
+                else:
+                    text = self.node(sub, inner, depth + 1, sub_view)[0]
             description = sub_view.get("description")
             if description is not None:
-                doc = _doc(description)
+                doc = docs.get(description, _MISSING) if type(description) is str else _MISSING
+                if doc is _MISSING:
+                    doc = _doc(description)
                 if doc is not None:
-                    body.append(doc)
-            body.append(f"{head}{text};")  # one allocation, where + would make two
+                    append(doc)  # type: ignore[arg-type]
+            append(f"{head}{text};")  # one allocation, where + would make two
         self.budget -= leaves
-        newline = "\n" + pad
         return f"{{{newline}{newline.join(body)}\n{'  ' * level}}}"
 
     def required(self, value: object) -> set[str]:
+        cls = type(value)
+        if cls is tuple or (cls is list and not self.frozen):
+            names: list[object] | tuple[object, ...] | None = value  # type: ignore[assignment]
+            if len(names) <= MAX_ITEMS and _ONLY_STR.issuperset(map(type, names)):  # type: ignore[arg-type]
+                return set(names)  # type: ignore[arg-type]  # the common case: names, all exact str
         names = None if value is None else self.sequence(value)
         required: set[str] = set()
         if names is not None:
@@ -251,6 +277,9 @@ class _Renderer:
                 elif type(name) not in _ATOMS and type(name) not in _CONTAINERS:
                     raise Fallback  # exact_str would copy a str subclass; not our subset
         return required
+
+
+_ONLY_STR: Final = frozenset({str})
 
 
 def _check_finite(value: object) -> None:
@@ -322,22 +351,9 @@ def _head(key: str, required: bool) -> str:
     return _remember(memo, key, member_key(key) + (": " if required else "?: ")) if head is None else head
 
 
-_Text = TypeVar("_Text", str, "str | None")
-
-
-def _remember(memo: dict[str, _Text], key: str, text: _Text) -> _Text:
-    """Store in one of the bounded text memos (cleared when full: the keys are
-    exact ``str``, so neither lookups nor storing ever run user code)."""
-    if len(memo) >= _MEMO_LIMIT:
-        memo.clear()
-    memo[key] = text
-    return text
-
-
 _REQUIRED_HEADS: Final[dict[str, str]] = {}
 _OPTIONAL_HEADS: Final[dict[str, str]] = {}
 _DOC_TEXT: Final[dict[str, str | None]] = {}
-_STRING_LITERALS: Final[dict[str, str]] = {}
 
 
 def clear_memos() -> None:
