@@ -369,8 +369,15 @@ def fast_render(tree: object, level: int, frozen: bool) -> str:
     """``tree`` rendered at ``level`` exactly as :func:`~._schema.render_schema`
     would, or :class:`Fallback` (also on any unexpected error)."""
     try:
-        renderer = _Renderer(frozen, frozen_dict_type())
-        text = renderer.node(tree, level, 0)[0]
+        frozen_dict = frozen_dict_type()
+        renderer = _Renderer(frozen, frozen_dict)
+        cls = type(tree)
+        kind = tree.get("type") if cls is frozen_dict or (cls is dict and not frozen) else None  # type: ignore[attr-defined]
+        if type(kind) is str and kind == "object" and _KEYWORDS.isdisjoint(tree):  # type: ignore[arg-type]
+            renderer.budget -= 1  # a tool's parameters: node()'s dispatch, decided
+            text = renderer.members(tree, level, 0)[0]  # type: ignore[arg-type]
+        else:
+            text = renderer.node(tree, level, 0)[0]
     except Fallback:
         raise
     except Exception as error:
