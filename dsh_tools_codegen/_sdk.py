@@ -255,16 +255,14 @@ class _MemberCache:
         self._generation = max(capacity, 1)
         self._young: dict[tuple[object, ...], tuple[object, str]] = {}
         self._old: dict[tuple[object, ...], tuple[object, str]] = {}
-        self._seen: set[int] = set()  # ids of dicts rendered live (see _plain)
 
     def member(self, name: str, description: str | None, parameters: object, returns: str = "string") -> str:
         cls = type(parameters)
-        if cls is dict:  # never deeply frozen: no identity entry, content keys only
-            return self._plain(name, description, parameters, returns)
         identity_key: tuple[object, ...] = (_IDENTITY, name, description, id(parameters), returns)
-        hit = self._get(identity_key)
-        if hit is not None and hit[0] is parameters:
-            return hit[1]
+        if cls is not dict:  # a dict is never deeply frozen: no identity entry
+            hit = self._get(identity_key)
+            if hit is not None and hit[0] is parameters:
+                return hit[1]
         if cls is frozen_dict_type() and getattr(parameters, "_json", False) is True:
             try:
                 text = _member_text(name, description, fast_render(parameters, 1, frozen=True), returns)
@@ -273,39 +271,6 @@ class _MemberCache:
             else:
                 self._put(identity_key, (parameters, text))
                 return text
-        return self._canonical(name, description, parameters, returns, identity_key)
-
-    def _plain(self, name: str, description: str | None, parameters: object, returns: str) -> str:
-        """A ``dict``'s text: rendered live the first time its object is seen,
-        through the content key once it is seen again.
-
-        The content key (a size count and a dump) costs about what rendering
-        does, so a dict seen once (a cold render) is not keyed at all: its
-        text is rendered live and not stored, and only its ``id`` is noted.
-        A dict seen again (an unchanged tool set) is keyed, so its text is
-        stored and later renders are memo hits. An ``id`` recycled for
-        another dict only makes that dict keyed a call early. Live text is
-        the canonical text (see ``_render_canonical``); a bail-out takes the
-        canonical path at once.
-        """
-        seen = self._seen
-        if id(parameters) not in seen:
-            try:
-                text = _member_text(name, description, fast_render(parameters, 1, frozen=False), returns)
-            except Fallback:
-                pass
-            else:
-                if len(seen) >= self._generation:
-                    seen.clear()
-                seen.add(id(parameters))
-                return text
-        return self._canonical(name, description, parameters, returns, None)
-
-    def _canonical(
-        self, name: str, description: str | None, parameters: object, returns: str, identity_key: tuple[object, ...] | None
-    ) -> str:
-        """The text through the canonical bytes (content key); also stored
-        under ``identity_key`` when the parameters proved deeply frozen."""
         canonical = canonical_json(parameters)
         if canonical is None:
             return _member_text(name, description, render_schema(parameters, 1), returns)  # uncacheable
@@ -321,7 +286,7 @@ class _MemberCache:
                 self._put(content_key, (None, text))
         else:
             text = hit[1]
-        if frozen and identity_key is not None:
+        if frozen:
             self._put(identity_key, (parameters, text))
         return text
 
@@ -347,7 +312,6 @@ class _MemberCache:
     def clear(self) -> None:
         self._young = {}
         self._old = {}
-        self._seen = set()
 
 
 _IDENTITY: Final = 0
