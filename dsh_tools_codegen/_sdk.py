@@ -11,8 +11,7 @@ the top of the system prompt, so two properties matter more than anything:
   mappings such as ``PMap``).
 * **Cost.** Each tool's member text is memoised in a bounded memo (keeping
   the :data:`CACHE_SIZE` most recently used entries) so an
-  unchanged tool set is not rendered again (plain dicts: once they are seen
-  a second time); per call only the lookups, the
+  unchanged tool set is not rendered twice; per call only the lookups, the
   sort and the join run. Keys are chosen so a hit can never be stale:
 
   - *content* keys ``(name, description, canonical JSON bytes)`` (see
@@ -36,11 +35,7 @@ the top of the system prompt, so two properties matter more than anything:
 
 A cold verified ``FrozenDict`` (the registry's parameters) is rendered
 straight away in frozen mode and cached by identity only: the canonical pass
-would cost as much as the rendering. A ``dict`` object seen for the first
-time is rendered live by the fast renderer and not stored (keying it would
-cost as much again; its ``id`` is noted), and keyed by content when it is
-seen again, so an unchanged set is rendered twice at most (see
-``_MemberCache._plain``). Everything else, and any bail-out, goes through the
+would cost as much as the rendering. Everything else goes through the
 canonical bytes and the fast renderer, the defensive one taking over on a
 bail-out — the same text either way (see :mod:`._fast`).
 
