@@ -22,30 +22,35 @@ An error result sets ``error.type`` (the result's error code, such as
 a tool body runs its span is the current span, so spans the body opens (an
 HTTP client's) nest under it.
 
-Built on the public seams only: an outermost ``tools/pre-execute`` listener
-opens the span, an outermost ``tools/execute`` wrapper marks dispatch, an
-outermost ``tools/post-execute`` listener records ``Block``, and the
-``tools/result`` observer closes it. A call refused at admission (non-JSON
-arguments, a forged parent) never reaches pre-execute; its span is opened and
-closed at ``tools/result``. Nothing is registered until ``instrument`` runs,
-so an uninstrumented registry pays nothing. Needs the ``otel`` extra
+Built on the pipeline's internal probe seam (:mod:`dsh_tools.pipeline.probe`),
+not on the public listeners, so tracing adds no waterfall levels: the gates'
+start opens the span, the ``tools/pre-execute`` and ``tools/post-execute``
+stages hand it their decisions, dispatch runs with the span current, and the
+authoritative result closes it (before the ``tools/result`` observers hear
+it). A call refused at admission (non-JSON arguments, a forged parent) never
+reaches the gates; its span is opened and closed at the result. Nothing is registered until ``instrument`` runs,
+so an uninstrumented registry pays one empty-tuple check per stage. With a
+tracer whose spans do not record (a no-op provider, a sampler's drop) no
+events or attributes are built, and a span with no valid context (a no-op
+tracer's placeholder outside any span) is not made current: it carries nothing. Needs the ``otel`` extra
 (``pip install 'dsh-tools[otel]'``; ``opentelemetry-sdk`` to export).
 """
 
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Final
+from contextvars import Token
+from typing import TYPE_CHECKING, Final, cast
 
 from dsh_tools.decisions import Ask, Block, Deny, PostToolDecision, PreToolDecision
 from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
-from dsh_tools.hooks import ExecuteNext, PostNext, PreNext
 
 if TYPE_CHECKING:
+    from opentelemetry.context import Context as OtelContext
     from opentelemetry.trace import Span, Tracer, TracerProvider
 
-    from dsh_tools.host.context import Context
+    from dsh_tools.host.context import Agent, Context
 
 __all__ = ["instrument"]
 
@@ -58,7 +63,7 @@ def instrument(ctx: Context, tracer_provider: TracerProvider | None = None) -> D
 
     ``tracer_provider`` defaults to the global one (``trace.set_tracer_provider``).
     Through a scoped context (``agent.ctx``) only that agent's calls are traced.
-    The listeners live as long as ``ctx``; disposing ends the spans still open.
+    The probe lives as long as ``ctx``; disposing ends the spans still open.
     """
     try:
         from opentelemetry import trace
@@ -68,17 +73,11 @@ def instrument(ctx: Context, tracer_provider: TracerProvider | None = None) -> D
             name="opentelemetry",
         ) from error
     tracer = trace.get_tracer("dsh_tools", tracer_provider=tracer_provider)
-    spans = _Spans(tracer)
-    removers = (
-        ctx.on("tools/pre-execute", spans.pre_execute, prepend=True),
-        ctx.on("tools/execute", spans.dispatch, prepend=True),
-        ctx.on("tools/post-execute", spans.post_execute, prepend=True),
-        ctx.on("tools/result", spans.result),
-    )
+    spans = _Spans(tracer, ctx.scope)
+    remove = ctx.events.add_probe(spans)
 
     def uninstrument() -> None:
-        for remove in removers:
-            remove()
+        remove()
         spans.close()
 
     return ctx.track(uninstrument)
@@ -87,10 +86,13 @@ def instrument(ctx: Context, tracer_provider: TracerProvider | None = None) -> D
 class _Call:
     """One open span and what the stages told it so far."""
 
-    __slots__ = ("span", "gated", "asked", "dispatched", "verdict")
+    __slots__ = ("span", "recording", "valid", "gated", "asked", "dispatched", "verdict")
 
     def __init__(self, span: Span) -> None:
         self.span = span
+        self.recording = span.is_recording()  # a non-recording span gets no events or attributes
+        # a sampled-out span still carries its trace to the body; an invalid one has none to carry
+        self.valid = span.get_span_context().is_valid
         self.gated = False  # pre-execute let it on (Allow or Ask)
         self.asked = False
         self.dispatched = False
@@ -98,29 +100,36 @@ class _Call:
 
 
 class _Spans:
-    """The listeners' shared state: open spans by execution token."""
+    """The probe (:class:`~dsh_tools.pipeline.probe.CallProbe`): open spans by execution token."""
 
-    def __init__(self, tracer: Tracer) -> None:
-        from opentelemetry import trace
+    def __init__(self, tracer: Tracer, scope: Agent | None) -> None:
+        from opentelemetry import context, trace
         from opentelemetry.trace import SpanKind, Status, StatusCode
 
         self._tracer = tracer
-        self._trace = trace
+        self._scope = scope
+        self._set_span = trace.set_span_in_context
+        self._attach = context.attach
+        self._detach = context.detach
         self._kind = SpanKind.INTERNAL
         self._status = Status
         self._error_code = StatusCode.ERROR
         self._open: weakref.WeakKeyDictionary[ToolExecutionToken, _Call] = weakref.WeakKeyDictionary()
 
-    def _start(self, execution: ToolExecution) -> _Call:
+    def _start(self, execution: ToolExecution) -> _Call | None:
+        """Open the call's span, or ``None`` for a call outside this probe's scope."""
+        agent = execution.agent
+        if self._scope is not None and agent is not self._scope:
+            return None
         parent = self._open.get(execution.parent) if execution.parent is not None else None
-        context = self._trace.set_span_in_context(parent.span) if parent is not None else None
+        context = self._set_span(parent.span) if parent is not None else None
         attributes: dict[str, str] = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": execution.name,
             "gen_ai.tool.call.id": execution.call_id,
             "gen_ai.tool.type": "function",
         }
-        agent_name = getattr(execution.agent, "name", None) if execution.agent is not None else None
+        agent_name = getattr(agent, "name", None) if agent is not None else None
         if isinstance(agent_name, str):
             attributes["gen_ai.agent.name"] = agent_name
         span = self._tracer.start_span(
@@ -130,45 +139,60 @@ class _Spans:
         self._open[execution.token] = call
         return call
 
-    async def pre_execute(self, execution: ToolExecution, next: PreNext) -> PreToolDecision:
-        call = self._start(execution)
-        decision = await next()
+    def opened(self, execution: ToolExecution) -> None:
+        self._start(execution)
+
+    def pre_decided(self, execution: ToolExecution, decision: PreToolDecision) -> None:
+        call = self._open.get(execution.token)
+        if call is None:
+            return
         if type(decision) is Deny:
             call.verdict = "denied"
-            call.span.add_event("denied", {"dsh_tools.stage": "pre-execute", "dsh_tools.reason": _clip(decision.reason)})
-        else:
-            call.gated = True
-            if type(decision) is Ask:
-                call.asked = True
+            if call.recording:
+                call.span.add_event(
+                    "denied", {"dsh_tools.stage": "pre-execute", "dsh_tools.reason": _clip(decision.reason)}
+                )
+            return
+        call.gated = True
+        if type(decision) is Ask:
+            call.asked = True
+            if call.recording:
                 call.span.add_event("asked", {"dsh_tools.reason": _clip(decision.reason or "")})
-        return decision
 
-    async def dispatch(self, execution: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:
+    def dispatching(self, execution: ToolExecution) -> object:
         call = self._open.get(execution.token)
-        if call is None:  # instrumented mid-call
-            return await next()
+        if call is None:  # outside the scope, or instrumented mid-call
+            return None
         call.dispatched = True
-        if call.asked:
+        if call.asked and call.recording:
             call.span.add_event("approved")
-        with self._trace.use_span(call.span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
-            return await next()
+        if not call.valid:  # a no-op tracer's placeholder outside any span: nothing to carry
+            return None
+        return self._attach(self._set_span(call.span))
 
-    async def post_execute(self, execution: ToolExecution, result: ToolExecutionResult, next: PostNext) -> PostToolDecision:
-        decision = await next()
+    def dispatched(self, token: object) -> None:
+        if token is not None:
+            self._detach(cast("Token[OtelContext]", token))
+
+    def post_decided(self, execution: ToolExecution, decision: PostToolDecision) -> None:
+        if type(decision) is not Block:
+            return
         call = self._open.get(execution.token)
-        if call is not None and type(decision) is Block:
+        if call is not None:
             call.verdict = "blocked"
-            feedback = "\n".join(str(block.get("text", "")) for block in decision.feedback)
-            call.span.add_event("blocked", {"dsh_tools.reason": _clip(feedback)})
-        return decision
+            if call.recording:
+                feedback = "\n".join(str(block.get("text", "")) for block in decision.feedback)
+                call.span.add_event("blocked", {"dsh_tools.reason": _clip(feedback)})
 
-    def result(self, execution: ToolExecution, result: ToolExecutionResult) -> None:
+    def settled(self, execution: ToolExecution, result: ToolExecutionResult) -> None:
         call = self._open.pop(execution.token, None)
-        if call is None:  # refused at admission: it never reached pre-execute
+        if call is None:  # refused at admission (it never reached the gates), or outside the scope
             call = self._start(execution)
+            if call is None:
+                return
             del self._open[execution.token]
         span = call.span
-        if result.is_error:
+        if result.is_error and call.recording:
             if call.gated and not call.dispatched and call.verdict is None and result.error is None:
                 # let on by pre-execute, never dispatched, no error class: approval or a guard said no
                 call.verdict = "denied"

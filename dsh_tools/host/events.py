@@ -10,9 +10,12 @@ path of ``execute`` does no filtering.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsh_tools.host.identity import WeakIdentityDict
+
+if TYPE_CHECKING:
+    from dsh_tools.pipeline.probe import CallProbe
 
 __all__ = ["EventBus"]
 
@@ -28,9 +31,11 @@ class _Entry:
 class EventBus:
     """Listener registry shared by all contexts of one root."""
 
-    __slots__ = ("_entries", "_cache", "_scoped_cache")
+    __slots__ = ("_entries", "_cache", "_scoped_cache", "probes")
 
     def __init__(self) -> None:
+        self.probes: tuple[CallProbe, ...] = ()
+        """Internal stage probes (:mod:`dsh_tools.pipeline.probe`); empty unless instrumented."""
         self._entries: dict[str, list[_Entry]] = {}
         self._cache: dict[str, tuple[Callable[..., Any], ...]] = {}
         # Per-scope answers live under weak identity keys: a finished agent is not kept
@@ -53,6 +58,15 @@ class EventBus:
             except ValueError:
                 return
             self._forget()
+
+        return remove
+
+    def add_probe(self, probe: CallProbe) -> Callable[[], None]:
+        """Add an internal stage probe; returns the action that removes exactly it."""
+        self.probes = (*self.probes, probe)
+
+        def remove() -> None:
+            self.probes = tuple(p for p in self.probes if p is not probe)
 
         return remove
 

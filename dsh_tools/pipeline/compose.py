@@ -32,6 +32,7 @@ from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.observe import finalize, notify_result
 from dsh_tools.pipeline.outcomes import AbortCode, Settled, aborted_result, exception_result
 from dsh_tools.pipeline.post_execute import post_execute
+from dsh_tools.pipeline.probe import CallProbe
 from dsh_tools.pipeline.pre_execute import pre_execute
 
 __all__ = [
@@ -82,6 +83,10 @@ async def open_call(
     (``ABORTED_BEFORE_DISPATCH``); so does one whose signal or task is
     aborted while its gates run. A denial stands as the denial.
     """
+    probes = host.events.probes
+    if probes:
+        for probe in probes:
+            probe.opened(execution)
     signal = execution.signal
     if signal is not None and signal.aborted:
         return _not_dispatched(execution, signal.reason)
@@ -110,8 +115,12 @@ async def dispatch_call(
     ``ABORTED_BEFORE_DISPATCH`` if the body had not started) once it has ended.
     """
     progress = progress if progress is not None else DispatchProgress()
+    probes = host.events.probes
     try:
-        result = await dispatch(host, execution, progress=progress)
+        if probes:
+            result = await _probed_dispatch(host, execution, progress, probes)
+        else:
+            result = await dispatch(host, execution, progress=progress)
     except asyncio.CancelledError:
         if not cancel_requested():
             raise
@@ -125,6 +134,18 @@ async def dispatch_call(
     if cancel_requested():
         return aborted_result(execution, "ABORTED", CANCELLED)
     return result
+
+
+async def _probed_dispatch(
+    host: PipelineHost, execution: ToolExecution, progress: DispatchProgress, probes: Sequence[CallProbe]
+) -> ToolExecutionResult:
+    """:func:`dispatch` between each probe's ``dispatching`` and ``dispatched`` (innermost probe last in)."""
+    tokens = [probe.dispatching(execution) for probe in probes]
+    try:
+        return await dispatch(host, execution, progress=progress)
+    finally:
+        for probe, token in zip(reversed(probes), reversed(tokens)):
+            probe.dispatched(token)
 
 
 async def close_call(host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult) -> Settled:

@@ -44,7 +44,11 @@ async def notify_result(host: PipelineHost, settled: Settled) -> ToolExecutionRe
     """
     execution, result = settled.execution, settled.result
     fatal: BaseException | None = None
-    for observer in host.events.listeners(EVENT, execution.agent):
+    events = host.events
+    if events.probes:
+        for probe in events.probes:
+            probe.settled(execution, result)
+    for observer in events.listeners(EVENT, execution.agent):
         try:
             pending = observer(execution, result)
             if inspect.isawaitable(pending):

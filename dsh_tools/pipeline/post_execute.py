@@ -84,5 +84,9 @@ async def post_execute(
         failure: StageFailure = decision.failure()
         return failure.result(execution.call_id)
     chosen = decision.unwrap()
+    probes = host.events.probes
+    if probes:
+        for probe in probes:
+            probe.post_decided(execution, chosen)
     tool = host.resolve(execution.name, execution.agent) if type(chosen) is Accept and chosen.value is not None else None
     return apply_post_decision(result, chosen, execution=execution, tool=tool)

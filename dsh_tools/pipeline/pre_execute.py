@@ -83,4 +83,9 @@ async def pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[To
     decision = await run_pre_execute(host, execution)
     if isinstance(decision, Failure):
         return failed(execution, decision.failure())
-    return await decide(host, execution, decision.unwrap())
+    chosen = decision.unwrap()
+    probes = host.events.probes
+    if probes:
+        for probe in probes:
+            probe.pre_decided(execution, chosen)
+    return await decide(host, execution, chosen)

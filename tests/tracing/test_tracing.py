@@ -8,7 +8,9 @@ from typing import Any
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace import StatusCode
+from opentelemetry import trace
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+from opentelemetry.trace import NoOpTracerProvider, SpanContext, StatusCode
 
 from provider_support import booted
 from dsh_tools import (
@@ -202,6 +204,7 @@ async def test_an_agent_scoped_instrument_traces_that_agent_only_and_disposing_s
     await ctx.tools.execute(ToolExecutionInput("later", "echo", {"text": "x"}, agent=agent))
     assert len(exporter.get_finished_spans()) == 1
     assert len(ctx.events.listeners("tools/result", agent)) == 0
+    assert ctx.events.probes == ()
 
 
 async def test_disposing_mid_call_ends_the_open_span() -> None:
@@ -222,6 +225,11 @@ def test_nothing_is_registered_until_instrumented() -> None:
     ctx, agent = booted()
     for event in ("tools/pre-execute", "tools/execute", "tools/post-execute", "tools/result"):
         assert len(ctx.events.listeners(event, agent)) == 0
+    assert ctx.events.probes == ()
+    instrument(ctx, NoOpTracerProvider())
+    for event in ("tools/pre-execute", "tools/execute", "tools/post-execute", "tools/result"):
+        assert len(ctx.events.listeners(event, agent)) == 0  # tracing is a probe, never a listener
+    assert len(ctx.events.probes) == 1
 
 
 async def test_overlapping_calls_of_a_batch_get_sibling_spans() -> None:
@@ -247,3 +255,38 @@ async def test_overlapping_calls_of_a_batch_get_sibling_spans() -> None:
     spans = exporter.get_finished_spans()
     assert sorted(str(s.attributes["gen_ai.tool.call.id"]) for s in spans if s.attributes) == ["c0", "c1", "c2"]
     assert all(span.parent is None for span in spans)  # none became the current span of another
+
+
+def current_span_tool(seen: list[SpanContext]) -> Any:
+    async def look(args: Any, exec: ToolExecution) -> list[ContentBlock]:
+        seen.append(trace.get_current_span().get_span_context())
+        return [text_block("ok")]
+
+    return define_tool(name="look", description="Look at the current span.", parameters={}, execute=look)
+
+
+async def test_with_a_no_op_provider_the_body_keeps_the_callers_span_current() -> None:
+    exporter, provider = exporter_and_provider()
+    seen: list[SpanContext] = []
+    ctx = boot(timeouts=False)
+    ctx.tools.register(current_span_tool(seen))
+    instrument(ctx, NoOpTracerProvider())
+    with provider.get_tracer("turn").start_as_current_span("agent turn") as turn:
+        result = await ctx.tools.execute(ToolExecutionInput("c1", "look", {}))
+    assert not result.is_error
+    assert seen == [turn.get_span_context()]  # the no-op span stands in with the caller's context
+
+
+async def test_a_sampled_out_call_still_carries_its_trace_to_the_body() -> None:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(sampler=ALWAYS_OFF)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    seen: list[SpanContext] = []
+    ctx = boot(timeouts=False)
+    ctx.tools.register(current_span_tool(seen))
+    instrument(ctx, provider)
+    await ctx.tools.execute(ToolExecutionInput("c1", "look", {}))
+    await ctx.tools.execute(ToolExecutionInput("c2", "nope", {}))  # an error on a non-recording span
+    (body,) = seen
+    assert body.is_valid and not body.trace_flags.sampled  # the call's own (dropped) span is current
+    assert exporter.get_finished_spans() == ()

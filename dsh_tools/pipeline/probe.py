@@ -1,0 +1,47 @@
+"""``CallProbe``: the internal seam tracing uses to watch a call's stages.
+
+Public listeners (``tools/pre-execute`` and friends) cost a waterfall level
+each; a tracer wants only to *see* the decisions the stages already compute.
+So the stages report them to the probes on the :class:`~dsh_tools.host.events.EventBus`
+(``events.probes``), directly and only when there are any: an uninstrumented
+call pays one empty-tuple check per stage. A probe hears every call of the
+bus and filters by scope itself. It must not raise: it is trusted internal
+code (``dsh_tools.tracing``), not a policy participant.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from dsh_tools.decisions import PostToolDecision, PreToolDecision
+from dsh_tools.execution import ToolExecution, ToolExecutionResult
+
+__all__ = ["CallProbe"]
+
+
+class CallProbe(Protocol):
+    """What a probe is told, in pipeline order."""
+
+    def opened(self, execution: ToolExecution) -> None:
+        """The call reached its gates (admitted)."""
+        ...
+
+    def pre_decided(self, execution: ToolExecution, decision: PreToolDecision) -> None:
+        """The ``tools/pre-execute`` waterfall's answer, before approval acts on it."""
+        ...
+
+    def dispatching(self, execution: ToolExecution) -> object:
+        """Dispatch starts; the returned token goes back to :meth:`dispatched`."""
+        ...
+
+    def dispatched(self, token: object) -> None:
+        """Dispatch ended (however it ended)."""
+        ...
+
+    def post_decided(self, execution: ToolExecution, decision: PostToolDecision) -> None:
+        """The ``tools/post-execute`` waterfall's answer."""
+        ...
+
+    def settled(self, execution: ToolExecution, result: ToolExecutionResult) -> None:
+        """The authoritative result, before the ``tools/result`` observers hear it."""
+        ...
