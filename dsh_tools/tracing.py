@@ -38,7 +38,6 @@ tracer's placeholder outside any span) is not made current: it carries nothing. 
 
 from __future__ import annotations
 
-import weakref
 from contextvars import Token
 from typing import TYPE_CHECKING, Final, cast
 
@@ -114,7 +113,9 @@ class _Spans:
         self._kind = SpanKind.INTERNAL
         self._status = Status
         self._error_code = StatusCode.ERROR
-        self._open: weakref.WeakKeyDictionary[ToolExecutionToken, _Call] = weakref.WeakKeyDictionary()
+        # A plain dict keyed by token (identity hash, no weak references to make on the hot path):
+        # every admitted call is recorded exactly once, and settled() pops it there.
+        self._open: dict[ToolExecutionToken, _Call] = {}
 
     def _start(self, execution: ToolExecution) -> _Call | None:
         """Open the call's span, or ``None`` for a call outside this probe's scope."""

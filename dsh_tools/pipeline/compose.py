@@ -116,16 +116,17 @@ async def dispatch_call(
     """
     progress = progress if progress is not None else DispatchProgress()
     probes = host.events.probes
+    tokens = [probe.dispatching(execution) for probe in probes] if probes else None
     try:
-        if probes:
-            result = await _probed_dispatch(host, execution, progress, probes)
-        else:
-            result = await dispatch(host, execution, progress=progress)
+        result = await dispatch(host, execution, progress=progress)
     except asyncio.CancelledError:
         if not cancel_requested():
             raise
         code: AbortCode = "ABORTED" if progress.body_started else "ABORTED_BEFORE_DISPATCH"
         return aborted_result(execution, code, CANCELLED)
+    finally:
+        if tokens is not None:
+            _end_dispatch(probes, tokens)
     if result.is_error:
         return result
     signal = execution.signal
@@ -136,16 +137,10 @@ async def dispatch_call(
     return result
 
 
-async def _probed_dispatch(
-    host: PipelineHost, execution: ToolExecution, progress: DispatchProgress, probes: Sequence[CallProbe]
-) -> ToolExecutionResult:
-    """:func:`dispatch` between each probe's ``dispatching`` and ``dispatched`` (innermost probe last in)."""
-    tokens = [probe.dispatching(execution) for probe in probes]
-    try:
-        return await dispatch(host, execution, progress=progress)
-    finally:
-        for probe, token in zip(reversed(probes), reversed(tokens)):
-            probe.dispatched(token)
+def _end_dispatch(probes: Sequence[CallProbe], tokens: Sequence[object]) -> None:
+    """Tell each probe its dispatch ended, the last one in first out."""
+    for probe, token in zip(reversed(probes), reversed(tokens)):
+        probe.dispatched(token)
 
 
 async def close_call(host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult) -> Settled:
