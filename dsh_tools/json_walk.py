@@ -1,0 +1,338 @@
+"""The walk that deep-freezes a JSON value: two ways over the same rules.
+
+:func:`freeze` is what :func:`dsh_tools.json_values.freeze_json` runs on a
+value it has not seen. Nearly every value is a small plain tree (a tool's
+arguments, its result, a content block), so the first try is a recursive walk
+tuned for exactly that (:func:`_freeze_tree`): no per-node frames, no
+error paths, no memo of frozen forms. Anything it does not take at once (a
+non-JSON leaf, a lone surrogate, pyrsistent containers, more than
+:data:`_TREE_BUDGET` values, deep nesting, a container met twice, so shared
+or part of a cycle) makes it give up, and the
+exact walk (:func:`_walk_exactly`) answers instead: iterative, linear in the
+distinct containers even when sharing makes the tree huge, keeping a shared
+container shared in the frozen form, and able to name the path of what is
+wrong. Both accept the same values and build the same
+frozen form, so the fast walk decides only how soon the answer comes.
+
+Both check exact types (``type(x) is dict``), so no user code runs during
+either walk.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from typing import Any, Final
+
+import orjson
+from pyrsistent import pmap, pvector
+from returns.result import Failure, Result, Success
+
+from dsh_tools.frozen_dict import FrozenDict
+
+__all__ = ["MAX_DEPTH", "MAX_VALUES", "freeze", "member_path_segment"]
+
+MAX_DEPTH: Final = 128
+"""Nesting deeper than this is "not JSON": a bound that keeps every consumer
+(orjson caps at 254 when encoding, recursive renderers, the Deno peer) safe,
+with headroom for the envelopes a value is later wrapped in (a result inside a
+session event inside a transport frame) and for :func:`thaw_json`'s recursion."""
+
+MAX_VALUES: Final = 1_000_000
+"""More values than this (containers and scalars, a sub-value that appears
+several times counted each time, as an encoder writes it) is "not JSON": it
+bounds the walk, and every later encoding of the value, so that a few shared
+containers nested into an exponentially large tree fail fast instead of
+hanging whoever freezes, encodes or renders them."""
+
+_PVECTOR_TYPE: Final[type] = type(pvector([]))
+_PMAP_TYPE: Final[type] = type(pmap({}))
+_NONE_TYPE: Final[type] = type(None)
+_FROZEN_DICT: Final[type] = FrozenDict
+_new_frozen_dict: Final = dict.__new__
+_fill: Final = dict.update
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _has_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a surrogate code point (never valid in UTF-8, so
+    not JSON text). ``isascii`` is O(1) in CPython, so ASCII text costs nothing."""
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def _frozen_dict(pairs: Iterable[tuple[str, object]]) -> object:
+    """A ``FrozenDict`` from trusted pairs, without the Python-level ``__new__``."""
+    made: dict[str, object] = _new_frozen_dict(_FROZEN_DICT)
+    _fill(made, pairs)
+    return made
+
+
+def _is_scalar_type(kind: type) -> bool:
+    # Identity comparisons only: ``kind in frozenset(...)`` would call a hostile
+    # metaclass's ``__hash__``/``__eq__``, which can claim to be ``str``.
+    return kind is str or kind is int or kind is bool or kind is _NONE_TYPE
+
+
+def _is_container_type(kind: type) -> bool:
+    return (
+        kind is dict
+        or kind is list
+        or kind is tuple
+        or kind is _FROZEN_DICT
+        or kind is _PMAP_TYPE
+        or kind is _PVECTOR_TYPE
+    )
+
+_INT_MIN: Final = -(2**63)
+_INT_MAX: Final = 2**64 - 1
+"""The integers :func:`dumps` (orjson) can encode; beyond them a value is not JSON here."""
+
+
+def _scalar_problem(value: object) -> str | None:
+    kind = type(value)
+    if kind is str:
+        return "string with a lone surrogate" if _has_surrogate(value) else None  # type: ignore[arg-type]
+    if kind is int:
+        return None if _INT_MIN <= value <= _INT_MAX else "integer outside the 64-bit range"  # type: ignore[operator]
+    if _is_scalar_type(kind):
+        return None
+    if kind is float:
+        return None if math.isfinite(value) else "non-finite number"  # type: ignore[arg-type]
+    return f"{kind.__name__} is not a JSON type"
+
+
+def _walk_exactly(root: object) -> Result[object, str]:
+    """Iterative walk (no recursion limit to hit); exact types only, so no user code runs.
+
+    A frame is ``[source, keys | None, items, position, built, changed, size,
+    height]``: ``size`` counts the values below it as an encoder writes them,
+    ``height`` the levels of containers from it down (its own included once
+    it is finished, when ``items`` is replaced by its frozen form). A container met again
+    (shared, not a cycle) reuses its frozen form, size and height, so the walk
+    is linear in the *distinct* containers and a tree that sharing makes
+    exponentially large is refused at once (:data:`MAX_VALUES`); its height
+    still counts against :data:`MAX_DEPTH` where it is met again.
+    Paths are rendered only on failure, from the open frames.
+    """
+    if not _is_container_type(type(root)):
+        problem = _scalar_problem(root)
+        return Failure(f"(root): {problem}") if problem else Success(root)
+
+    on_path: set[int] = {id(root)}
+    done: dict[int, list[Any]] = {}  # id -> finished frame: [source, _, built, ..., size, height]
+    stack: list[list[Any]] = [_open(root)]
+    built: object = None
+    while stack:
+        frame = stack[-1]
+        position = frame[3]
+        items = frame[2]
+        if position == len(items):
+            stack.pop()
+            on_path.discard(id(frame[0]))
+            built = _build(frame)
+            if frame[6] > MAX_VALUES:
+                return Failure(f"{_path(stack)}: more than {MAX_VALUES:,} values")
+            frame[2] = built  # the finished frame is the memo entry: no allocation
+            frame[7] += 1  # its own level
+            done[id(frame[0])] = frame
+            if stack:
+                _adopt(stack[-1], frame)
+            continue
+        frame[3] = position + 1
+        keys = frame[1]
+        if keys is not None:
+            key = keys[position]
+            if type(key) is not str:
+                return Failure(f"{_path(stack[:-1])}: object key of type {type(key).__name__}, expected string")
+            if not key.isascii() and _SURROGATE.search(key) is not None:
+                return Failure(f"{_path(stack[:-1])}: object key with a lone surrogate")
+        child = items[position]
+        kind = type(child)
+        if kind is str:
+            if not child.isascii() and _SURROGATE.search(child) is not None:
+                return Failure(f"{_path(stack)}: string with a lone surrogate")
+        elif _is_container_type(kind):
+            if id(child) in on_path:
+                return Failure(f"{_path(stack)}: cycle")
+            seen = done.get(id(child))
+            if seen is not None and seen[0] is not child:
+                seen = None  # a recycled id (the source changed under the walk)
+            if len(stack) + (1 if seen is None else seen[7]) > MAX_DEPTH:
+                return Failure(f"{_path(stack)}: nesting deeper than {MAX_DEPTH}")
+            if seen is not None:
+                _adopt(frame, seen)
+                continue
+            on_path.add(id(child))
+            stack.append(_open(child))
+            continue
+        elif kind is not bool and kind is not _NONE_TYPE:
+            problem = _scalar_problem(child)
+            if problem is not None:
+                return Failure(f"{_path(stack)}: {problem}")
+        frame[4].append(child)
+        frame[6] += 1
+    return Success(built)
+
+
+def _adopt(parent: list[Any], child: list[Any]) -> None:
+    """Hand a finished child frame (frozen form, size, height) to its parent frame."""
+    built = child[2]
+    if built is not parent[2][parent[3] - 1]:
+        parent[5] = True
+    parent[4].append(built)
+    parent[6] += child[6]
+    if child[7] > parent[7]:
+        parent[7] = child[7]
+
+
+def _open(source: Any) -> list[Any]:
+    kind: type = type(source)
+    if kind is _FROZEN_DICT or kind is dict:
+        # Exact dict / FrozenDict: dict.keys()/.values() run no user code.
+        return [source, list(dict.keys(source)), list(dict.values(source)), 0, [], kind is dict, 1, 0]
+    if kind is _PMAP_TYPE:
+        # A PMap iterates in string-hash order, which differs between
+        # processes: its frozen form takes code-point order instead.
+        keys = list(source.keys())
+        if all(type(key) is str for key in keys):
+            keys.sort()
+        return [source, keys, [source[key] for key in keys], 0, [], True, 1, 0]
+    return [source, None, list(source), 0, [], kind is not tuple, 1, 0]
+
+
+def _build(frame: list[Any]) -> object:
+    if not frame[5]:  # unchanged: the source is already frozen
+        return frame[0]
+    keys, built = frame[1], frame[4]
+    if keys is not None:
+        return _frozen_dict(zip(keys, built))
+    return tuple(built)
+
+
+def _path(frames: list[list[Any]]) -> str:
+    """Render the path of the child each open frame most recently handed out."""
+    parts: list[str] = []
+    for frame in frames:
+        index = frame[3] - 1
+        keys = frame[1]
+        if keys is None:
+            parts.append(f"[{index}]")
+        else:
+            parts.append(member_path_segment(str(keys[index]), first=not parts))
+    return "".join(parts) or "(root)"
+
+
+def member_path_segment(key: str, *, first: bool) -> str:
+    """``key`` / ``.key`` for identifiers, ``["my key"]`` otherwise (shared by validators).
+
+    Total: a key with a lone surrogate is written ASCII-escaped (``"\\ud800"``).
+    """
+    if key.isidentifier():
+        return key if first else f".{key}"
+    try:
+        return f"[{orjson.dumps(key).decode()}]"
+    except orjson.JSONEncodeError:
+        import json
+
+        return f"[{json.dumps(key)}]"
+
+
+_TREE_BUDGET: Final = 65_536
+"""Values the fast walk takes before handing a (rare, large) value over to the
+exact walk, which alone enforces :data:`MAX_VALUES`."""
+
+
+class _GiveUp(Exception):
+    """The fast walk met something it leaves to the exact walk."""
+
+
+_GIVE_UP: Final = _GiveUp()
+
+
+def freeze(root: object) -> Result[object, str]:
+    """Deep-freeze ``root``, or say (with its path) why it is not JSON. Never raises."""
+    kind = type(root)
+    if kind is dict or kind is list or kind is tuple or kind is _FROZEN_DICT:
+        try:
+            return Success(_freeze_tree(root, kind, 1, [min(_TREE_BUDGET, MAX_VALUES) - 1], set()))
+        except Exception:  # noqa: BLE001 - _GiveUp, a RecursionError, a concurrent mutation: ask the exact walk
+            pass
+    return _walk_exactly(root)
+
+
+_new_dict: Final = dict.__new__
+_copy_into: Final = dict.update
+_items: Final = dict.items
+_set_item: Final = dict.__setitem__
+_search_surrogate: Final = _SURROGATE.search
+_isfinite: Final = math.isfinite
+
+
+def _freeze_tree(value: Any, kind: type, depth: int, left: list[int], seen: set[int]) -> object:
+    """Freeze a plain tree recursively; raise to hand the value to the exact walk.
+
+    ``depth`` is the number of containers from the root down to ``value``
+    (itself included); ``left`` the values still in budget (each container
+    takes its children, the root is taken first); ``seen`` the ids
+    of the containers met so far. Every container met is alive (the root holds
+    it), so a repeated id is a repeated container, and only a thread mutating
+    the value mid-walk could make a false alarm, which costs nothing but the
+    exact walk. A container whose contents are unchanged (already frozen) is
+    returned as is.
+
+    The walk reads a snapshot, never the caller's container: a plain ``dict``
+    is first copied into its ``FrozenDict`` (one C-level copy, in order), a
+    ``list`` into a tuple; the children that freeze to something new are then
+    put in place.
+    """
+    if depth > MAX_DEPTH or id(value) in seen:
+        raise _GIVE_UP
+    seen.add(id(value))
+    keyed = kind is dict or kind is _FROZEN_DICT
+    if kind is dict:
+        frozen: Any = _new_dict(_FROZEN_DICT)
+        _copy_into(frozen, value)
+    elif keyed or kind is tuple:
+        frozen = value
+    elif kind is list:
+        frozen = tuple(value)
+    else:
+        raise _GIVE_UP
+    left[0] -= len(frozen)
+    if left[0] < 0:
+        raise _GIVE_UP
+    renewed: list[tuple[Any, object]] | None = None
+    for slot, item in _items(frozen) if keyed else enumerate(frozen):
+        if keyed and (type(slot) is not str or (not slot.isascii() and _search_surrogate(slot) is not None)):
+            raise _GIVE_UP
+        item_kind = type(item)
+        if item_kind is str:
+            if not item.isascii() and _search_surrogate(item) is not None:
+                raise _GIVE_UP
+        elif item_kind is int:
+            if not _INT_MIN <= item <= _INT_MAX:
+                raise _GIVE_UP
+        elif item_kind is bool or item_kind is _NONE_TYPE:
+            pass
+        elif item_kind is float:
+            if not _isfinite(item):
+                raise _GIVE_UP
+        else:
+            child = _freeze_tree(item, item_kind, depth + 1, left, seen)
+            if child is not item:
+                renewed = [] if renewed is None else renewed
+                renewed.append((slot, child))
+    if renewed is None:
+        return frozen
+    if not keyed:
+        items = list(frozen)
+        for index, child in renewed:
+            items[index] = child
+        return tuple(items)
+    if frozen is value:  # a FrozenDict with a child to renew: a new one
+        frozen = _new_dict(_FROZEN_DICT)
+        _copy_into(frozen, value)
+    for key, child in renewed:
+        _set_item(frozen, key, child)
+    return frozen

@@ -1,0 +1,118 @@
+"""The two walks behind ``freeze_json``: the fast tree walk and the exact walk agree.
+
+The fast walk only decides how soon an answer comes, so for every value the
+answer (the frozen form, or the exact walk's message) is the one the exact walk
+gives alone; and a plain tree is answered without the exact walk at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pyrsistent import pmap, pvector
+from returns.result import Failure, Success
+
+import dsh_tools.json_walk as json_walk
+from dsh_tools.json_values import FrozenDict, freeze_json
+from hostile_values import HOSTILE
+from value_shapes import deep_frozen, shared_tree, wrapped
+
+PLAIN: list[Any] = [
+    {},
+    [],
+    (),
+    {"b": 1, "a": [True, None, 1.5, "x", -(2**63), 2**64 - 1]},
+    [{"path": f"src/m{i}.py", "line": i, "text": "é" * 3} for i in range(50)],
+    wrapped(json_walk.MAX_DEPTH - 1, {"deepest": "leaf"}),
+    deep_frozen({"already": [{"frozen": 1}], "mixed": (1, 2)}),
+    FrozenDict({"renew": [1, {"x": [2]}]}),
+    (FrozenDict(a=1), [2]),
+]
+
+
+def _exact_only(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Record every value handed to the exact walk."""
+    handed: list[object] = []
+    exact = json_walk._walk_exactly
+
+    def recording(root: object) -> Any:
+        handed.append(root)
+        return exact(root)
+
+    monkeypatch.setattr(json_walk, "_walk_exactly", recording)
+    return handed
+
+
+@pytest.mark.parametrize("index", range(len(PLAIN)))
+def test_a_plain_tree_is_frozen_by_the_fast_walk_alone(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    value = PLAIN[index]
+    expected = json_walk._walk_exactly(value)
+    handed = _exact_only(monkeypatch)
+    outcome = json_walk.freeze(value)
+    assert handed == []
+    assert isinstance(outcome, Success) and isinstance(expected, Success)
+    assert outcome.unwrap() == expected.unwrap()
+    assert _shape(outcome.unwrap()) == _shape(expected.unwrap())
+
+
+def _shape(value: object) -> object:
+    """The frozen form with its container types spelled out (``==`` ignores dict vs FrozenDict)."""
+    if type(value) is FrozenDict:
+        return ("object", [(key, _shape(item)) for key, item in value.items()])
+    if type(value) is tuple:
+        return ("array", [_shape(item) for item in value])
+    return (type(value).__name__, value)
+
+
+def test_an_unchanged_frozen_value_comes_back_as_itself_and_only_renewed_parts_are_new() -> None:
+    inner = deep_frozen({"x": [1]})
+    outer = FrozenDict({"kept": inner, "renewed": [1]})
+    frozen: Any = json_walk.freeze(outer).unwrap()
+    assert type(frozen) is FrozenDict and frozen is not outer
+    assert frozen["kept"] is inner and frozen["renewed"] == (1,)
+    assert list(frozen) == ["kept", "renewed"]  # the renewed key keeps its place
+    assert json_walk.freeze(inner).unwrap() is inner
+
+
+def test_the_input_is_never_touched() -> None:
+    source = {"a": [1, {"b": 2}]}
+    frozen: Any = json_walk.freeze(source).unwrap()
+    assert source == {"a": [1, {"b": 2}]} and type(source["a"]) is list
+    assert frozen == {"a": (1, {"b": 2})}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param(shared_tree(3), id="shared"),
+        pytest.param({"m": pmap({"b": 1, "a": 2})}, id="pmap"),
+        pytest.param([pvector([1])], id="pvector"),
+        pytest.param([0] * 70_000, id="over-budget"),
+        pytest.param({"s": "\ud800"}, id="surrogate"),
+    ],
+)
+def test_what_the_fast_walk_does_not_take_goes_to_the_exact_walk(value: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = json_walk._walk_exactly(value)
+    handed = _exact_only(monkeypatch)
+    outcome = json_walk.freeze(value)
+    assert handed == [value]
+    assert type(outcome) is type(expected)
+    if isinstance(outcome, Success):
+        assert _shape(outcome.unwrap()) == _shape(expected.unwrap())
+    else:
+        assert outcome.failure() == expected.failure()
+
+
+def test_a_shared_container_stays_shared_through_the_hand_over() -> None:
+    leaf = [1]
+    frozen: Any = json_walk.freeze({"a": leaf, "b": leaf}).unwrap()
+    assert frozen["a"] is frozen["b"]
+
+
+@pytest.mark.parametrize("index", range(len(HOSTILE)), ids=[f"{i}-{type(v).__name__}" for i, v in enumerate(HOSTILE)])
+def test_every_hostile_value_gets_the_exact_walks_message(index: int) -> None:
+    value = HOSTILE[index]
+    outcome, expected = json_walk.freeze(value), json_walk._walk_exactly(value)
+    assert isinstance(outcome, Failure) and isinstance(expected, Failure)
+    assert outcome.failure() == expected.failure() == freeze_json(value).failure()
