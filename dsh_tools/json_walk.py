@@ -3,15 +3,14 @@
 :func:`freeze` is what :func:`dsh_tools.json_values.freeze_json` runs on a
 value it has not seen. Nearly every value is a small plain tree (a tool's
 arguments, its result, a content block), so the first try is a recursive walk
-tuned for exactly that (:func:`_freeze_tree`): no per-node frames, no
-error paths, no memo of frozen forms. Anything it does not take at once (a
-non-JSON leaf, a lone surrogate, pyrsistent containers, more than
-:data:`_TREE_BUDGET` values, deep nesting, a container met twice, so shared
-or part of a cycle) makes it give up, and the
-exact walk (:func:`_walk_exactly`) answers instead: iterative, linear in the
-distinct containers even when sharing makes the tree huge, keeping a shared
-container shared in the frozen form, and able to name the path of what is
-wrong. Both accept the same values and build the same
+tuned for exactly that (:func:`_freeze_tree`): no per-node frames, no error
+paths, no memo of frozen forms. Anything it does not take at once (a non-JSON
+leaf, a lone surrogate, pyrsistent containers, more than :data:`_TREE_BUDGET`
+values, deep nesting, a container met twice, so shared or part of a cycle)
+makes it give up, and the exact walk (:func:`_walk_exactly`) answers instead:
+iterative, linear in the distinct containers even when sharing makes the tree
+huge, keeping a shared container shared in the frozen form, and able to name
+the path of what is wrong. Both accept the same values and build the same
 frozen form, so the fast walk decides only how soon the answer comes.
 
 Both check exact types (``type(x) is dict``), so no user code runs during
@@ -83,6 +82,7 @@ def _is_container_type(kind: type) -> bool:
         or kind is _PMAP_TYPE
         or kind is _PVECTOR_TYPE
     )
+
 
 _INT_MIN: Final = -(2**63)
 _INT_MAX: Final = 2**64 - 1
@@ -261,8 +261,6 @@ def freeze(root: object) -> Result[object, str]:
     return _walk_exactly(root)
 
 
-_new_dict: Final = dict.__new__
-_copy_into: Final = dict.update
 _items: Final = dict.items
 _set_item: Final = dict.__setitem__
 _search_surrogate: Final = _SURROGATE.search
@@ -291,8 +289,8 @@ def _freeze_tree(value: Any, kind: type, depth: int, left: list[int], seen: set[
     seen.add(id(value))
     keyed = kind is dict or kind is _FROZEN_DICT
     if kind is dict:
-        frozen: Any = _new_dict(_FROZEN_DICT)
-        _copy_into(frozen, value)
+        frozen: Any = _new_frozen_dict(_FROZEN_DICT)
+        _fill(frozen, value)
     elif keyed or kind is tuple:
         frozen = value
     elif kind is list:
@@ -331,8 +329,8 @@ def _freeze_tree(value: Any, kind: type, depth: int, left: list[int], seen: set[
             items[index] = child
         return tuple(items)
     if frozen is value:  # a FrozenDict with a child to renew: a new one
-        frozen = _new_dict(_FROZEN_DICT)
-        _copy_into(frozen, value)
+        frozen = _new_frozen_dict(_FROZEN_DICT)
+        _fill(frozen, value)
     for key, child in renewed:
         _set_item(frozen, key, child)
     return frozen
