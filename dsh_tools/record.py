@@ -128,6 +128,31 @@ class Record(PClass, metaclass=_RecordMeta):
             setter(self, "_pclass_frozen", True)
             return self
 
+        def set(self, *args: object, **kwargs: object):
+            """A copy with some fields replaced (``r.set(x=1)`` or ``r.set("x", 1)``), as pyrsistent's.
+
+            The fields kept are copied as they are (already frozen); only the
+            replaced JSON fields are frozen. pyrsistent's own ``set`` rebuilds
+            the whole record through ``__new__`` instead.
+            """
+            if args:
+                kwargs[args[0]] = args[1]
+            cls = type(self)
+            for key in kwargs:
+                if key not in cls._record_position:
+                    raise TypeError(f"{cls.__name__}() got an unexpected field {key!r}")
+            made = object.__new__(cls)
+            setter = object.__setattr__
+            for name, _default, is_json in cls._record_plan:
+                value = kwargs.get(name, _MISSING)
+                if value is _MISSING:
+                    value = getattr(self, name)
+                elif is_json and value is not None:
+                    value = _frozen_field(cls, name, value)
+                setter(made, name, value)
+            setter(made, "_pclass_frozen", True)
+            return made
+
     def to_json(self) -> dict[str, Any]:
         """The wire shape: camelCase keys, absent optionals omitted, payloads thawed."""
         out: dict[str, Any] = {}

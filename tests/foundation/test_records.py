@@ -114,6 +114,19 @@ def test_set_and_evolver_keep_working_and_refreeze() -> None:
         record.set(payload=b"bytes")
 
 
+def test_set_copies_kept_fields_as_they_are_and_refuses_unknown_fields() -> None:
+    payload = {"k": [1]}
+    record = Sample("x", payload, 3)
+    changed = record.set("count", 7)
+    assert changed.payload is record.payload and changed.long_field_name == 3 and changed.count == 7
+    assert type(changed) is Sample and changed != record and changed == Sample("x", payload, 3, 7)
+    assert record.set(first_name="y").set(first_name="x") == record
+    with pytest.raises(TypeError, match="nope"):
+        record.set(nope=1)
+    with pytest.raises(AttributeError):
+        changed.count = 1  # type: ignore[misc]  # the copy is frozen too
+
+
 def test_structural_equality_is_per_class() -> None:
     assert Deny("x") == Deny("x")
     assert Deny("x") != Deny("y")
