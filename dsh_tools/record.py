@@ -180,6 +180,6 @@ def wire_value(value: object) -> Any:
 
 def _frozen_field(cls: type, name: str, value: object) -> object:
     frozen = freeze_json(value)
-    if isinstance(frozen, Failure):
+    if type(frozen) is Failure:
         raise TypeError(f"{cls.__name__}.{name} must be JSON: {frozen.failure()}")
     return frozen.unwrap()

@@ -35,7 +35,7 @@ def admit(host: PipelineHost, call: ToolExecutionInput) -> Result[ToolExecution,
         return _unparsed(host, call, call.arguments)
     if problem is None:
         frozen = freeze_json(call.arguments)
-        if isinstance(frozen, Failure):
+        if type(frozen) is Failure:
             problem = f"arguments are not JSON ({frozen.failure()})"
         else:
             return Success(

@@ -151,7 +151,7 @@ class CallLane:
     def _may_start(self, entry: _Entry) -> bool:
         if entry.execution is None and entry.settled is None:
             admitted = admit(self._host, entry.call)
-            if isinstance(admitted, Failure):
+            if type(admitted) is Failure:
                 entry.settled = admitted.failure()
             else:
                 entry.execution = admitted.unwrap()
@@ -177,7 +177,7 @@ class CallLane:
         if entry.settled is not None or execution is None:
             return
         opened = await open_call(self._host, execution, self._gates)
-        if isinstance(opened, Failure):
+        if type(opened) is Failure:
             entry.settled = opened.failure()
             return
         if entry.mode != "parallel":

@@ -104,7 +104,7 @@ def check_tool_output(value: object) -> Result[tuple[FrozenJson, JsonValue | Non
 def check_content(value: object) -> Result[FrozenJson, str]:
     """Frozen content: a JSON array of objects that each carry a str ``type``."""
     frozen = freeze_json(value)
-    if isinstance(frozen, Failure):
+    if type(frozen) is Failure:
         return Failure(f"content is not JSON: {frozen.failure()}")
     content = frozen.unwrap()
     problem = _content_problem(content)

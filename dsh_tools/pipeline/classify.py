@@ -53,6 +53,6 @@ def classify_input(host: PipelineHost, call: object) -> ExecutionMode:
     if type(call) is not ToolExecutionInput or identity_problem(call) is not None:
         return "exclusive"
     frozen = freeze_json(call.arguments)
-    if isinstance(frozen, Failure):
+    if type(frozen) is Failure:
         return "exclusive"
     return _mode(host, call.name, call.agent, frozen.unwrap())

@@ -64,7 +64,7 @@ async def pass_gates(
 ) -> Result[ToolExecution, Settled]:
     """Thread the execution through each gate until one settles it."""
     for gate in gates:
-        if isinstance(admitted, Failure):
+        if type(admitted) is Failure:
             return admitted
         admitted = await gate(host, admitted.unwrap())
     return admitted
@@ -186,7 +186,7 @@ async def continue_call(
     deferred call's verdict, with the gates that follow approval.
     """
     with CallerScope() as scope:
-        if isinstance(admitted, Failure):
+        if type(admitted) is Failure:
             settled: Settled = admitted.failure()
         else:
             execution = admitted.unwrap()

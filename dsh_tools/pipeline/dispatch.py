@@ -105,7 +105,7 @@ async def _level(
         report_failure(host.logger, f"{EVENT} listener", listener, error)
         return StageFailure.raised(error).result(execution.call_id)
     checked = check_result(value, execution.call_id)
-    if isinstance(checked, Failure):
+    if type(checked) is Failure:
         return error_result(execution.call_id, f"{EVENT} listener {checked.failure()}")
     return checked.unwrap()
 

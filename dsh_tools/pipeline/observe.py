@@ -28,7 +28,7 @@ EVENT: Final = "tools/result"
 def finalize(settled: Settled) -> Settled:
     """Re-check the complete post-policy result; a malformed one becomes an error."""
     checked = check_result(settled.result, settled.execution.call_id)
-    if isinstance(checked, Failure):
+    if type(checked) is Failure:
         return settled.set(result=error_result(settled.execution.call_id, f"invalid final result: {checked.failure()}"))
     return settled
 

@@ -80,7 +80,7 @@ async def post_execute(
 ) -> ToolExecutionResult:
     """The stage: waterfall, then :func:`apply_post_decision`."""
     decision = await run_post_execute(host, execution, result)
-    if isinstance(decision, Failure):
+    if type(decision) is Failure:
         failure: StageFailure = decision.failure()
         return failure.result(execution.call_id)
     chosen = decision.unwrap()

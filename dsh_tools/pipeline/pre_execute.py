@@ -81,7 +81,7 @@ async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -
 async def pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[ToolExecution, Settled]:
     """The gate as one stage: waterfall, then :func:`decide`."""
     decision = await run_pre_execute(host, execution)
-    if isinstance(decision, Failure):
+    if type(decision) is Failure:
         return failed(execution, decision.failure())
     chosen = decision.unwrap()
     probes = host.events.probes

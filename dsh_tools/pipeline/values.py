@@ -48,7 +48,7 @@ def tool_result(tool: RegisteredTool, execution: ToolExecution, output: object) 
     else:
         value, meta = output, None
     frozen = _checked_value(tool, value)
-    if isinstance(frozen, Failure):
+    if type(frozen) is Failure:
         if type(output) is ToolOutput and value is None:
             message = f'tool "{tool.name}" declares an output schema but returned ToolOutput without a value'
             return error_result(execution.call_id, message)
@@ -58,7 +58,7 @@ def tool_result(tool: RegisteredTool, execution: ToolExecution, output: object) 
         content: FrozenJson = supplied.content  # type: ignore[assignment]  # frozen by ToolOutput
     else:
         rendered = render_value(tool, execution, canonical)
-        if isinstance(rendered, Failure):
+        if type(rendered) is Failure:
             return error_result(execution.call_id, rendered.failure())
         content = rendered.unwrap()
     return ToolExecutionResult(
@@ -78,14 +78,14 @@ def replace_value(
         what = "a failed call" if result.is_error else "a tool without an output schema"
         return error_result(execution.call_id, f"Accept(value=...) cannot replace the value of {what}")
     frozen = _checked_value(tool, value)
-    if isinstance(frozen, Failure):
+    if type(frozen) is Failure:
         error = frozen.failure()
         return exception_result(execution.call_id, error).set(
             content=({"type": "text", "text": f"Error: Accept(value=...): {safe_str(error)}"},)
         )
     canonical = frozen.unwrap()
     rendered = render_value(tool, execution, canonical)
-    if isinstance(rendered, Failure):
+    if type(rendered) is Failure:
         return error_result(execution.call_id, rendered.failure())
     return result.set(content=rendered.unwrap(), value=canonical)
 
@@ -100,7 +100,7 @@ def render_value(tool: RegisteredTool, execution: ToolExecution, value: FrozenJs
     except Exception as error:  # noqa: BLE001 - the renderer is tool code: its failure is the call's
         return Failure(f'tool "{tool.name}" render raised {type(error).__name__}: {safe_str(error)}')
     checked = check_content(content)
-    if isinstance(checked, Failure):
+    if type(checked) is Failure:
         return Failure(f'tool "{tool.name}" render returned no valid content: {checked.failure()}')
     return checked
 
@@ -113,7 +113,7 @@ def default_render(value: FrozenJson) -> FrozenJson:
 
 def _checked_value(tool: RegisteredTool, value: object) -> Result[FrozenJson, ToolOutputError]:
     frozen = freeze_json(value)
-    if isinstance(frozen, Failure):
+    if type(frozen) is Failure:
         return Failure(ToolOutputError([f"not JSON: {frozen.failure()}"], tool=tool.name))
     canonical = frozen.unwrap()
     assert tool.check_output is not None
@@ -126,7 +126,7 @@ def _content_result(tool: RegisteredTool, execution: ToolExecution, output: obje
         message = f'tool "{tool.name}" returned a value but declares no output schema (give it output=...)'
         return error_result(execution.call_id, message)
     checked = check_tool_output(output)
-    if isinstance(checked, Failure):
+    if type(checked) is Failure:
         hint = " (a value needs output=... on the tool)" if type(output) in _JSON_VALUE_TYPES else ""
         return error_result(execution.call_id, f'tool "{tool.name}" {checked.failure()}{hint}')
     content, meta = checked.unwrap()

@@ -63,7 +63,7 @@ async def run_waterfall(
             failures.append(StageFailure.raised(error))
             raise ListenerFailure(failures[0].message) from None
         checked = check(value)
-        if isinstance(checked, Failure):
+        if type(checked) is Failure:
             failures.append(StageFailure(f"{event} listener {checked.failure()}"))
             raise ListenerFailure(failures[0].message)
         return checked.unwrap()
