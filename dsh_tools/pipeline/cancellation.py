@@ -49,7 +49,12 @@ def _current_task() -> asyncio.Task[object] | None:
 def cancel_requested() -> bool:
     """Whether the current task was asked to cancel since its current call began."""
     task = _current_task()
-    return task is not None and task.cancelling() > _BASELINES.get(task, 0)
+    if task is None:
+        return False
+    pending = task.cancelling()
+    # Baselines are never negative, so a task with nothing pending (nearly always)
+    # needs no look-up in the weak map, which costs a weak reference per call.
+    return pending > 0 and pending > _BASELINES.get(task, 0)
 
 
 def propagate_if_fatal(error: BaseException) -> None:
