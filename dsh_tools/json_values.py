@@ -87,7 +87,7 @@ def freeze_json(value: object) -> Result[FrozenJson, str]:
         frozen = freeze(value)
     except Exception as error:  # noqa: BLE001 - totality: a hostile value is data (belt and braces)
         return Failure(f"(root): not JSON ({type(error).__name__})")
-    if isinstance(frozen, Success):
+    if type(frozen) is Success:
         _trust(frozen.unwrap())
     return cast("Result[FrozenJson, str]", frozen)  # the walk builds nothing but frozen JSON
 
@@ -126,7 +126,7 @@ def _is_trusted(value: object) -> bool:
 
 def is_json(value: object) -> bool:
     """Whether ``value`` is losslessly JSON-serializable (total, never raises)."""
-    return isinstance(freeze_json(value), Success)
+    return type(freeze_json(value)) is Success
 
 
 

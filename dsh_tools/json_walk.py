@@ -253,6 +253,8 @@ _GIVE_UP: Final = _GiveUp()
 def freeze(root: object) -> Result[object, str]:
     """Deep-freeze ``root``, or say (with its path) why it is not JSON. Never raises."""
     kind = type(root)
+    if (kind is dict or kind is list) and not root:  # a no-argument call's {}, a result's []
+        return Success(_EMPTY_OBJECT if kind is dict else ())
     if kind is dict or kind is list or kind is tuple or kind is _FROZEN_DICT:
         try:
             return Success(_freeze_tree(root, kind, 1, [min(_TREE_BUDGET, MAX_VALUES) - 1], set()))
@@ -261,6 +263,8 @@ def freeze(root: object) -> Result[object, str]:
     return _walk_exactly(root)
 
 
+_EMPTY_OBJECT: Final[FrozenDict[str, object]] = FrozenDict()
+"""The frozen form of every empty object (immutable, so one serves all; ``()`` is one already)."""
 _items: Final = dict.items
 _set_item: Final = dict.__setitem__
 _search_surrogate: Final = _SURROGATE.search

@@ -96,7 +96,7 @@ async def open_call(
         if not cancel_requested():
             raise
         return _not_dispatched(execution, CANCELLED)
-    if isinstance(gated, Success):
+    if type(gated) is Success:
         if cancel_requested():
             return _not_dispatched(execution, CANCELLED)
         if signal is not None and signal.aborted:

@@ -116,3 +116,9 @@ def test_every_hostile_value_gets_the_exact_walks_message(index: int) -> None:
     outcome, expected = json_walk.freeze(value), json_walk._walk_exactly(value)
     assert isinstance(outcome, Failure) and isinstance(expected, Failure)
     assert outcome.failure() == expected.failure() == freeze_json(value).failure()
+
+
+def test_empty_containers_freeze_to_one_shared_value() -> None:
+    assert json_walk.freeze({}).unwrap() is json_walk.freeze({}).unwrap() == FrozenDict()
+    assert type(json_walk.freeze({}).unwrap()) is FrozenDict
+    assert json_walk.freeze([]).unwrap() == () and type(json_walk.freeze([]).unwrap()) is tuple
