@@ -8,7 +8,7 @@ in the same run (so the ratio says what the pipeline costs on *this* machine):
   ``tools/result`` observer, all pass-through.
 
 Targets (2-core machine): ≥ 20,000 executions/s bare, ≥ 10,000/s full.
-Run standalone: ``python benchmarks/bench_pipeline.py``.
+Run standalone from the repository root: ``python -m benchmarks.bench_pipeline``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from benchmarks._common import Noop, Row, noop_registry
 from dsh_tools import (
-    ContentBlock,
     ExecuteNext,
     PostNext,
     PostToolDecision,
@@ -28,21 +28,10 @@ from dsh_tools import (
     ToolExecution,
     ToolExecutionInput,
     ToolExecutionResult,
-    boot,
 )
 
-Row = tuple[str, float, str, bool]
 CALLS = 20_000
 ROUNDS = 3
-
-
-class Noop:
-    name = "noop"
-    description = "Does nothing."
-    parameters = {"type": "object", "properties": {}}
-
-    async def execute(self, args: Any, exec: ToolExecution) -> list[ContentBlock]:
-        return []
 
 
 async def _rate(step: Callable[[], Awaitable[object]], calls: int) -> float:
@@ -77,10 +66,8 @@ def _install_listeners(ctx: Any) -> None:
 
 async def _measure() -> list[Row]:
     body = Noop()
-    bare_ctx = boot(timeouts=False)
-    bare_ctx.tools.register(Noop())
-    full_ctx = boot(timeouts=False)
-    full_ctx.tools.register(Noop())
+    bare_ctx = noop_registry()
+    full_ctx = noop_registry()
     _install_listeners(full_ctx)
     call = ToolExecutionInput("bench", "noop", {})
     probe = await bare_ctx.tools.execute(call)

@@ -18,7 +18,7 @@ is the SDK's, paid by any instrumented library, and on these machines it is
 about as large as a whole no-op call, which is why the target governs what
 ``instrument`` itself adds (the no-op provider row).
 
-Run standalone: ``python benchmarks/bench_tracing.py``.
+Run standalone from the repository root: ``python -m benchmarks.bench_tracing``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
-from typing import Any
 
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -35,26 +34,11 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import NoOpTracerProvider, SpanKind
 
-from dsh_tools import ContentBlock, Context, ToolExecution, ToolExecutionInput, boot, instrument
+from benchmarks._common import Row, noop_registry
+from dsh_tools import Context, ToolExecutionInput, instrument
 
-Row = tuple[str, float, str, bool]
 CALLS = 2_000
 ROUNDS = 21
-
-
-class Noop:
-    name = "noop"
-    description = "Does nothing."
-    parameters = {"type": "object", "properties": {}}
-
-    async def execute(self, args: Any, exec: ToolExecution) -> list[ContentBlock]:
-        return []
-
-
-def _registry() -> Context:
-    ctx = boot(timeouts=False)
-    ctx.tools.register(Noop())
-    return ctx
 
 
 async def _round(ctx: Context, call: ToolExecutionInput) -> float:
@@ -82,7 +66,7 @@ def _sdk_span_alone(provider: TracerProvider) -> float:
 
 
 async def _measure() -> list[Row]:
-    bare, noop, sdk = _registry(), _registry(), _registry()
+    bare, noop, sdk = noop_registry(), noop_registry(), noop_registry()
     instrument(noop, NoOpTracerProvider())
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
