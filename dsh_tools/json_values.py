@@ -25,7 +25,7 @@ import orjson
 from returns.result import Failure, Result, Success
 
 from dsh_tools.frozen_dict import FrozenDict
-from dsh_tools.json_walk import _FROZEN_DICT, _PMAP_TYPE, _PVECTOR_TYPE, MAX_DEPTH, MAX_VALUES, freeze, member_path_segment
+from dsh_tools.json_walk import MAX_DEPTH, MAX_VALUES, PMAP_TYPE, PVECTOR_TYPE, freeze, member_path_segment
 
 __all__ = [
     "MAX_DEPTH",
@@ -109,7 +109,7 @@ def _trust(value: object) -> None:
     tuple cannot carry one and goes to a bounded memo.
     """
     kind = type(value)
-    if kind is _FROZEN_DICT:
+    if kind is FrozenDict:
         _JSON_MARK.__set__(value, True)
     elif kind is tuple:
         if len(_TRUSTED) >= _TRUST_LIMIT:
@@ -119,7 +119,7 @@ def _trust(value: object) -> None:
 
 def _is_trusted(value: object) -> bool:
     kind = type(value)
-    if kind is _FROZEN_DICT:
+    if kind is FrozenDict:
         return getattr(value, "_json", False) is True
     return kind is tuple and _TRUSTED.get(id(value)) is value
 
@@ -137,22 +137,22 @@ def thaw_json(value: object) -> object:
     (a ``PMap``, which has no order of its own, in code-point order).
     """
     kind = type(value)
-    if kind is _FROZEN_DICT or kind is dict:
+    if kind is FrozenDict or kind is dict:
         return {k: thaw_json(v) for k, v in cast("dict[str, object]", value).items()}
-    if kind is tuple or kind is list or kind is _PVECTOR_TYPE:
+    if kind is tuple or kind is list or kind is PVECTOR_TYPE:
         return [thaw_json(v) for v in value]  # type: ignore[attr-defined]
-    if kind is _PMAP_TYPE:
+    if kind is PMAP_TYPE:
         return {k: thaw_json(value[k]) for k in sorted(value)}  # type: ignore[index,call-overload]
     return value
 
 
 def _encode_default(value: object) -> object:
     kind = type(value)
-    if kind is _FROZEN_DICT:
+    if kind is FrozenDict:
         return dict(value)  # type: ignore[call-overload]  # same order; its children are encoded in turn
-    if kind is _PMAP_TYPE:
+    if kind is PMAP_TYPE:
         return {k: value[k] for k in sorted(value)}  # type: ignore[index,call-overload]  # canonical order
-    if kind is _PVECTOR_TYPE:
+    if kind is PVECTOR_TYPE:
         return list(value)  # type: ignore[call-overload]
     raise TypeError(f"{kind.__name__} is not JSON")
 

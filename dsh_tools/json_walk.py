@@ -30,7 +30,7 @@ from returns.result import Failure, Result, Success
 
 from dsh_tools.frozen_dict import FrozenDict
 
-__all__ = ["MAX_DEPTH", "MAX_VALUES", "freeze", "member_path_segment"]
+__all__ = ["MAX_DEPTH", "MAX_VALUES", "PMAP_TYPE", "PVECTOR_TYPE", "freeze", "member_path_segment"]
 
 MAX_DEPTH: Final = 128
 """Nesting deeper than this is "not JSON": a bound that keeps every consumer
@@ -45,8 +45,9 @@ bounds the walk, and every later encoding of the value, so that a few shared
 containers nested into an exponentially large tree fail fast instead of
 hanging whoever freezes, encodes or renders them."""
 
-_PVECTOR_TYPE: Final[type] = type(pvector([]))
-_PMAP_TYPE: Final[type] = type(pmap({}))
+PVECTOR_TYPE: Final[type] = type(pvector([]))
+PMAP_TYPE: Final[type] = type(pmap({}))
+"""pyrsistent's concrete classes, accepted as JSON input (a ``PMap`` in code-point key order)."""
 _NONE_TYPE: Final[type] = type(None)
 _FROZEN_DICT: Final[type] = FrozenDict
 _new_frozen_dict: Final = dict.__new__
@@ -79,8 +80,8 @@ def _is_container_type(kind: type) -> bool:
         or kind is list
         or kind is tuple
         or kind is _FROZEN_DICT
-        or kind is _PMAP_TYPE
-        or kind is _PVECTOR_TYPE
+        or kind is PMAP_TYPE
+        or kind is PVECTOR_TYPE
     )
 
 
@@ -191,7 +192,7 @@ def _open(source: Any) -> list[Any]:
     if kind is _FROZEN_DICT or kind is dict:
         # Exact dict / FrozenDict: dict.keys()/.values() run no user code.
         return [source, list(dict.keys(source)), list(dict.values(source)), 0, [], kind is dict, 1, 0]
-    if kind is _PMAP_TYPE:
+    if kind is PMAP_TYPE:
         # A PMap iterates in string-hash order, which differs between
         # processes: its frozen form takes code-point order instead.
         keys = list(source.keys())
@@ -250,6 +251,13 @@ class _GiveUp(Exception):
 _GIVE_UP: Final = _GiveUp()
 
 
+_EMPTY_OBJECT: Final[FrozenDict[str, object]] = FrozenDict()
+"""The frozen form of every empty object (immutable, so one serves all; ``()`` is one already)."""
+_items: Final = dict.items
+_set_item: Final = dict.__setitem__
+_search_surrogate: Final = _SURROGATE.search
+
+
 def freeze(root: object) -> Result[object, str]:
     """Deep-freeze ``root``, or say (with its path) why it is not JSON. Never raises."""
     kind = type(root)
@@ -261,14 +269,6 @@ def freeze(root: object) -> Result[object, str]:
         except Exception:  # noqa: BLE001 - _GiveUp, a RecursionError, a concurrent mutation: ask the exact walk
             pass
     return _walk_exactly(root)
-
-
-_EMPTY_OBJECT: Final[FrozenDict[str, object]] = FrozenDict()
-"""The frozen form of every empty object (immutable, so one serves all; ``()`` is one already)."""
-_items: Final = dict.items
-_set_item: Final = dict.__setitem__
-_search_surrogate: Final = _SURROGATE.search
-_isfinite: Final = math.isfinite
 
 
 def _freeze_tree(value: Any, kind: type, depth: int, left: list[int], seen: set[int]) -> object:
@@ -309,22 +309,18 @@ def _freeze_tree(value: Any, kind: type, depth: int, left: list[int], seen: set[
         if keyed and (type(slot) is not str or (not slot.isascii() and _search_surrogate(slot) is not None)):
             raise _GIVE_UP
         item_kind = type(item)
-        if item_kind is str:
+        if item_kind is str:  # the commonest leaf, checked inline as the exact walk does
             if not item.isascii() and _search_surrogate(item) is not None:
-                raise _GIVE_UP
-        elif item_kind is int:
-            if not _INT_MIN <= item <= _INT_MAX:
                 raise _GIVE_UP
         elif item_kind is bool or item_kind is _NONE_TYPE:
             pass
-        elif item_kind is float:
-            if not _isfinite(item):
-                raise _GIVE_UP
-        else:
+        elif _is_container_type(item_kind):
             child = _freeze_tree(item, item_kind, depth + 1, left, seen)
             if child is not item:
                 renewed = [] if renewed is None else renewed
                 renewed.append((slot, child))
+        elif _scalar_problem(item) is not None:  # numbers and foreign types: the exact walk's rules
+            raise _GIVE_UP
     if renewed is None:
         return frozen
     if not keyed:
