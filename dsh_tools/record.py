@@ -28,7 +28,7 @@ nested records rendered recursively, frozen payloads thawed, and optional fields
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Final, dataclass_transform
 
 from pyrsistent import PClass, field
@@ -108,12 +108,7 @@ class Record(PClass, metaclass=_RecordMeta):
             if kwargs:
                 kwargs.pop("_factory_fields", None)
                 kwargs.pop("ignore_extra", None)
-                for key in kwargs:
-                    position = cls._record_position.get(key)
-                    if position is None:
-                        raise TypeError(f"{cls.__name__}() got an unexpected field {key!r}")
-                    if position < given:
-                        raise TypeError(f"{cls.__name__}() got multiple values for {key!r}")
+                _check_field_names(cls, kwargs, given)
             self = object.__new__(cls)
             setter = object.__setattr__
             for position, (name, default, is_json) in enumerate(plan):
@@ -138,9 +133,7 @@ class Record(PClass, metaclass=_RecordMeta):
             if args:
                 kwargs[args[0]] = args[1]
             cls = type(self)
-            for key in kwargs:
-                if key not in cls._record_position:
-                    raise TypeError(f"{cls.__name__}() got an unexpected field {key!r}")
+            _check_field_names(cls, kwargs, 0)
             made = object.__new__(cls)
             setter = object.__setattr__
             for name, _default, is_json in cls._record_plan:
@@ -176,6 +169,16 @@ def wire_value(value: object) -> Any:
     if isinstance(value, Mapping):
         return thaw_json(value)  # a frozen payload: plain dict, keys in their order
     return value
+
+
+def _check_field_names(cls: type[Record], names: Iterable[str], positional: int) -> None:
+    """Refuse a keyword that names no field, or one the first ``positional`` arguments already gave."""
+    for name in names:
+        position = cls._record_position.get(name)
+        if position is None:
+            raise TypeError(f"{cls.__name__}() got an unexpected field {name!r}")
+        if position < positional:
+            raise TypeError(f"{cls.__name__}() got multiple values for {name!r}")
 
 
 def _frozen_field(cls: type, name: str, value: object) -> object:
