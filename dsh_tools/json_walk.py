@@ -30,7 +30,17 @@ from returns.result import Failure, Result, Success
 
 from dsh_tools.frozen_dict import FrozenDict
 
-__all__ = ["MAX_DEPTH", "MAX_VALUES", "PMAP_TYPE", "PVECTOR_TYPE", "freeze", "member_path_segment"]
+__all__ = [
+    "INT_MAX",
+    "INT_MIN",
+    "MAX_DEPTH",
+    "MAX_VALUES",
+    "PMAP_TYPE",
+    "PVECTOR_TYPE",
+    "find_surrogate",
+    "freeze",
+    "member_path_segment",
+]
 
 MAX_DEPTH: Final = 128
 """Nesting deeper than this is "not JSON": a bound that keeps every consumer
@@ -85,9 +95,9 @@ def _is_container_type(kind: type) -> bool:
     )
 
 
-_INT_MIN: Final = -(2**63)
-_INT_MAX: Final = 2**64 - 1
-"""The integers :func:`dumps` (orjson) can encode; beyond them a value is not JSON here."""
+INT_MIN: Final = -(2**63)
+INT_MAX: Final = 2**64 - 1
+"""The integers :func:`dumps` (orjson) can encode (from ``INT_MIN``); beyond them a value is not JSON here."""
 
 
 def _scalar_problem(value: object) -> str | None:
@@ -95,7 +105,7 @@ def _scalar_problem(value: object) -> str | None:
     if kind is str:
         return "string with a lone surrogate" if _has_surrogate(value) else None  # type: ignore[arg-type]
     if kind is int:
-        return None if _INT_MIN <= value <= _INT_MAX else "integer outside the 64-bit range"  # type: ignore[operator]
+        return None if INT_MIN <= value <= INT_MAX else "integer outside the 64-bit range"  # type: ignore[operator]
     if _is_scalar_type(kind):
         return None
     if kind is float:
@@ -255,7 +265,8 @@ _EMPTY_OBJECT: Final[FrozenDict[str, object]] = FrozenDict()
 """The frozen form of every empty object (immutable, so one serves all; ``()`` is one already)."""
 _items: Final = dict.items
 _set_item: Final = dict.__setitem__
-_search_surrogate: Final = _SURROGATE.search
+find_surrogate: Final = _SURROGATE.search
+"""The first lone surrogate in a string, or ``None`` (for walks that inline the ASCII test)."""
 
 
 def freeze(root: object) -> Result[object, str]:
@@ -306,11 +317,11 @@ def _freeze_tree(value: Any, kind: type, depth: int, left: list[int], seen: set[
         raise _GIVE_UP
     renewed: list[tuple[Any, object]] | None = None
     for slot, item in _items(frozen) if keyed else enumerate(frozen):
-        if keyed and (type(slot) is not str or (not slot.isascii() and _search_surrogate(slot) is not None)):
+        if keyed and (type(slot) is not str or (not slot.isascii() and find_surrogate(slot) is not None)):
             raise _GIVE_UP
         item_kind = type(item)
         if item_kind is str:  # the commonest leaf, checked inline as the exact walk does
-            if not item.isascii() and _search_surrogate(item) is not None:
+            if not item.isascii() and find_surrogate(item) is not None:
                 raise _GIVE_UP
         elif item_kind is bool or item_kind is _NONE_TYPE:
             pass

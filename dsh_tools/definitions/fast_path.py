@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:  # validation imports this module; the Shape class is only needed for types
     from dsh_tools.definitions.validation import Check, Shape
 
-__all__ = ["INLINE_DEPTH", "Validator", "compile_fast_validator"]
+__all__ = ["INLINE_DEPTH", "Validator", "compile_fast_validator", "indent"]
 
 Validator = Callable[[object], list[str]]
 
@@ -89,7 +89,7 @@ class _Writer:
         """Name of a generated ``f(value) -> bool`` for ``shape``, its body starting a fresh depth."""
         name, outer = self.fresh("f"), self.fail
         self.fail = "return False"
-        body = _indent(self.value_lines(shape, "o", 0))
+        body = indent(self.value_lines(shape, "o", 0))
         self.fail = outer
         self.functions.append("\n".join([f"def {name}(o):", *body, "    return True"]))
         return name
@@ -125,7 +125,7 @@ class _Writer:
             body = self.object_lines(shape, v, depth)
         else:
             body = self.array_lines(shape, v, depth)
-        return [f"if {v} is not None:", *_indent(body)] if scalars else body
+        return [f"if {v} is not None:", *indent(body)] if scalars else body
 
     def object_lines(self, shape: Shape, v: str, depth: int) -> list[str]:
         """Exact dict types only; a required key is read directly (a missing one raises, which defers)."""
@@ -137,7 +137,7 @@ class _Writer:
             if name in shape.required:
                 lines += [f"{member} = {v}[{name!r}]", *checks]
             elif checks:
-                lines += [f"if {name!r} in {v}:", f"    {member} = {v}[{name!r}]", *_indent(checks)]
+                lines += [f"if {name!r} in {v}:", f"    {member} = {v}[{name!r}]", *indent(checks)]
         additional = shape.additional
         if additional is None or additional is True:
             return lines
@@ -146,7 +146,7 @@ class _Writer:
         # ``additional`` is False (no other keys) or the Shape every undeclared key's value must satisfy.
         extra = [self.fail] if additional is False else self.value_lines(additional, member, depth + 1)
         loop = [f"if type({key}) is not str: {self.fail}", f"if {key} in {declared}: continue", *extra]
-        return [*lines, f"for {key}, {member} in {v}.items():", *_indent(loop)]
+        return [*lines, f"for {key}, {member} in {v}.items():", *indent(loop)]
 
     def array_lines(self, shape: Shape, v: str, depth: int) -> list[str]:
         t = self.fresh("t")
@@ -155,11 +155,12 @@ class _Writer:
             item = self.fresh("x")
             checks = self.value_lines(shape.items, item, depth + 1)
             if checks:
-                lines += [f"for {item} in {v}:", *_indent(checks)]
+                lines += [f"for {item} in {v}:", *indent(checks)]
         return lines
 
 
-def _indent(lines: list[str]) -> list[str]:
+def indent(lines: list[str]) -> list[str]:
+    """``lines`` one level deeper (generated source, four spaces)."""
     return [f"    {line}" for line in lines]
 
 
@@ -184,7 +185,7 @@ def compile_fast_validator(
     writer = _Writer(fallback, fast_objects, tuple(sorted(arrays, key=str)))
     slow_name = writer.constant(slow)
     writer.fail = f"return {slow_name}(o)"
-    body = _indent(_indent(writer.value_lines(shape, "o", 0) or ["pass"]))
+    body = indent(indent(writer.value_lines(shape, "o", 0) or ["pass"]))
     root = writer.fresh("validate")
     writer.functions.append(
         "\n".join(

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pyrsistent import pmap, pvector
 
 from dsh_tools.definitions import Prop
 from dsh_tools.definitions.fast_path import INLINE_DEPTH, compile_fast_validator
@@ -27,6 +26,7 @@ from dsh_tools.definitions.validation import (
     total_validator,
 )
 from dsh_tools.json_values import freeze_json
+from value_mutations import mutate
 
 SPEC: dict[str, Prop] = {
     "path": Prop("string", required=True),
@@ -72,46 +72,6 @@ VALID: dict[str, Any] = {
     "grid": [[1, 2], [], [3]],
     "extra_keys": "are allowed",
 }
-
-
-class Weird:
-    """A hostile value: equality and hashing raise."""
-
-    def __eq__(self, other: object) -> bool:
-        raise RuntimeError("eq")
-
-    def __hash__(self) -> int:
-        return hash("path")  # collides with a property name on purpose
-
-
-REPLACEMENTS: list[object] = [
-    None, True, False, 0, 1, -1, 2**70, 1.0, 1.5, float("nan"), float("inf"), -float("inf"), "", "text", "bytes",
-    [], [1], ["a"], (), ("a",), {}, {"host": "h"}, {1: "x"}, pmap({"host": "h"}), pvector(["a"]), Weird(), b"x",
-    {"count": 1}, [[1]], [{"host": 1}], {"a": 1}, {"count": True},
-]
-
-
-def mutate(value: Any, rng: random.Random) -> Any:
-    """One random edit somewhere inside ``value``: replace, delete or add a member."""
-    if isinstance(value, dict) and value and rng.random() < 0.8:
-        key = rng.choice(list(value))
-        copy = dict(value)
-        roll = rng.random()
-        if roll < 0.15:
-            del copy[key]
-        elif roll < 0.25:
-            copy[rng.choice(["new", "a", 7, "count"])] = rng.choice(REPLACEMENTS)
-        elif roll < 0.6:
-            copy[key] = rng.choice(REPLACEMENTS)
-        else:
-            copy[key] = mutate(copy[key], rng)
-        return copy
-    if isinstance(value, list) and value and rng.random() < 0.8:
-        copy_list = list(value)
-        index = rng.randrange(len(copy_list))
-        copy_list[index] = mutate(copy_list[index], rng) if rng.random() < 0.5 else rng.choice(REPLACEMENTS)
-        return copy_list
-    return rng.choice(REPLACEMENTS)
 
 
 def checker_only(spec: dict[str, Prop]) -> Callable[[object], list[str]]:
