@@ -117,6 +117,17 @@ def _trust(value: object) -> None:
         _TRUSTED[id(value)] = value
 
 
+def trust_frozen(value: FrozenJson) -> None:
+    """Record that ``value``, built frozen by a checked fast path, is verified JSON (internal).
+
+    Only for code that built ``value`` itself from exact JSON types by the
+    boundary's rules (the typed-output freezer,
+    :mod:`dsh_tools.definitions.fast_freeze`): it is then answered by
+    :func:`freeze_json` and written by :func:`dumps` as if freezing had made it.
+    """
+    _trust(value)
+
+
 def _is_trusted(value: object) -> bool:
     kind = type(value)
     if kind is FrozenDict:

@@ -72,12 +72,14 @@ class RegisteredTool(Record):
     """The registry's frozen snapshot of a definition (what ``get`` returns).
 
     A typed tool has an ``output_schema`` (deep-frozen), its compiled,
-    total ``check_output`` (value → violations) and optionally ``render``;
-    a content tool has ``None`` for all three.
+    total ``check_output`` (value → violations), usually a ``freeze_output``
+    (the one-pass freeze and check of a value it can vouch for, else
+    ``UNSURE``: :mod:`dsh_tools.definitions.fast_freeze`) and optionally
+    ``render``; a content tool has ``None`` for all of them.
     """
 
     _wire_skip = frozenset(
-        {"execute", "present_call", "present_result", "timeout_ms", "render", "check_output", "is_concurrency_safe"}
+        {"execute", "present_call", "present_result", "timeout_ms", "render", "check_output", "freeze_output", "is_concurrency_safe"}
     )
     name: str
     description: str
@@ -89,6 +91,7 @@ class RegisteredTool(Record):
     output_schema: FrozenJson | None = None
     render: RenderValue | None = None
     check_output: Callable[[object], list[str]] | None = None
+    freeze_output: Callable[[object], object] | None = None
     is_concurrency_safe: Callable[[Any], object] | None = None
 
     @property

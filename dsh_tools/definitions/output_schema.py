@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from pyrsistent import pmap, pvector
 
+from dsh_tools.definitions.fast_freeze import Freezer, compile_fast_freezer
 from dsh_tools.definitions.validation import Shape, compile_shape, compile_validator, total_validator, type_word
 from dsh_tools.errors import OutputSchemaError
 from dsh_tools.json_values import FrozenDict, is_json, member_path_segment
@@ -30,6 +31,7 @@ __all__ = [
     "MAX_SCHEMA_DEPTH",
     "assert_supported_output_schema",
     "compile_value_check",
+    "compile_value_freezer",
     "output_schema_violations",
     "validate_structured_value",
 ]
@@ -106,6 +108,15 @@ def compile_value_check(schema: object, *, tool: str) -> Callable[[object], list
     if violations:
         raise OutputSchemaError(violations, tool=tool)
     return compile_validator(_shape(schema))
+
+
+def compile_value_freezer(schema: object) -> Freezer | None:
+    """The one-pass freeze-and-check of a supported output schema's values, if it can be written.
+
+    A value it does not vouch for (``UNSURE``) still goes through the
+    generic freeze and :func:`compile_value_check`'s validator, which decide.
+    """
+    return compile_fast_freezer(_shape(schema))
 
 
 def _path(segments: tuple[str, ...]) -> str:

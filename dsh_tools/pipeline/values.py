@@ -23,6 +23,7 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from dsh_tools.content import ToolOutput
+from dsh_tools.definitions.fast_freeze import UNSURE
 from dsh_tools.errors import ToolOutputError, safe_str
 from dsh_tools.execution import HookContext, ToolExecution, ToolExecutionResult
 from dsh_tools.json_values import FrozenJson, dumps, freeze_json
@@ -112,6 +113,12 @@ def default_render(value: FrozenJson) -> FrozenJson:
 
 
 def _checked_value(tool: RegisteredTool, value: object) -> Result[FrozenJson, ToolOutputError]:
+    """The frozen value if it is JSON and valid: the tool's one-pass freezer first, else both walks."""
+    fast = tool.freeze_output
+    if fast is not None:
+        vouched = fast(value)
+        if vouched is not UNSURE:
+            return Success(vouched)  # type: ignore[arg-type]  # frozen JSON, built and checked by the freezer
     frozen = freeze_json(value)
     if type(frozen) is Failure:
         return Failure(ToolOutputError([f"not JSON: {frozen.failure()}"], tool=tool.name))

@@ -13,7 +13,7 @@ from typing import Any
 
 from returns.result import Failure
 
-from dsh_tools.definitions.output_schema import compile_value_check
+from dsh_tools.definitions.output_schema import compile_value_check, compile_value_freezer
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import freeze_json
 from dsh_tools.schema import RegisteredTool, check_timeout_ms, check_tool_name
@@ -81,4 +81,5 @@ def _typed_output(definition: object, name: str) -> dict[str, Any]:
         raise TypeError(f'tool "{name}": output_schema is not JSON: {frozen.failure()}')
     output_schema = frozen.unwrap()
     check = compile_value_check(output_schema, tool=name)
-    return {"output_schema": output_schema, "render": render, "check_output": check}
+    freezer = compile_value_freezer(output_schema)
+    return {"output_schema": output_schema, "render": render, "check_output": check, "freeze_output": freezer}

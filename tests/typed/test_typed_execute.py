@@ -406,3 +406,32 @@ async def test_a_schema_output_tool_takes_any_json_value_its_schema_allows(ctx: 
     ctx.tools.register(tool)
     result = await ctx.tools.execute(call("flex", {}))
     assert thaw_json(result.value) == {"ok": True, "extra": [1]}
+
+
+async def test_a_value_the_one_pass_freezer_doubts_still_takes_the_exact_walks(ctx: Context) -> None:
+    """The freezer vouches for declared keys only; the extra key here is valid, so the slow path says so."""
+    ctx.tools.register(stat_tool())
+    snapshot = ctx.tools.get("stat")
+    assert snapshot is not None and snapshot.freeze_output is not None
+    fast = await ctx.tools.execute(call())
+    assert snapshot.freeze_output({"path": "/a", "lines": 2}) == fast.value
+
+    async def with_extra(args: PathArgs, exec: ToolExecution) -> FileStat:
+        return {"path": args["path"], "lines": 1, "words": 3}  # type: ignore[typeddict-unknown-key]
+
+    ctx.tools.register(define_tool(name="extra", description="d", args=PathArgs, output=FileStat, execute=with_extra))
+    result = await ctx.tools.execute(call("extra"))
+    assert not result.is_error and thaw_json(result.value) == {"path": "/a", "lines": 1, "words": 3}
+
+
+async def test_a_tool_whose_schema_the_freezer_cannot_write_validates_as_before(ctx: Context) -> None:
+    levels = {"type": "object", "properties": {"level": {"type": "integer", "enum": [1, 2]}}}  # 1 == True
+    ctx.tools.register(raw_tool({"level": 1}, schema=levels))
+    snapshot = ctx.tools.get("raw")
+    assert snapshot is not None and snapshot.check_output is not None and snapshot.freeze_output is None
+    result = await ctx.tools.execute(call("raw", {}))
+    assert thaw_json(result.value) == {"level": 1}
+    other = boot()
+    other.tools.register(raw_tool({"level": True}, schema=levels))
+    failed = await other.tools.execute(call("raw", {}))
+    assert failed.is_error and failed.error is not None and failed.error.code == "OUTPUT_INVALID"

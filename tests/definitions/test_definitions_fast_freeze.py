@@ -1,0 +1,230 @@
+"""The one-pass typed-output freezer vouches only for what the exact walks accept, and builds what they build.
+
+For any value, the freezer either says ``UNSURE`` or returns exactly what
+``freeze_json`` makes of it (same types all the way down, same key order),
+and only when the output validator finds that valid. The values come from a
+valid one by seeded mutation (deterministic), plus every hostile value of
+the shared list in every position.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from returns.result import Success
+
+from dsh_tools.definitions.fast_freeze import BUDGET, UNSURE, Freezer
+from dsh_tools.definitions.fast_path import INLINE_DEPTH
+from dsh_tools.definitions.output_schema import compile_value_check, compile_value_freezer
+from dsh_tools.json_values import FrozenDict, freeze_json
+from hostile_values import HOSTILE, MyStr
+from value_mutations import Weird, mutate
+
+HIT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"path": {"type": "string"}, "line": {"type": "integer"}},
+    "required": ["path", "line"],
+    "additionalProperties": False,
+}
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string"},
+        "line": {"type": "integer"},
+        "ratio": {"type": "number"},
+        "ok": {"type": "boolean"},
+        "nothing": {"type": "null"},
+        "kind": {"type": "string", "enum": ["file", "dir"]},
+        "mark": {"enum": ["a", None]},
+        "fixed": {"type": "string", "const": "v"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "hits": {"type": "array", "items": HIT},
+        "meta": {"type": "object", "properties": {"n": {"type": "integer"}}},
+        "grid": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
+        "empty": {"type": "array"},
+    },
+    "required": ["path", "line", "hits"],
+}
+VALID: dict[str, Any] = {
+    "path": "src/ünï.py",
+    "line": 2**63,
+    "ratio": 0.5,
+    "ok": True,
+    "nothing": None,
+    "kind": "dir",
+    "mark": None,
+    "fixed": "v",
+    "tags": ["a", "b"],
+    "hits": [{"path": "a", "line": 1}, {"line": -(2**63), "path": ""}],
+    "meta": {"n": 3},
+    "grid": [[1, 2], [], [3]],
+    "empty": [],
+}
+NEW_KEYS = ("new", "path", "n", 7, MyStr("line"))
+
+
+def freezer(schema: dict[str, Any]) -> Freezer:
+    made = compile_value_freezer(schema)
+    assert made is not None
+    return made
+
+
+def same_form(left: object, right: object) -> bool:
+    """Equal, and built of the same types in the same key order all the way down."""
+    if type(left) is not type(right):
+        return False
+    if type(left) is FrozenDict:
+        assert isinstance(left, FrozenDict) and isinstance(right, FrozenDict)
+        return list(left) == list(right) and all(same_form(left[key], right[key]) for key in left)
+    if type(left) is tuple:
+        assert isinstance(left, tuple) and isinstance(right, tuple)
+        return len(left) == len(right) and all(same_form(a, b) for a, b in zip(left, right))
+    return left == right
+
+
+def assert_vouches_rightly(freeze: Freezer, schema: dict[str, Any], value: object) -> bool:
+    """The freezer's answer for ``value`` is safe; returns whether it vouched."""
+    got = freeze(value)
+    if got is UNSURE:
+        return False
+    expected = freeze_json(value)
+    assert isinstance(expected, Success), ("vouched for a value that is not JSON", value)
+    assert compile_value_check(schema, tool="t")(expected.unwrap()) == [], ("vouched for an invalid value", value)
+    assert same_form(got, expected.unwrap()), (got, expected)
+    assert freeze_json(got).unwrap() is got, "a vouched value is trusted as verified"
+    return True
+
+
+def test_the_valid_value_is_frozen_in_one_pass_exactly_as_freeze_json_would() -> None:
+    freeze = freezer(SCHEMA)
+    assert assert_vouches_rightly(freeze, SCHEMA, VALID)
+    frozen: Any = freeze(VALID)
+    assert list(frozen["hits"][1]) == ["line", "path"]  # the value's own key order, not the schema's
+
+
+def test_mutated_values_are_vouched_for_only_when_valid_and_json() -> None:
+    rng = random.Random(20261202)
+    freeze = freezer(SCHEMA)
+    vouched = unsure = 0
+    for _ in range(4000):
+        value: Any = VALID
+        for _ in range(rng.randint(1, 3)):
+            value = mutate(value, rng, NEW_KEYS)
+        if assert_vouches_rightly(freeze, SCHEMA, value):
+            vouched += 1
+        else:
+            unsure += 1
+    assert vouched > 100 and unsure > 100, (vouched, unsure)
+
+
+def _positions(hostile: object) -> list[Any]:
+    """``hostile`` at the root, as each kind of member, as an array item and as a key."""
+    hits = [*VALID["hits"]]
+    return [
+        hostile,
+        {**VALID, "path": hostile},
+        {**VALID, "line": hostile},
+        {**VALID, "ratio": hostile},
+        {**VALID, "kind": hostile},
+        {**VALID, "tags": ["a", hostile]},
+        {**VALID, "hits": [*hits, hostile]},
+        {**VALID, "hits": [{"path": "a", "line": hostile}]},
+        {**VALID, "meta": hostile},
+        {**VALID, "grid": [[1], [hostile]]},
+    ]
+
+
+@pytest.mark.parametrize("hostile", HOSTILE, ids=[f"hostile{index}" for index in range(len(HOSTILE))])
+def test_a_value_that_is_not_json_anywhere_is_never_vouched_for(hostile: object) -> None:
+    freeze = freezer(SCHEMA)
+    for value in _positions(hostile):
+        assert freeze(value) is UNSURE
+
+
+@pytest.mark.parametrize("key", [MyStr("path"), Weird(), 1, None, "\ud800", "extra"])
+def test_a_key_that_is_not_an_exact_declared_string_is_a_doubt(key: object) -> None:
+    freeze = freezer({"type": "array", "items": HIT})
+    assert freeze([{"path": "a", "line": 1}]) != UNSURE
+    assert freeze([{"line": 1, key: "a"}]) is UNSURE
+    if not isinstance(key, Weird):  # Weird beside "path" cannot even be put in one dict
+        assert freeze([{key: "a", "path": "a", "line": 1}]) is UNSURE  # a MyStr key is kept, "path" folds into it
+
+
+def test_undeclared_keys_are_a_doubt_even_where_the_schema_allows_them() -> None:
+    """Their values are of any kind: the exact walks freeze and accept them."""
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    freeze = freezer(schema)
+    assert freeze({"n": 1}) != UNSURE and freeze({}) != UNSURE
+    assert freeze({"n": 1, "x": [1]}) is UNSURE
+    assert compile_value_check(schema, tool="t")({"n": 1, "x": [1]}) == []
+
+
+def test_wrong_containers_are_a_doubt() -> None:
+    freeze = freezer({"type": "array", "items": HIT})
+    frozen_hits = freeze_json([{"path": "a", "line": 1}]).unwrap()
+    assert freeze(frozen_hits) is UNSURE  # FrozenDict members: the trusted path answers those
+    assert freeze(({"path": "a", "line": 1},)) != UNSURE  # a tuple is an array
+    assert freeze({"path": "a"}) is UNSURE
+    assert freeze(None) is UNSURE
+
+
+def test_more_array_members_than_the_budget_are_left_to_the_exact_walks() -> None:
+    freeze = freezer({"type": "array", "items": {"type": "integer"}})
+    assert freeze([0] * BUDGET) != UNSURE
+    assert freeze([0] * (BUDGET + 1)) is UNSURE
+
+
+def test_sharing_counts_against_the_budget_each_time_it_is_met() -> None:
+    schema = {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}
+    freeze = freezer(schema)
+    row = [1] * 300
+    assert assert_vouches_rightly(freeze, schema, [row] * 100)  # 30,100 members
+    assert freeze([row] * 300) is UNSURE  # 90,300: the exact walk keeps the row shared instead
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {},  # any value
+        {"type": "object", "properties": {"any": {}}},
+        {"type": "integer", "enum": [1, 2]},  # 1 == True: left to the exact check
+        {"enum": ["a", 1]},
+    ],
+)
+def test_shapes_the_freezer_does_not_write_get_none(schema: dict[str, Any]) -> None:
+    assert compile_value_freezer(schema) is None
+
+
+def _nested(depth: int) -> tuple[dict[str, Any], Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    value: Any = "x"
+    for _ in range(depth):
+        schema, value = {"type": "array", "items": schema}, [value]
+    return schema, value
+
+
+def test_nesting_up_to_the_inline_depth_is_written_and_deeper_is_not() -> None:
+    schema, value = _nested(INLINE_DEPTH)
+    assert assert_vouches_rightly(freezer(schema), schema, value)
+    assert compile_value_freezer(_nested(INLINE_DEPTH + 1)[0]) is None
+
+
+@pytest.mark.parametrize(
+    "name", ["it's", 'say "hi"', "back\\slash", "new\nline", "'''", '"""', "{name}", "ünï", "\u2028", "", " "]
+)
+def test_property_names_never_become_code(name: str) -> None:
+    schema = {"type": "object", "properties": {name: {"type": "string"}}, "required": [name]}
+    freeze = freezer(schema)
+    assert assert_vouches_rightly(freeze, schema, {name: "x"})
+    assert freeze({name: 1}) is UNSURE and freeze({}) is UNSURE
+
+
+def test_a_scalar_root_is_checked_by_the_boundary_rules() -> None:
+    freeze = freezer({"type": "number"})
+    assert freeze(1) == 1 and freeze(0.5) == 0.5 and freeze(2**64 - 1) == 2**64 - 1
+    for bad in (True, float("nan"), float("inf"), 2**64, "1", None):
+        assert freeze(bad) is UNSURE
+    text = freezer({"type": "string"})
+    assert text("ünï") == "ünï" and text("\ud800") is UNSURE and text(MyStr("s")) is UNSURE
