@@ -87,11 +87,11 @@ class _Call:
 
     __slots__ = ("span", "recording", "valid", "gated", "asked", "dispatched", "verdict")
 
-    def __init__(self, span: Span) -> None:
+    def __init__(self, span: Span, recording: bool, valid: bool) -> None:
         self.span = span
-        self.recording = span.is_recording()  # a non-recording span gets no events or attributes
+        self.recording = recording  # a non-recording span gets no events or attributes
         # a sampled-out span still carries its trace to the body; an invalid one has none to carry
-        self.valid = span.get_span_context().is_valid
+        self.valid = valid
         self.gated = False  # pre-execute let it on (Allow or Ask)
         self.asked = False
         self.dispatched = False
@@ -114,16 +114,18 @@ class _Spans:
         self._status = Status
         self._error_code = StatusCode.ERROR
         # A plain dict keyed by token (identity hash, no weak references to make on the hot path):
-        # every admitted call is recorded exactly once, and settled() pops it there.
-        self._open: dict[ToolExecutionToken, _Call] = {}
+        # every admitted call is recorded exactly once, and settled() pops it there. A span that
+        # neither records nor carries a trace (a no-op tracer's placeholder) is kept bare: no stage
+        # has anything to tell it, so each lets it pass at one type test; settled() still ends it.
+        self._open: dict[ToolExecutionToken, _Call | Span] = {}
 
-    def _start(self, execution: ToolExecution) -> _Call | None:
+    def _start(self, execution: ToolExecution) -> _Call | Span | None:
         """Open the call's span, or ``None`` for a call outside this probe's scope."""
         agent = execution.agent
         if self._scope is not None and agent is not self._scope:
             return None
         parent = self._open.get(execution.parent) if execution.parent is not None else None
-        context = self._set_span(parent.span) if parent is not None else None
+        context = self._set_span(parent.span) if type(parent) is _Call else None
         attributes: dict[str, str] = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": execution.name,
@@ -136,16 +138,17 @@ class _Spans:
         span = self._tracer.start_span(
             f"execute_tool {execution.name}", context=context, kind=self._kind, attributes=attributes
         )
-        call = _Call(span)
-        self._open[execution.token] = call
-        return call
+        recording, valid = span.is_recording(), span.get_span_context().is_valid
+        opened: _Call | Span = _Call(span, recording, valid) if recording or valid else span
+        self._open[execution.token] = opened
+        return opened
 
     def opened(self, execution: ToolExecution) -> None:
         self._start(execution)
 
     def pre_decided(self, execution: ToolExecution, decision: PreToolDecision) -> None:
         call = self._open.get(execution.token)
-        if call is None:
+        if type(call) is not _Call:  # outside the scope, or a bare placeholder
             return
         if type(decision) is Deny:
             call.verdict = "denied"
@@ -162,7 +165,7 @@ class _Spans:
 
     def dispatching(self, execution: ToolExecution) -> object:
         call = self._open.get(execution.token)
-        if call is None:  # outside the scope, or instrumented mid-call
+        if type(call) is not _Call:  # outside the scope, instrumented mid-call, or a bare placeholder
             return None
         call.dispatched = True
         if call.asked and call.recording:
@@ -179,7 +182,7 @@ class _Spans:
         if type(decision) is not Block:
             return
         call = self._open.get(execution.token)
-        if call is not None:
+        if type(call) is _Call:
             call.verdict = "blocked"
             if call.recording:
                 feedback = "\n".join(str(block.get("text", "")) for block in decision.feedback)
@@ -192,6 +195,9 @@ class _Spans:
             if call is None:
                 return
             del self._open[execution.token]
+        if type(call) is not _Call:  # a bare placeholder
+            cast("Span", call).end()
+            return
         span = call.span
         if result.is_error and call.recording:
             if call.gated and not call.dispatched and call.verdict is None and result.error is None:
@@ -207,7 +213,7 @@ class _Spans:
     def close(self) -> None:
         """End every span still open (instrumentation removed mid-call)."""
         for call in list(self._open.values()):
-            call.span.end()
+            (call.span if type(call) is _Call else cast("Span", call)).end()
         self._open.clear()
 
 

@@ -116,7 +116,11 @@ async def dispatch_call(
     """
     progress = progress if progress is not None else DispatchProgress()
     probes = host.events.probes
-    tokens = [probe.dispatching(execution) for probe in probes] if probes else None
+    tokens: list[object] | None = None
+    if probes:  # a loop, not a comprehension: no extra frame on the instrumented hot path
+        tokens = []
+        for probe in probes:
+            tokens.append(probe.dispatching(execution))
     try:
         result = await dispatch(host, execution, progress=progress)
     except asyncio.CancelledError:
@@ -139,8 +143,8 @@ async def dispatch_call(
 
 def _end_dispatch(probes: Sequence[CallProbe], tokens: Sequence[object]) -> None:
     """Tell each probe its dispatch ended, the last one in first out."""
-    for probe, token in zip(reversed(probes), reversed(tokens)):
-        probe.dispatched(token)
+    for index in range(len(probes) - 1, -1, -1):
+        probes[index].dispatched(tokens[index])
 
 
 async def close_call(host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult) -> Settled:

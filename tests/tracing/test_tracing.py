@@ -290,3 +290,41 @@ async def test_a_sampled_out_call_still_carries_its_trace_to_the_body() -> None:
     (body,) = seen
     assert body.is_valid and not body.trace_flags.sampled  # the call's own (dropped) span is current
     assert exporter.get_finished_spans() == ()
+
+
+class _CountedPlaceholder(trace.NonRecordingSpan):
+    """A span that neither records nor carries a trace, counting how often it is ended."""
+
+    ended = 0
+
+    def end(self, end_time: int | None = None) -> None:
+        _CountedPlaceholder.ended += 1
+
+
+class _PlaceholderProvider(trace.NoOpTracerProvider):
+    def get_tracer(self, *args: Any, **kwargs: Any) -> trace.Tracer:
+        class Placeholders(trace.NoOpTracer):
+            def start_span(self, *args: Any, **kwargs: Any) -> trace.Span:
+                return _CountedPlaceholder(trace.INVALID_SPAN_CONTEXT)
+
+        return Placeholders()
+
+
+async def test_a_placeholder_span_is_ended_once_per_call_whatever_the_stages_decided() -> None:
+    """Placeholders are kept bare (no stage has anything to tell them), yet each is still ended."""
+    ctx = boot(timeouts=False)
+    ctx.tools.register(define_tool(name="echo", description="Echo.", parameters={}, execute=lambda a, e: ok()))
+
+    async def deny_second(exec: ToolExecution, next: PreNext) -> PreToolDecision:
+        return Deny("no") if exec.call_id == "c2" else await next()
+
+    ctx.on("tools/pre-execute", deny_second)
+    _CountedPlaceholder.ended = 0
+    instrument(ctx, _PlaceholderProvider())
+    results = [await ctx.tools.execute(ToolExecutionInput(f"c{i}", name, {})) for i, name in ((1, "echo"), (2, "echo"), (3, "nope"))]
+    assert [result.is_error for result in results] == [False, True, True]
+    assert _CountedPlaceholder.ended == 3
+
+
+async def ok() -> list[ContentBlock]:
+    return [text_block("ok")]
