@@ -39,7 +39,7 @@ tracer's placeholder outside any span) is not made current: it carries nothing. 
 from __future__ import annotations
 
 from contextvars import Token
-from typing import TYPE_CHECKING, Final, cast
+from typing import TYPE_CHECKING, Final, cast, final
 
 from dsh_tools.decisions import Ask, Block, Deny, PostToolDecision, PreToolDecision
 from dsh_tools.disposer import Disposer
@@ -82,6 +82,7 @@ def instrument(ctx: Context, tracer_provider: TracerProvider | None = None) -> D
     return ctx.track(uninstrument)
 
 
+@final
 class _Call:
     """One open span and what the stages told it so far."""
 
@@ -196,7 +197,7 @@ class _Spans:
                 return
             del self._open[execution.token]
         if type(call) is not _Call:  # a bare placeholder
-            cast("Span", call).end()
+            call.end()
             return
         span = call.span
         if result.is_error and call.recording:
@@ -213,7 +214,7 @@ class _Spans:
     def close(self) -> None:
         """End every span still open (instrumentation removed mid-call)."""
         for call in list(self._open.values()):
-            (call.span if type(call) is _Call else cast("Span", call)).end()
+            (call.span if type(call) is _Call else call).end()
         self._open.clear()
 
 
