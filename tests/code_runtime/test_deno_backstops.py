@@ -3,7 +3,9 @@
 * The kernel's ``RLIMIT_CPU``, set at spawn, ends a spinning program even when
   the host's watchdog thread never watches it.
 * The host refuses a binding call past ``max_calls`` even when the in-sandbox
-  harness, which refuses such calls first, has been subverted or misled.
+  harness, which refuses such calls first, has been misled.
+* A program that patches ``Object.prototype.toJSON`` cannot rewrite the frames
+  the harness sends (it would otherwise turn a log into an uncounted call).
 
 Each test takes away the first guard and shows the second one alone ends the run.
 """
@@ -69,29 +71,17 @@ async def test_rlimit_cpu_ends_a_spinning_program_the_watchdog_never_watches(
 
     assert result.value is None
     assert result.error is not None, result
-    # Died of a signal (the watchdog's own verdict would be a "timeout" naming the compute budget).
-    assert result.error.kind == "worker-exit", result.error
-    assert "died unexpectedly (SIGXCPU)" in result.error.message or "died unexpectedly (SIGKILL)" in result.error.message
+    # The kernel's SIGXCPU, reported as the compute budget it backs (the watchdog never acted).
+    assert result.error.kind == "timeout", result.error
+    assert result.error.message == (
+        "compute budget exceeded: the program used more than 1000 ms of CPU time (stopped by the kernel's CPU limit)"
+    )
     assert rt.live_pids == frozenset()
 
 
 # -- the host's call limit, with the harness's refusal out of the way ------------------
 
 MAX_CALLS = 3
-
-FORGED_CALLS = """
-// Subvert the harness: it frames every message with JSON.stringify, which asks
-// Object.prototype.toJSON first, so each console.log below leaves the sandbox as a
-// correctly tagged *call* frame the harness never counted (its call limit never sees it).
-await tools.f(0);  // one genuine call: the host counts the harness's ids and forged ones alike
-let id = 1000;
-(Object.prototype as any).toJSON = function (this: any) {
-  return this.t === "log" ? { t: "call", id: id++, ns: 0, fn: 0, args: this.text } : this;
-};
-for (let i = 1; i <= 6; i++) console.log(String(i));
-delete (Object.prototype as any).toJSON;
-return "finished";
-"""
 
 GENUINE_CALLS = """
 // The harness was told a higher limit than the host's (a stand-in for any harness
@@ -101,18 +91,13 @@ return "finished";
 """
 
 
-@pytest.mark.parametrize(
-    ("program", "harness_max_calls"),
-    [(FORGED_CALLS, MAX_CALLS), (GENUINE_CALLS, 1000)],
-    ids=["forged call frames", "harness limit raised"],
-)
 async def test_the_host_refuses_binding_calls_past_max_calls(
-    runtimes: list[DenoCodeRuntime], monkeypatch: pytest.MonkeyPatch, program: str, harness_max_calls: int
+    runtimes: list[DenoCodeRuntime], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     to_json = Limits.to_json
 
     def told_to_harness(self: Limits) -> dict[str, int]:
-        return {**to_json(self), "maxCalls": harness_max_calls}
+        return {**to_json(self), "maxCalls": 1000}
 
     monkeypatch.setattr(Limits, "to_json", told_to_harness)
     rt = DenoCodeRuntime(max_calls=MAX_CALLS, compute_ms=5000, max_wall_ms=60_000, pool_size=0)
@@ -123,7 +108,7 @@ async def test_the_host_refuses_binding_calls_past_max_calls(
         dispatched.append(args)
         return None
 
-    request = CodeRunRequest(program, [CodeBindingNamespace("tools", {"f": f})])
+    request = CodeRunRequest(GENUINE_CALLS, [CodeBindingNamespace("tools", {"f": f})])
     result = await run_within_safety_net(rt, request, "the host's call limit")
 
     assert result.value is None, result
@@ -131,3 +116,36 @@ async def test_the_host_refuses_binding_calls_past_max_calls(
     assert result.error.kind == "exception", result.error
     assert result.error.message == f"the program made more than {MAX_CALLS} binding calls"
     assert dispatched == [0, 1, 2], "exactly max_calls calls reach the binding, none past the limit"
+
+
+# -- the frames themselves, with the program rewriting what JSON.stringify asks ----------
+
+TO_JSON_FORGERY = """
+// The harness writes its frames with JSON.stringify, which asks an object's toJSON
+// first; a toJSON on Object.prototype would turn each log frame into a call frame the
+// harness never counted. Frames are written without consulting it.
+(Object.prototype as any).toJSON = function (this: any) {
+  return this.t === "log" ? { t: "call", id: 1000, ns: 0, fn: 0, args: "0" } : this;
+};
+console.log("still a log");
+delete (Object.prototype as any).toJSON;
+return "finished";
+"""
+
+
+async def test_a_to_json_on_object_prototype_cannot_rewrite_the_harness_frames(runtimes: list[DenoCodeRuntime]) -> None:
+    rt = DenoCodeRuntime(pool_size=0)
+    runtimes.append(rt)
+    dispatched: list[JsonValue] = []
+
+    async def f(args: JsonValue) -> JsonValue:
+        dispatched.append(args)
+        return None
+
+    request = CodeRunRequest(TO_JSON_FORGERY, [CodeBindingNamespace("tools", {"f": f})])
+    result = await run_within_safety_net(rt, request, "the run")
+
+    assert result.error is None, result.error
+    assert result.value == "finished"
+    assert [entry.text for entry in result.logs] == ["still a log"]
+    assert dispatched == []

@@ -198,7 +198,7 @@ class RunSession:
         self._pieces(splitter.finish())
         if not self._outcome.done():
             code = await self._proc.proc.wait()
-            self._settle(None, CodeRunFailure("worker-exit", _exit_text(code)))
+            self._settle(None, _exit_failure(code, self._budgets.compute_ms))
 
     async def _read_stderr(self) -> None:
         stream = self._proc.proc.stderr
@@ -386,6 +386,17 @@ def _reply(call_id: int, value: JsonValue, error: str | None, name: str | None =
 def abort_message(reason: object) -> str:
     """The failure text of a run its caller aborted (before or during the run)."""
     return f"the run was aborted: {safe_str(reason) or type(reason).__name__}"
+
+
+def _exit_failure(code: int, compute_ms: int) -> CodeRunFailure:
+    """Why the process ended before its program settled: SIGXCPU is the kernel's CPU limit
+    (the backstop behind the watchdog's compute budget), anything else a crash or an exit."""
+    if code == -signal.SIGXCPU:
+        return CodeRunFailure("timeout", (
+            f"compute budget exceeded: the program used more than {compute_ms} ms of CPU time "
+            "(stopped by the kernel's CPU limit)"
+        ))
+    return CodeRunFailure("worker-exit", _exit_text(code))
 
 
 def _exit_text(code: int) -> str:
