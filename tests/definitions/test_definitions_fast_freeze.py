@@ -228,3 +228,36 @@ def test_a_scalar_root_is_checked_by_the_boundary_rules() -> None:
         assert freeze(bad) is UNSURE
     text = freezer({"type": "string"})
     assert text("ünï") == "ünï" and text("\ud800") is UNSURE and text(MyStr("s")) is UNSURE
+
+
+def _wide_record(width: int) -> dict[str, Any]:
+    names = [f"p{index}" for index in range(width)]
+    return {
+        "type": "object",
+        "properties": {name: {"type": "integer"} for name in names},
+        "required": names,
+        "additionalProperties": False,
+    }
+
+
+def test_object_members_count_toward_the_exact_walks_value_limit() -> None:
+    """An array within the budget of records whose members, counted as freeze_json counts, pass MAX_VALUES."""
+    schema = {"type": "array", "items": _wide_record(15)}
+    record = {f"p{index}": index for index in range(15)}
+    value = [record] * BUDGET  # 65,536 * 16 + 1 values, above MAX_VALUES
+    assert not isinstance(freeze_json(value), Success)
+    assert freezer(schema)(value) is UNSURE
+
+
+def test_an_array_is_charged_each_members_size_and_a_nested_array_its_own() -> None:
+    record = _wide_record(7)  # 8 values a member
+    record["properties"]["rows"] = {"type": "array", "items": {"type": "integer"}}  # 9, its members charged apart
+    schema = {"type": "array", "items": record}
+    value: dict[str, Any] = {f"p{index}": index for index in range(7)}
+    fits = BUDGET // 9
+    freeze = freezer(schema)
+    assert assert_vouches_rightly(freeze, schema, [value] * fits)
+    assert freeze([value] * (fits + 1)) is UNSURE
+    left = BUDGET - 9 * fits  # what the outer array leaves for its members' rows
+    assert assert_vouches_rightly(freeze, schema, [*[value] * (fits - 1), {**value, "rows": [0] * left}])
+    assert freeze([*[value] * (fits - 1), {**value, "rows": [0] * (left + 1)}]) is UNSURE
