@@ -12,7 +12,7 @@ On a 10 KB list of 108 records that is about a third of the two walks.
 validator fast path (:mod:`~dsh_tools.definitions.fast_path`): it is
 *conservative*. It returns the frozen value only when the value is certainly
 JSON by the boundary's rules (exact types, no lone surrogates, 64-bit
-integers, finite floats, at most :data:`BUDGET` values) and certainly valid;
+integers, finite floats, within :data:`BUDGET`) and certainly valid;
 at the first doubt (a mistake, an extra key, an unusual container, an
 exception) it returns :data:`UNSURE` and the caller runs the two exact walks,
 which find and word the problem. Shapes it does not write (an untyped value,
@@ -21,7 +21,11 @@ fast freezer at all.
 
 The frozen form equals the generic freeze's (objects in their own key order,
 arrays as tuples); only a container the value held twice comes out as two
-equal copies instead of one shared one, which :data:`BUDGET` bounds.
+equal copies instead of one shared one. :data:`BUDGET` bounds the copies,
+counted as the exact walk counts values against its
+:data:`~dsh_tools.json_walk.MAX_VALUES` (every container and scalar, a shared
+one each time it is met): an array is charged its members' whole size,
+an object's members included.
 
 Safety of the generated source is the validator's: property names enter only
 as ``repr()`` literals, key sets and helpers as constants.
@@ -36,7 +40,7 @@ from typing import TYPE_CHECKING, Final
 from dsh_tools.definitions.fast_path import INLINE_DEPTH, indent
 from dsh_tools.frozen_dict import FrozenDict
 from dsh_tools.json_values import FrozenJson, trust_frozen
-from dsh_tools.json_walk import INT_MAX, INT_MIN, find_surrogate
+from dsh_tools.json_walk import INT_MAX, INT_MIN, MAX_VALUES, find_surrogate
 
 if TYPE_CHECKING:  # validation imports the fast path; the Shape class is only needed for types
     from dsh_tools.definitions.validation import Shape
@@ -59,7 +63,13 @@ UNSURE: Final = _Unsure()
 Freezer = Callable[[object], "FrozenJson | _Unsure"]
 
 BUDGET: Final = 65_536
-"""Array members a freezer takes before leaving the value to the exact walks."""
+"""Values inside arrays a freezer takes before leaving the value to the exact walks.
+
+Each array is charged its length times the most values one member can hold
+outside arrays of its own (:func:`_size`: 1 for a scalar, an object's members
+too), so with the part of the value outside every array, which the shape
+bounds, no vouched value holds more than ``_size(root) + BUDGET`` values.
+"""
 
 _SCALAR_TESTS: Final[dict[str, str]] = {
     "string": "({t} is str and ({v}.isascii() or S({v}) is None))",
@@ -134,8 +144,9 @@ class _Writer:
     def object_lines(self, shape: Shape, v: str, depth: int) -> tuple[list[str], str]:
         """Copy an exact dict (its own key order) and check it; any undeclared key is a doubt.
 
-        Objects take nothing from the budget: with no undeclared keys their
-        fan-out is the shape's, so arrays alone can make a value large.
+        Objects take nothing from the budget themselves: with no undeclared
+        keys their fan-out is the shape's, so an array that holds them is
+        charged their size (:func:`_size`) for each member.
         """
         if shape.additional not in (None, False):
             raise _Unwritable
@@ -168,10 +179,11 @@ class _Writer:
 
     def array_lines(self, shape: Shape, v: str, depth: int) -> tuple[list[str], str]:
         s = self.fresh("s")
+        size = 1 if shape.items is None else _size(shape.items)
         lines = [
             f"if type({v}) is not list and type({v}) is not tuple: raise D",
             f"{s} = tuple({v})",
-            f"left -= len({s})",
+            f"left -= len({s})" if size == 1 else f"left -= len({s}) * {size}",
             "if left < 0: raise D",
         ]
         if shape.items is None:
@@ -186,6 +198,16 @@ class _Writer:
         return [*lines, *start, f"for {item} in {s}:", *indent(loop), f"{built} = tuple({built})"], built
 
 
+def _size(shape: Shape) -> int:
+    """The most values ``shape`` holds outside the arrays in it (an array is one: it charges its members).
+
+    Only for shapes the writer writes (no ``anyOf``, at most :data:`INLINE_DEPTH` levels).
+    """
+    if shape.enum is not None or shape.types is None or "object" not in shape.types:
+        return 1
+    return 1 + sum(_size(child) for _, child in shape.properties)
+
+
 def compile_fast_freezer(shape: Shape) -> Freezer | None:
     """A function that freezes a value it can vouch for (and marks it verified), else ``UNSURE``.
 
@@ -196,6 +218,8 @@ def compile_fast_freezer(shape: Shape) -> Freezer | None:
     try:
         lines, frozen = writer.value_lines(shape, "o", 0)
     except _Unwritable:
+        return None
+    if _size(shape) + BUDGET > MAX_VALUES:  # so wide that a value could pass the limit outside any array
         return None
     source = "\n".join(
         [

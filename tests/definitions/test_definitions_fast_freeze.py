@@ -10,14 +10,17 @@ the shared list in every position.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from returns.result import Success
 
-from dsh_tools.definitions.fast_freeze import BUDGET, UNSURE, Freezer
+from dsh_tools.definitions import Prop
+from dsh_tools.definitions.fast_freeze import BUDGET, UNSURE, Freezer, compile_fast_freezer
 from dsh_tools.definitions.fast_path import INLINE_DEPTH
 from dsh_tools.definitions.output_schema import compile_value_check, compile_value_freezer
+from dsh_tools.definitions.validation import compile_validator, prop_shape
 from dsh_tools.json_values import FrozenDict, freeze_json
 from hostile_values import HOSTILE, MyStr
 from value_mutations import Weird, mutate
@@ -84,14 +87,15 @@ def same_form(left: object, right: object) -> bool:
     return left == right
 
 
-def assert_vouches_rightly(freeze: Freezer, schema: dict[str, Any], value: object) -> bool:
-    """The freezer's answer for ``value`` is safe; returns whether it vouched."""
+def assert_vouches_rightly(freeze: Freezer, schema: dict[str, Any] | Callable[[object], list[str]], value: object) -> bool:
+    """The freezer's answer for ``value`` is safe; returns whether it vouched (``schema``: or its validator)."""
     got = freeze(value)
     if got is UNSURE:
         return False
     expected = freeze_json(value)
     assert isinstance(expected, Success), ("vouched for a value that is not JSON", value)
-    assert compile_value_check(schema, tool="t")(expected.unwrap()) == [], ("vouched for an invalid value", value)
+    check = schema if callable(schema) else compile_value_check(schema, tool="t")
+    assert check(expected.unwrap()) == [], ("vouched for an invalid value", value)
     assert same_form(got, expected.unwrap()), (got, expected)
     assert freeze_json(got).unwrap() is got, "a vouched value is trusted as verified"
     return True
@@ -207,7 +211,7 @@ def _nested(depth: int) -> tuple[dict[str, Any], Any]:
 
 def test_nesting_up_to_the_inline_depth_is_written_and_deeper_is_not() -> None:
     schema, value = _nested(INLINE_DEPTH)
-    assert assert_vouches_rightly(freezer(schema), schema, value)
+    assert_vouches_rightly(freezer(schema), schema, value)  # vouches today (both fold); safe either way
     assert compile_value_freezer(_nested(INLINE_DEPTH + 1)[0]) is None
 
 
@@ -228,3 +232,161 @@ def test_a_scalar_root_is_checked_by_the_boundary_rules() -> None:
         assert freeze(bad) is UNSURE
     text = freezer({"type": "string"})
     assert text("ünï") == "ünï" and text("\ud800") is UNSURE and text(MyStr("s")) is UNSURE
+
+
+def _wide_record(width: int) -> dict[str, Any]:
+    names = [f"p{index}" for index in range(width)]
+    return {
+        "type": "object",
+        "properties": {name: {"type": "integer"} for name in names},
+        "required": names,
+        "additionalProperties": False,
+    }
+
+
+def test_object_members_count_toward_the_exact_walks_value_limit() -> None:
+    """An array within the budget of records whose members, counted as freeze_json counts, pass MAX_VALUES."""
+    schema = {"type": "array", "items": _wide_record(15)}
+    record = {f"p{index}": index for index in range(15)}
+    value = [record] * BUDGET  # 65,536 * 16 + 1 values, above MAX_VALUES
+    assert not isinstance(freeze_json(value), Success)
+    assert freezer(schema)(value) is UNSURE
+
+
+def test_an_array_is_charged_each_members_size_and_a_nested_array_its_own() -> None:
+    record = _wide_record(7)  # 8 values a member
+    record["properties"]["rows"] = {"type": "array", "items": {"type": "integer"}}  # 9, its members charged apart
+    schema = {"type": "array", "items": record}
+    value: dict[str, Any] = {f"p{index}": index for index in range(7)}
+    fits = BUDGET // 9
+    freeze = freezer(schema)
+    assert assert_vouches_rightly(freeze, schema, [value] * fits)
+    assert freeze([value] * (fits + 1)) is UNSURE
+    left = BUDGET - 9 * fits  # what the outer array leaves for its members' rows
+    assert assert_vouches_rightly(freeze, schema, [*[value] * (fits - 1), {**value, "rows": [0] * left}])
+    assert freeze([*[value] * (fits - 1), {**value, "rows": [0] * (left + 1)}]) is UNSURE
+
+
+def test_nullable_containers_and_enums_of_a_spec_shape_take_the_null_branches() -> None:
+    """Output schemas have no nullable types; a ``SchemaSpec`` Prop's shape does (``T | null``, enum + None)."""
+    row = Prop(
+        "object",
+        nullable=True,
+        additional_properties=False,
+        properties={
+            "id": Prop("integer", required=True, nullable=True),
+            "kind": Prop("string", enum=["a", "b"], nullable=True),
+            "tags": Prop("array", items=Prop("string", nullable=True), nullable=True),
+            "sub": Prop("object", nullable=True, properties={"n": Prop("number", required=True)}),
+        },
+    )
+    shape = prop_shape(Prop("array", items=row, nullable=True))
+    freeze, check = compile_fast_freezer(shape), compile_validator(shape)
+    assert freeze is not None
+    vouched: list[Any] = [
+        None,
+        [],
+        [None, {"id": None}],
+        [{"id": 1, "kind": None, "tags": None, "sub": None}],
+        [{"sub": {"n": 0.5}, "tags": [None, "x"], "kind": "b", "id": 2}],
+    ]
+    for value in vouched:
+        assert assert_vouches_rightly(freeze, check, value), value
+    doubted: list[Any] = [
+        [{}],  # "id" is required even though it may be null
+        [{"id": True}],
+        [{"id": 1, "kind": "c"}],
+        [{"id": 1, "kind": MyStr("a")}],
+        [{"id": 1, "tags": [1]}],
+        [{"id": 1, "sub": {}}],
+        [{"id": 1, "sub": {"n": float("nan")}}],
+        [{"id": 1, "extra": None}],
+        [[None]],
+    ]
+    for value in doubted:
+        assert freeze(value) is UNSURE, value
+
+
+def test_a_cycle_that_has_every_declared_key_at_every_level_is_a_doubt() -> None:
+    schema: dict[str, Any] = {"type": "array"}  # the leaf: an empty array only
+    for _ in range(INLINE_DEPTH - 1):
+        schema = {"type": "object", "properties": {"self": schema}, "required": ["self"]}
+    cyclic: dict[str, Any] = {}
+    cyclic["self"] = cyclic
+    loop: list[Any] = []
+    loop.append(loop)
+    freeze = freezer(schema)
+    assert freeze(cyclic) is UNSURE
+    assert freeze({"self": {"self": loop}}) is UNSURE
+    assert not isinstance(freeze_json(cyclic), Success)
+
+
+def test_the_frozen_value_is_detached_and_a_shared_record_is_copied_equal() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "array", "items": HIT}, "b": HIT}}
+    hit = {"path": "p", "line": 1}
+    value: dict[str, Any] = {"a": [hit, hit], "b": hit}
+    freeze = freezer(schema)
+    assert assert_vouches_rightly(freeze, schema, value)
+    frozen: Any = freeze(value)
+    assert frozen["a"][0] == frozen["a"][1] == frozen["b"] == hit
+    hit["line"] = "changed"
+    value["a"].append(hit)
+    assert frozen["a"] == ({"path": "p", "line": 1},) * 2 and frozen["b"]["line"] == 1
+    scalars = (1, 2, 3)
+    assert freezer({"type": "array", "items": {"type": "integer"}})(scalars) is scalars  # freeze_json keeps it too
+
+
+class _Colliding:
+    """A key hashing like "path" that can be armed to compare equal to it, or to mutate the value as it is compared."""
+
+    def __init__(self, on_compare: Callable[[], bool]) -> None:
+        self.on_compare = on_compare
+
+    def __hash__(self) -> int:
+        return hash("path")
+
+    def __eq__(self, other: object) -> bool:
+        return self.on_compare()
+
+
+def _with_key(key: object) -> dict[object, object]:
+    """``{"path": "p", "line": 1, key: "k"}`` in a dict whose copy compares keys (a deleted entry defeats the table clone)."""
+    made: dict[object, object] = {"gone": 0, "path": "p", "line": 1}
+    made[key] = "k"
+    del made["gone"]
+    return made
+
+
+def test_a_key_compared_during_the_copy_can_mutate_the_value_yet_is_only_ever_a_doubt() -> None:
+    freeze = freezer({"type": "array", "items": HIT})
+    armed = False
+    later: list[Any] = [{"path": "q", "line": 2}]
+
+    def mutate_later() -> bool:
+        if armed:
+            later.append(float("nan"))
+            later[0]["line"] = "x"
+        return False
+
+    value = [_with_key(_Colliding(mutate_later)), later[0]]
+    armed = True
+    assert freeze(value) is UNSURE and len(later) > 1
+
+    def raise_error() -> bool:
+        if armed:
+            raise RuntimeError("eq")
+        return False
+
+    armed = False
+    hostile = [_with_key(_Colliding(raise_error))]
+    armed = True
+    assert freeze(hostile) is UNSURE
+
+
+def test_a_key_that_folds_into_a_declared_name_during_the_copy_is_frozen_as_freeze_json_freezes_it() -> None:
+    """Both copy a dict the same way, so a key equal to "path" only when copied is folded by both (or by neither)."""
+    schema = {"type": "array", "items": HIT}
+    equal = False
+    value = [_with_key(_Colliding(lambda: equal))]
+    equal = True
+    assert_vouches_rightly(freezer(schema), schema, value)  # vouches today (both fold); safe either way
