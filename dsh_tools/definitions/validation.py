@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Final, cast
+from typing import TYPE_CHECKING, Final, cast
 
 import orjson
 from pyrsistent import pmap, pvector
@@ -27,8 +27,14 @@ from dsh_tools.definitions.fast_path import Validator, compile_fast_validator
 from dsh_tools.definitions.props import Prop, checked_spec
 from dsh_tools.json_values import FrozenDict, member_path_segment
 
+if TYPE_CHECKING:  # moved to spec_memo (which imports this module); still importable from here, see __getattr__
+    from dsh_tools.definitions.spec_memo import SPEC_MEMO_SIZE as SPEC_MEMO_SIZE
+    from dsh_tools.definitions.spec_memo import spec_validator as spec_validator
+    from dsh_tools.definitions.spec_memo import validate_args as validate_args
+
 __all__ = [
     "PYTHON_TYPES",
+    "SPEC_MEMO_SIZE",
     "Check",
     "Shape",
     "Validator",
@@ -37,7 +43,9 @@ __all__ = [
     "compile_validator",
     "render",
     "spec_shape",
+    "spec_validator",
     "total_validator",
+    "validate_args",
 ]
 
 Problems = list[tuple[str, str]]
@@ -396,3 +404,17 @@ def total_validator(check: Check) -> Callable[[object], list[str]]:
         return render(problems) if problems else []
 
     return validate
+
+
+_MOVED_TO_SPEC_MEMO: Final = frozenset({"SPEC_MEMO_SIZE", "spec_validator", "validate_args"})
+"""Names this module used to define: ``from dsh_tools.definitions.validation import validate_args`` keeps working."""
+
+if not TYPE_CHECKING:  # mypy reads the imports above; a typed __getattr__ would hide typos in this module's names
+
+    def __getattr__(name: str) -> object:
+        """The memo's names, loaded on first use (PEP 562): ``spec_memo`` imports this module, so not at import."""
+        if name in _MOVED_TO_SPEC_MEMO:
+            from dsh_tools.definitions import spec_memo
+
+            return getattr(spec_memo, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

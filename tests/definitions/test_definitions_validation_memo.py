@@ -105,3 +105,14 @@ def test_the_memo_is_bounded_and_keeps_what_it_holds_alive(compiles: list[object
     assert len(memo) == SPEC_MEMO_SIZE
     assert all(held is specs[index + 10] for index, (held, _, _) in enumerate(memo.values())), "oldest dropped first"
     assert all(key == id(held) for key, (held, _, _) in memo.items())
+
+
+def test_the_memo_names_still_import_from_their_old_module() -> None:
+    """``validate_args`` and its memo moved to ``spec_memo``; the documented ``validation`` path is a contract."""
+    from dsh_tools.definitions.validation import SPEC_MEMO_SIZE as old_size
+    from dsh_tools.definitions.validation import spec_validator as old_spec_validator
+    from dsh_tools.definitions.validation import validate_args as old_validate_args
+
+    assert old_validate_args is validate_args and old_spec_validator is spec_validator and old_size == SPEC_MEMO_SIZE
+    with pytest.raises(AttributeError, match="no attribute 'nowhere'"):
+        getattr(validation, "nowhere")
