@@ -23,7 +23,7 @@ from returns.result import Failure
 from dsh_tools.code_mode.deno._frames import FrameSplitter, Piece
 from dsh_tools.code_mode.deno._logs import LogSink
 from dsh_tools.code_mode.deno._process import SandboxProcess
-from dsh_tools.code_mode.deno._watchdog import Watch, Watchdog
+from dsh_tools.code_mode.deno._watchdog import Watch, Watchdog, compute_exceeded
 from dsh_tools.code_mode.runtime import (
     Binding,
     CodeBindingNamespace,
@@ -392,10 +392,7 @@ def _exit_failure(code: int, compute_ms: int) -> CodeRunFailure:
     """Why the process ended before its program settled: SIGXCPU is the kernel's CPU limit
     (the backstop behind the watchdog's compute budget), anything else a crash or an exit."""
     if code == -signal.SIGXCPU:
-        return CodeRunFailure("timeout", (
-            f"compute budget exceeded: the program used more than {compute_ms} ms of CPU time "
-            "(stopped by the kernel's CPU limit)"
-        ))
+        return CodeRunFailure("timeout", f"{compute_exceeded(compute_ms)} (stopped by the kernel's CPU limit)")
     return CodeRunFailure("worker-exit", _exit_text(code))
 
 

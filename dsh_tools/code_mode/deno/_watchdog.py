@@ -21,11 +21,16 @@ from typing import Final
 from dsh_tools.code_mode.deno._process import SandboxProcess
 from dsh_tools.code_mode.runtime import FailureKind
 
-__all__ = ["Breach", "Watch", "Watchdog"]
+__all__ = ["Breach", "Watch", "Watchdog", "compute_exceeded"]
 
 Breach = Callable[[FailureKind, str], None]
 _MAX_INTERVAL_S: Final = 0.02
 _MIN_INTERVAL_S: Final = 0.005
+
+
+def compute_exceeded(cpu_ms: int) -> str:
+    """The ``timeout`` message of a run past its CPU budget, whichever guard (this one, the kernel's) ended it."""
+    return f"compute budget exceeded: the program used more than {cpu_ms} ms of CPU time"
 
 
 class Watch:
@@ -54,7 +59,7 @@ class Watch:
             return None
         cpu, rss = usage
         if cpu - self.base_cpu > self.cpu_ms:
-            return "timeout", f"compute budget exceeded: the program used more than {self.cpu_ms} ms of CPU time"
+            return "timeout", compute_exceeded(self.cpu_ms)
         if rss > self.max_rss:
             return "worker-exit", f"the Deno process was killed: its memory exceeded {self.max_rss >> 20} MB"
         return None

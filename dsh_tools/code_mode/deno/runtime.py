@@ -40,8 +40,10 @@ class DenoCodeRuntime:
     """The shipped :class:`~dsh_tools.code_mode.runtime.CodeRuntime` backend.
 
     ``compute_ms`` bounds the CPU time of the run's process, ``max_wall_ms``
-    its lifetime; both end in SIGKILL and a ``timeout`` failure. Logs are
-    capped at ``max_log_bytes`` (each entry costs its bytes plus one) and the
+    its lifetime; both end in SIGKILL and a ``timeout`` failure (as does the
+    kernel's CPU limit, a SIGXCPU about two seconds of CPU later, should the
+    host's watchdog miss the process). Logs are capped at ``max_log_bytes``
+    (each entry costs its bytes plus one) and the
     JSON completion value at ``max_value_bytes`` (beyond that the value becomes
     a string holding its head and a ``truncated`` marker). ``max_heap_mb``
     caps V8's old space; resident memory above twice that plus 256 MB
