@@ -312,8 +312,7 @@ class _PlaceholderProvider(trace.NoOpTracerProvider):
 
 async def test_a_placeholder_span_is_ended_once_per_call_whatever_the_stages_decided() -> None:
     """Placeholders are kept bare (no stage has anything to tell them), yet each is still ended."""
-    ctx = boot(timeouts=False)
-    ctx.tools.register(define_tool(name="echo", description="Echo.", parameters={}, execute=lambda a, e: ok()))
+    ctx, agent = booted()
 
     async def deny_second(exec: ToolExecution, next: PreNext) -> PreToolDecision:
         return Deny("no") if exec.call_id == "c2" else await next()
@@ -321,10 +320,21 @@ async def test_a_placeholder_span_is_ended_once_per_call_whatever_the_stages_dec
     ctx.on("tools/pre-execute", deny_second)
     _CountedPlaceholder.ended = 0
     instrument(ctx, _PlaceholderProvider())
-    results = [await ctx.tools.execute(ToolExecutionInput(f"c{i}", name, {})) for i, name in ((1, "echo"), (2, "echo"), (3, "nope"))]
+    calls = (("c1", "echo"), ("c2", "echo"), ("c3", "nope"))
+    results = [await ctx.tools.execute(ToolExecutionInput(call_id, name, {"text": "x"}, agent=agent)) for call_id, name in calls]
     assert [result.is_error for result in results] == [False, True, True]
     assert _CountedPlaceholder.ended == 3
 
 
-async def ok() -> list[ContentBlock]:
-    return [text_block("ok")]
+async def test_disposing_mid_call_ends_an_open_placeholder_span() -> None:
+    ctx, agent = booted()
+    _CountedPlaceholder.ended = 0
+    stop = instrument(ctx, _PlaceholderProvider())
+
+    async def stop_now(execution: ToolExecution, next: PreNext) -> PreToolDecision:
+        stop()
+        return await next()
+
+    ctx.on("tools/pre-execute", stop_now)
+    await ctx.tools.execute(ToolExecutionInput("c1", "echo", {"text": "x"}, agent=agent))
+    assert _CountedPlaceholder.ended == 1
