@@ -435,3 +435,14 @@ async def test_a_tool_whose_schema_the_freezer_cannot_write_validates_as_before(
     other.tools.register(raw_tool({"level": True}, schema=levels))
     failed = await other.tools.execute(call("raw", {}))
     assert failed.is_error and failed.error is not None and failed.error.code == "OUTPUT_INVALID"
+
+
+async def test_a_value_the_freezer_vouches_for_is_its_frozen_form(ctx: Context) -> None:
+    """The one value form only the freezer makes, a recurring record copied, shows execute() took the one pass."""
+    hit = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": False}
+    record = {"n": 1}
+    ctx.tools.register(raw_tool([record, record], schema={"type": "array", "items": hit}))
+    result = await ctx.tools.execute(call("raw", {}))
+    assert not result.is_error and thaw_json(result.value) == [{"n": 1}, {"n": 1}]
+    first, second = result.value  # type: ignore[misc]
+    assert first == second and first is not second  # the generic freeze keeps the record shared
