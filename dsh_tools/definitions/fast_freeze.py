@@ -16,8 +16,10 @@ integers, finite floats, within :data:`BUDGET`) and certainly valid;
 at the first doubt (a mistake, an extra key, an unusual container, an
 exception) it returns :data:`UNSURE` and the caller runs the two exact walks,
 which find and word the problem. Shapes it does not write (an untyped value,
-a non-string enum, ``anyOf``, more than :data:`INLINE_DEPTH` levels) get no
-fast freezer at all.
+a non-string enum, ``anyOf``, a schema for undeclared keys, a container type
+beside a scalar one other than ``null``, more than :data:`INLINE_DEPTH`
+levels, a record so wide that the budget could not keep a value within
+``MAX_VALUES``) get no fast freezer at all.
 
 The frozen form equals the generic freeze's (objects in their own key order,
 arrays as tuples); only a container the value held twice comes out as two
@@ -107,7 +109,7 @@ class _Writer:
 
     def value_lines(self, shape: Shape, v: str, depth: int) -> tuple[list[str], str]:
         """Lines that freeze ``v`` into the returned name, or raise ``D`` unless it surely fits ``shape``."""
-        if getattr(shape, "any_of", None) is not None:
+        if shape.any_of is not None:
             raise _Unwritable
         if shape.enum is not None:
             return self.enum_lines(shape.enum, v), v
