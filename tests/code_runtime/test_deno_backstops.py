@@ -22,7 +22,7 @@ from dsh_tools.code_mode.deno import DenoCodeRuntime
 from dsh_tools.code_mode.deno import runtime as deno_runtime
 from dsh_tools.code_mode.deno._process import Limits
 from dsh_tools.code_mode.deno._watchdog import Watch, Watchdog
-from dsh_tools.code_mode.runtime import CodeBindingNamespace, CodeRunRequest, CodeRunResult
+from dsh_tools.code_mode.runtime import Binding, CodeBindingNamespace, CodeRunRequest, CodeRunResult
 from dsh_tools.json_values import JsonValue
 
 SAFETY_NET_S = 20.0
@@ -47,6 +47,17 @@ async def run_within_safety_net(rt: DenoCodeRuntime, request: CodeRunRequest, wh
             return await rt.run(request)
     except TimeoutError:
         pytest.fail(f"the run was still going after {SAFETY_NET_S} s: {what} did not end it")
+
+
+def recording_binding() -> tuple[list[JsonValue], Binding]:
+    """A binding that answers ``None`` and the list of the arguments it was called with."""
+    dispatched: list[JsonValue] = []
+
+    async def f(args: JsonValue) -> JsonValue:
+        dispatched.append(args)
+        return None
+
+    return dispatched, f
 
 
 # -- the kernel's CPU limit, with nobody watching ------------------------------------
@@ -102,12 +113,7 @@ async def test_the_host_refuses_binding_calls_past_max_calls(
     monkeypatch.setattr(Limits, "to_json", told_to_harness)
     rt = DenoCodeRuntime(max_calls=MAX_CALLS, compute_ms=5000, max_wall_ms=60_000, pool_size=0)
     runtimes.append(rt)
-    dispatched: list[JsonValue] = []
-
-    async def f(args: JsonValue) -> JsonValue:
-        dispatched.append(args)
-        return None
-
+    dispatched, f = recording_binding()
     request = CodeRunRequest(GENUINE_CALLS, [CodeBindingNamespace("tools", {"f": f})])
     result = await run_within_safety_net(rt, request, "the host's call limit")
 
@@ -136,12 +142,7 @@ return "finished";
 async def test_a_to_json_on_object_prototype_cannot_rewrite_the_harness_frames(runtimes: list[DenoCodeRuntime]) -> None:
     rt = DenoCodeRuntime(pool_size=0)
     runtimes.append(rt)
-    dispatched: list[JsonValue] = []
-
-    async def f(args: JsonValue) -> JsonValue:
-        dispatched.append(args)
-        return None
-
+    dispatched, f = recording_binding()
     request = CodeRunRequest(TO_JSON_FORGERY, [CodeBindingNamespace("tools", {"f": f})])
     result = await run_within_safety_net(rt, request, "the run")
 
