@@ -121,7 +121,7 @@ class _Spans:
         self._open: dict[ToolExecutionToken, _Call | Span] = {}
 
     def _start(self, execution: ToolExecution) -> _Call | Span | None:
-        """Open the call's span, or ``None`` for a call outside this probe's scope."""
+        """Open and record the call's span (a bare placeholder as the span itself), or ``None`` outside the scope."""
         agent = execution.agent
         if self._scope is not None and agent is not self._scope:
             return None
