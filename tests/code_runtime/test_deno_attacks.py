@@ -374,3 +374,27 @@ async def test_stale_private_directories_are_removed_at_start(guarded: list[Deno
         assert live.exists(), "a directory of a live host stays"
     finally:
         live.rmdir()
+
+
+# -- 7. a program that breaks what the harness settles with still settles at once ---------
+
+
+@pytest.mark.parametrize(
+    ("sabotage", "message"),
+    [
+        ("Array.prototype.push = function () { throw new Error('no push'); };", "Error: boom\n"),
+        ("Object.defineProperty(Array.prototype, Symbol.iterator, { get() { throw new Error('no'); } });", "Error: boom\n"),
+        ("RegExp.prototype.exec = function () { throw new Error('no exec'); };", "Uncaught <unprintable error>"),
+    ],
+    ids=["push", "array iterator", "regexp exec"],
+)
+async def test_a_failure_is_reported_whatever_the_program_broke_first(
+    guarded: list[DenoCodeRuntime], sabotage: str, message: str
+) -> None:
+    # A pending timer keeps the event loop alive: a harness that threw while settling
+    # would leave the run waiting for it (then report an exit), instead of the failure.
+    rt = make(guarded, pool_size=0)
+    result = await run(rt, f"{sabotage} setTimeout(() => {{}}, 4000); throw new Error('boom');")
+    assert result.error is not None and result.error.kind == "exception", result.error
+    assert result.error.message.startswith(message), result.error.message
+

@@ -330,19 +330,27 @@ function describeError(error, url, loading) {
   }
   text = call(join, call(split, text, url), "program.ts");
   const lines = [];
-  for (const line of call(split, text, "\n")) {
+  const all = call(split, text, "\n");
+  for (let i = 0; i < all.length; i++) { // index loops: array iterators and push are the program's to patch
+    const line = all[i];
     const frame = call(test, /^\s+at /, line);
     if (frame && call(test, /(data:|blob:|ext:|harness\.js)/, line)) continue; // the harness's own frames
     // The program's lines are one below where the wrapper put them; columns are unchanged.
-    lines.push(loading || frame ? call(replace, line, /program\.ts:(\d+):(\d+)/g, shiftLine) : line);
+    lines[lines.length] = loading || frame ? call(replace, line, /program\.ts:(\d+):(\d+)/g, shiftLine) : line;
   }
   return call(toWellFormed, call(slice, call(join, lines, "\n"), 0, MAX_ERROR));
 }
 
+// Settling must not throw: once `settled` is set nothing else will send the
+// done frame, and the program shares the realm (it may have broken
+// Array.prototype.push, or return a Proxy whose traps throw). So whatever
+// describes the outcome is guarded, and the frame always goes out.
 function fail(error, url, loading = false) {
   if (settled) return;
   settled = true;
-  send({ t: "done", ok: false, error: describeError(error, url, loading) });
+  let text;
+  try { text = describeError(error, url, loading); } catch { text = "Uncaught <unprintable error>"; }
+  send({ t: "done", ok: false, error: text });
 }
 
 function complete(value) {
@@ -352,7 +360,9 @@ function complete(value) {
   let text;
   try { text = stringify(value); } catch { text = undefined; }
   if (text !== undefined && call(test, LONE_SURROGATE_ESCAPE, text)) text = undefined; // not JSON
-  if (text === undefined) text = stringify(call(toWellFormed, inspect(value)));
+  if (text === undefined) {
+    try { text = stringify(call(toWellFormed, inspect(value))); } catch { text = '"<uninspectable value>"'; }
+  }
   const max = limits.maxValue;
   if (text.length > max) send({ t: "done", ok: true, head: call(toWellFormed, call(slice, text, 0, max)), size: text.length });
   else send({ t: "done", ok: true, value: text });
