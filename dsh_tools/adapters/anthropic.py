@@ -99,7 +99,7 @@ def calls_from_message(
         arguments = UnparsedArguments("the call carries no input") if raw is None else object_arguments(raw)
         if stop == "refusal":
             arguments = UnparsedArguments("the model refused (stop_reason refusal), so no call of this reply was run")
-        elif stop in _CUT_OFF and position == len(blocks) - 1:
+        elif type(stop) is str and stop in _CUT_OFF and position == len(blocks) - 1:
             arguments = truncated(arguments, f"the reply stopped while this call was written (stop_reason {stop})")
         calls.append(ProviderCall(read(block, "id"), read(block, "name"), arguments))
     return execution_inputs(calls, agent, "tool_use block")
