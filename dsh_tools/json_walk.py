@@ -40,6 +40,7 @@ __all__ = [
     "find_surrogate",
     "freeze",
     "member_path_segment",
+    "unicode_text",
 ]
 
 MAX_DEPTH: Final = 128
@@ -69,6 +70,16 @@ def _has_surrogate(text: str) -> bool:
     """Whether ``text`` holds a surrogate code point (never valid in UTF-8, so
     not JSON text). ``isascii`` is O(1) in CPython, so ASCII text costs nothing."""
     return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def unicode_text(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD, so it is Unicode (JSON) text.
+
+    For text the pipeline writes itself out of foreign strings (an error
+    message quoting a tool name or an exception), which must not turn a
+    result into "not JSON".
+    """
+    return text if not _has_surrogate(text) else _SURROGATE.sub("\ufffd", text)
 
 
 def _frozen_dict(pairs: Iterable[tuple[str, object]]) -> object:

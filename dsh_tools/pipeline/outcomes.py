@@ -18,6 +18,7 @@ from returns.result import Failure
 
 from dsh_tools.errors import HarnessError, ToolAbortedError, safe_str
 from dsh_tools.execution import ToolErrorInfo, ToolExecution, ToolExecutionResult
+from dsh_tools.json_walk import unicode_text
 from dsh_tools.record import Record
 
 __all__ = [
@@ -81,10 +82,14 @@ def harness_error_info(exception: BaseException) -> ToolErrorInfo | None:
 
 
 def error_result(call_id: str, message: str, error: ToolErrorInfo | None = None) -> ToolExecutionResult:
-    """An ``is_error`` result whose content is the one block ``Error: <message>``."""
+    """An ``is_error`` result whose content is the one block ``Error: <message>``.
+
+    A lone surrogate in ``message`` (quoted from a model's tool name or an
+    exception's text) becomes U+FFFD: the result must stay JSON.
+    """
     return ToolExecutionResult(
         call_id=call_id if type(call_id) is str else "",
-        content=({"type": "text", "text": f"Error: {message}"},),
+        content=({"type": "text", "text": unicode_text(f"Error: {message}")},),
         is_error=True,
         error=error,
     )

@@ -12,12 +12,14 @@ import json
 
 import orjson
 import pytest
+from anthropic.types import Message
 from openai.types.chat import ChatCompletionMessage
+from openai.types.responses import Response
 
-from provider_support import anthropic_message, booted, chat_call, chat_completion, tool_use
-from dsh_tools import UnparsedArguments
-from dsh_tools.adapters.anthropic import calls_from_message
-from dsh_tools.adapters.openai import calls_from_chat, calls_from_responses, chat_tool_messages
+from provider_support import anthropic_message, booted, chat_call, chat_completion, function_call, response_body, tool_use
+from dsh_tools import ToolExecutionInput, UnparsedArguments
+from dsh_tools.adapters.anthropic import calls_from_message, tool_result_message
+from dsh_tools.adapters.openai import calls_from_chat, calls_from_responses, chat_tool_messages, responses_outputs
 from dsh_tools.json_values import MAX_DEPTH
 
 
@@ -31,7 +33,32 @@ def sdk_chat_message(*calls: dict[str, object]) -> ChatCompletionMessage:
     return ChatCompletionMessage.model_validate(message)
 
 
+async def test_a_tool_name_with_a_lone_surrogate_is_an_unknown_tool_result_on_every_api() -> None:
+    ctx, agent = booted()
+    chat = calls_from_chat(sdk_chat_message(chat_call("a", "echo\ud800", "{}")), agent=agent)
+    responses = calls_from_responses(
+        Response.model_validate(as_the_sdk_reads_it(response_body(function_call("b", "\udfff", "{}")))).output, agent=agent
+    )
+    anthropic = calls_from_message(
+        Message.model_validate(as_the_sdk_reads_it(anthropic_message(tool_use("c", "\ud83d", {}), stop="tool_use"))),
+        agent=agent,
+    )
+    results = [await ctx.tools.execute(call) for call in (*chat, *responses, *anthropic)]
+    assert [(r.is_error, r.error.code if r.error else None) for r in results] == [(True, "UNKNOWN_TOOL")] * 3
+    assert [r.text for r in results] == [
+        'Error: unknown tool "echo\ufffd"', 'Error: unknown tool "\ufffd"', 'Error: unknown tool "\ufffd"'
+    ]
+    orjson.dumps(chat_tool_messages(results[:1]))  # what goes back is Unicode text
+    orjson.dumps(responses_outputs(results[1:2]))
+    orjson.dumps(tool_result_message(results[2:]))
 
+
+
+async def test_a_problem_text_with_a_lone_surrogate_still_settles() -> None:
+    ctx, agent = booted()
+    result = await ctx.tools.execute(ToolExecutionInput("a", "echo", UnparsedArguments("bad \udc00"), agent=agent))
+    assert result.error is not None and result.error.code == "INVALID_ARGS"
+    assert result.text == "Error: invalid arguments: bad \ufffd"
 
 
 @pytest.mark.parametrize("stop", [["max_tokens"], {"max_tokens": 1}])

@@ -35,6 +35,7 @@ from dsh_tools import (
     ToolExecutionInput,
     ToolExecutionResult,
     boot,
+    define_tool,
 )
 from dsh_tools.mcp import StdioServerParameters, StreamableHttpParameters, mcp_tools, serve_mcp
 from dsh_tools.testing import ScriptedCodeRuntime
@@ -250,3 +251,29 @@ async def test_serve_mcp_over_streamable_http_to_our_own_client() -> None:
         finally:
             await toolset.aclose()
     assert [execution.name for execution, _ in seen] == ["shout", "measure"]
+
+
+async def test_hostile_names_and_arguments_from_a_client_are_error_results() -> None:
+    ctx, agent, seen = served()
+
+    async def missing(args: Any, exec: ToolExecution) -> list[Any]:
+        name = os.fsdecode(b"notes-\xff.txt")  # an undecodable file name: a lone surrogate (surrogateescape)
+        raise FileNotFoundError(f"no such file: {name}")
+
+    ctx.tools.register(define_tool(name="open_file", description="Open a file.", parameters={}, execute=missing))
+    async with connected(serve_mcp(ctx, agent=agent)) as session:
+        surrogate = await session.call_tool("shout\udc80", {"text": "hi"})
+        assert surrogate.is_error and text(surrogate) == 'Error: unknown tool "shout\ufffd"'
+        broken = await session.call_tool("open_file", {})
+        assert broken.is_error and text(broken) == "Error: no such file: notes-\ufffd.txt"
+        too_big = await session.call_tool("shout", {"text": "hi", "n": 2**64})
+        assert too_big.is_error and text(too_big) == "Error: invalid tool call: arguments are not JSON (n: integer outside the 64-bit range)"
+        deep: Any = "x"
+        for _ in range(200):
+            deep = [deep]
+        nested = await session.call_tool("shout", {"text": deep})
+        assert nested.is_error and "nesting deeper than" in text(nested)
+        odd = await session.call_tool("", {})
+        assert odd.is_error and text(odd) == 'Error: unknown tool ""'
+        assert not (await session.call_tool("shout", {"text": "still here"})).is_error
+    assert len(seen) == 6
