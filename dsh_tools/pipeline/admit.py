@@ -15,6 +15,7 @@ from dsh_tools.errors import ToolArgsError
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, UnparsedArguments
 from dsh_tools.host.context import Agent
 from dsh_tools.json_values import freeze_json
+from dsh_tools.json_walk import unicode_text
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, error_result, exception_result
 from dsh_tools.signals import AbortSignal
@@ -47,13 +48,17 @@ def admit(host: PipelineHost, call: ToolExecutionInput) -> Result[ToolExecution,
 
 
 def _unparsed(host: PipelineHost, call: ToolExecutionInput, unparsed: UnparsedArguments) -> Failure[Settled]:
-    """An adapter's stand-in for arguments the model sent unusable: ``INVALID_ARGS``, before policy."""
+    """An adapter's stand-in for arguments the model sent unusable: ``INVALID_ARGS``, before policy.
+
+    Observers see the raw text as the arguments, a lone surrogate in it (a
+    ``"\\ud800"`` escape that Python's ``json`` decoded) written as U+FFFD.
+    """
     raw, problem = unparsed.raw, unparsed.problem
     execution = ToolExecution(
         host.mint_token(),
         call.call_id,
         call.name,
-        raw if type(raw) is str else None,
+        unicode_text(raw) if type(raw) is str else None,
         call.agent,
         call.parent,
         call.signal,

@@ -17,7 +17,7 @@ from openai.types.chat import ChatCompletionMessage
 from openai.types.responses import Response
 
 from provider_support import anthropic_message, booted, chat_call, chat_completion, function_call, response_body, tool_use
-from dsh_tools import ToolExecutionInput, UnparsedArguments
+from dsh_tools import ToolExecution, ToolExecutionInput, ToolExecutionResult, UnparsedArguments
 from dsh_tools.adapters.anthropic import calls_from_message, tool_result_message
 from dsh_tools.adapters.openai import calls_from_chat, calls_from_responses, chat_tool_messages, responses_outputs
 from dsh_tools.json_values import MAX_DEPTH
@@ -52,6 +52,19 @@ async def test_a_tool_name_with_a_lone_surrogate_is_an_unknown_tool_result_on_ev
     orjson.dumps(responses_outputs(results[1:2]))
     orjson.dumps(tool_result_message(results[2:]))
 
+
+async def test_arguments_text_with_a_lone_surrogate_is_invalid_args_and_observers_see_the_text() -> None:
+    ctx, agent = booted()
+    seen: list[tuple[ToolExecution, ToolExecutionResult]] = []
+    ctx.on("tools/result", lambda execution, result: seen.append((execution, result)))
+    message = sdk_chat_message(chat_call("a", "echo", '{"text": "\ud800"}'))
+    (call,) = calls_from_chat(message, agent=agent)
+    assert isinstance(call.arguments, UnparsedArguments) and call.arguments.raw == '{"text": "\ud800"}'
+    result = await ctx.tools.execute(call)
+    assert result.error is not None and result.error.code == "INVALID_ARGS"
+    assert result.text.startswith("Error: invalid arguments: the arguments are not valid JSON (")
+    ((execution, recorded),) = seen
+    assert recorded == result and execution.arguments == '{"text": "\ufffd"}'  # the text, as Unicode
 
 
 async def test_a_problem_text_with_a_lone_surrogate_still_settles() -> None:
