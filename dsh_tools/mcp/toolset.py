@@ -124,7 +124,7 @@ class McpToolset:
         for remote in [name for name in self._registered if name not in wanted]:
             self._registered.pop(remote)[2]()
         for remote, tool in wanted.items():
-            key = dumps([tool.description, tool.input_schema, tool.output_schema])
+            key = _change_key(tool)
             current = self._registered.get(remote)
             if current is not None and current[0] == key:
                 continue
@@ -183,6 +183,20 @@ class McpToolset:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+def _change_key(tool: mt.Tool) -> bytes:
+    """What decides whether a listed tool changed: its description and schemas, encoded.
+
+    A schema that is not JSON by our rules (an integer beyond 64 bits, which
+    orjson cannot write) is keyed by its ``repr`` instead, so registering it
+    is what refuses it, naming the tool.
+    """
+    parts = [tool.description, tool.input_schema, tool.output_schema]
+    try:
+        return dumps(parts)
+    except TypeError:
+        return repr(parts).encode()
 
 
 def _names(value: Sequence[str] | None, label: str) -> frozenset[str] | None:

@@ -22,6 +22,7 @@ HERE = Path(__file__).parent
 PNG_PREFIX = "iVBORw0KGgo"
 TEST_SERVER = HERE / "mcp_test_server.py"
 RAW_SERVER = HERE / "raw_server.py"
+HOSTILE_SERVER = HERE / "hostile_server.py"
 
 
 def stdio_params(*args: str, script: Path = TEST_SERVER) -> StdioServerParameters:

@@ -13,7 +13,7 @@ import pytest
 
 from dsh_tools import ExecuteNext, ToolExecution, ToolExecutionResult, boot
 from dsh_tools.mcp import McpConnectionError, StreamableHttpParameters, mcp_tools
-from mcp_support import RAW_SERVER, call, child_pids, code, http_server, our_tasks, stdio_params
+from mcp_support import HOSTILE_SERVER, RAW_SERVER, call, child_pids, code, http_server, our_tasks, stdio_params
 from mcp_test_server import build_server
 
 
@@ -119,3 +119,29 @@ async def test_an_http_server_that_goes_away_mid_call_is_an_error_result() -> No
     result = await running  # the server stopped under the call
     assert result.is_error and code(result) is not None
     await toolset.aclose()
+
+
+async def test_hostile_results_are_error_results_naming_the_problem() -> None:
+    ctx = boot()
+    toolset = await mcp_tools(ctx, stdio_params(script=HOSTILE_SERVER))
+    try:
+        unknown = await call(ctx, "unknown_block")
+        assert code(unknown) == "MCP_PROTOCOL_ERROR" and "malformed result: content.0" in unknown.text
+        empty = await call(ctx, "error_without_content")
+        assert code(empty) == "MCP_TOOL_ERROR" and empty.text == 'Error: MCP tool "error_without_content" reported an error'
+        nan = await call(ctx, "nan_value")
+        assert nan.is_error and nan.value is None and "x: non-finite number" in nan.text
+        huge = await call(ctx, "huge_value")
+        assert huge.is_error and huge.value is None and "x: integer outside the 64-bit range" in huge.text
+        listed = await call(ctx, "list_value")
+        assert code(listed) == "MCP_PROTOCOL_ERROR" and "structuredContent" in listed.text
+        missing = await call(ctx, "no_value")
+        assert code(missing) == "MCP_PROTOCOL_ERROR" and "did not return structured content" in missing.text
+    finally:
+        await toolset.aclose()
+
+
+async def test_a_listed_schema_that_is_not_json_is_refused_naming_the_tool() -> None:
+    too_big = '{"tools": [{"name": "big", "inputSchema": {"type": "object", "properties": {"n": {"maximum": 123456789012345678901234567890}}}}]}'
+    with pytest.raises(ValueError, match='MCP tool "big" .* cannot be registered as "big": .*integer outside the 64-bit range'):
+        await mcp_tools(boot(), stdio_params(too_big, script=HOSTILE_SERVER))

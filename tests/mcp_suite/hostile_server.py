@@ -1,0 +1,60 @@
+"""A hostile MCP server writing JSON-RPC by hand: results and listings the SDK server would refuse to send.
+
+Its tools answer with the raw JSON text in ``RESULTS`` (``NaN`` and integers
+beyond 64 bits included, which Python's and pydantic's JSON readers accept).
+``argv[1]``, when given, is the raw ``tools/list`` result to answer with.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+OBJECT = {"type": "object"}
+NUMBER_OUT = {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}
+RESULTS = {
+    "unknown_block": '{"content": [{"type": "video", "url": "file:///v.mp4"}]}',
+    "error_without_content": '{"content": [], "isError": true}',
+    "nan_value": '{"content": [], "structuredContent": {"x": NaN}}',
+    "huge_value": '{"content": [], "structuredContent": {"x": 123456789012345678901234567890}}',
+    "list_value": '{"content": [], "structuredContent": [1, 2]}',
+    "no_value": '{"content": [{"type": "text", "text": "forgot"}]}',
+}
+TOOLS = [
+    {"name": "unknown_block", "inputSchema": OBJECT},
+    {"name": "error_without_content", "inputSchema": OBJECT},
+    {"name": "nan_value", "inputSchema": OBJECT, "outputSchema": NUMBER_OUT},
+    {"name": "huge_value", "inputSchema": OBJECT, "outputSchema": NUMBER_OUT},
+    {"name": "list_value", "inputSchema": OBJECT},
+    {"name": "no_value", "inputSchema": OBJECT, "outputSchema": NUMBER_OUT},
+]
+
+
+def reply(message_id: object, result: str) -> None:
+    sys.stdout.write(f'{{"jsonrpc": "2.0", "id": {json.dumps(message_id)}, "result": {result}}}\n')
+    sys.stdout.flush()
+
+
+def main() -> None:
+    listing = sys.argv[1] if len(sys.argv) > 1 else json.dumps({"tools": TOOLS})
+    for line in sys.stdin:
+        message = json.loads(line)
+        method, message_id = message.get("method"), message.get("id")
+        if message_id is None:
+            continue  # a notification
+        if method == "initialize":
+            reply(message_id, json.dumps({
+                "protocolVersion": message["params"]["protocolVersion"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "hostile", "version": "0"},
+            }))
+        elif method == "tools/list":
+            reply(message_id, listing)
+        elif method == "tools/call":
+            reply(message_id, RESULTS.get(message["params"]["name"], '{"content": []}'))
+        else:
+            reply(message_id, "{}")
+
+
+if __name__ == "__main__":
+    main()
