@@ -15,7 +15,7 @@ from dsh_tools.errors import ToolArgsError
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, UnparsedArguments
 from dsh_tools.host.context import Agent
 from dsh_tools.json_values import freeze_json
-from dsh_tools.json_walk import unicode_text
+from dsh_tools.json_walk import find_surrogate, unicode_text
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, error_result, exception_result
 from dsh_tools.signals import AbortSignal
@@ -39,10 +39,9 @@ def admit(host: PipelineHost, call: ToolExecutionInput) -> Result[ToolExecution,
         if type(frozen) is Failure:
             problem = f"arguments are not JSON ({frozen.failure()})"
         else:
+            name = unicode_text(call.name)  # a lone surrogate names no tool: as text, the call settles UNKNOWN_TOOL
             return Success(
-                ToolExecution(
-                    host.mint_token(), call.call_id, call.name, frozen.unwrap(), call.agent, parent, call.signal
-                )
+                ToolExecution(host.mint_token(), call.call_id, name, frozen.unwrap(), call.agent, parent, call.signal)
             )
     return _reject(host, call, problem, drop_parent=forged)
 
@@ -57,7 +56,7 @@ def _unparsed(host: PipelineHost, call: ToolExecutionInput, unparsed: UnparsedAr
     execution = ToolExecution(
         host.mint_token(),
         call.call_id,
-        call.name,
+        unicode_text(call.name),
         unicode_text(raw) if type(raw) is str else None,
         call.agent,
         call.parent,
@@ -75,6 +74,8 @@ def identity_problem(call: ToolExecutionInput) -> str | None:
     signal: object = call.signal
     if type(call_id) is not str or not call_id:
         return "call_id must be a non-empty str"
+    if not call_id.isascii() and find_surrogate(call_id) is not None:
+        return "call_id holds a lone surrogate (not Unicode text)"
     if type(name) is not str:
         return "name must be a str"
     if agent is not None and not _is_agent(agent):
@@ -87,12 +88,12 @@ def identity_problem(call: ToolExecutionInput) -> str | None:
 def _reject(
     host: PipelineHost, call: ToolExecutionInput | None, problem: str, *, drop_parent: bool = False
 ) -> Failure[Settled]:
-    """Settle an invalid call: observers see it with ``arguments=None``."""
-    call_id = call.call_id if call is not None and type(call.call_id) is str else ""
+    """Settle an invalid call: observers see it with ``arguments=None`` (and its ids as Unicode text)."""
+    call_id = unicode_text(call.call_id) if call is not None and type(call.call_id) is str else ""
     execution = ToolExecution(
         host.mint_token(),
         call_id,
-        call.name if call is not None and type(call.name) is str else "",
+        unicode_text(call.name) if call is not None and type(call.name) is str else "",
         None,
         call.agent if call is not None and _is_agent(call.agent) else None,
         None if call is None or drop_parent else call.parent,

@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import orjson
 import pytest
 
 from dsh_tools.boot import boot
@@ -342,6 +343,30 @@ async def test_harness_errors_carry_structured_info(
     assert result.is_error and result.error == info
     assert texts(result) == [text if text is not None else f"Error: {error}"]
     assert result.to_json()["error"] == {"name": info.name, "code": info.code}
+
+
+async def test_a_call_id_with_a_lone_surrogate_is_refused_and_recorded_as_text(
+    ctx: Context, tool: Tool, results: Results
+) -> None:
+    """Not Unicode text, so no record could be written out: the call does not run, and what
+    observers see (and the result) carries the id with U+FFFD in place of the surrogate."""
+    result = await ctx.tools.execute(ToolExecutionInput("c\ud800", "t", {}))
+    assert result.is_error and tool.runs == 0
+    assert texts(result) == ["Error: invalid tool call: call_id holds a lone surrogate (not Unicode text)"]
+    assert result.call_id == "c\ufffd" and results.seen[0][0].call_id == "c\ufffd"
+    assert orjson.dumps(result.to_json())  # JSON all the way down
+
+
+async def test_a_name_with_a_lone_surrogate_names_no_tool(ctx: Context, tool: Tool, results: Results) -> None:
+    result = await ctx.tools.execute(ToolExecutionInput("c1", "t\udc00", {}))
+    assert result.error == ToolErrorInfo("ToolNotFoundError", "UNKNOWN_TOOL") and tool.runs == 0
+    assert texts(result) == ['Error: unknown tool "t\ufffd"']
+    assert results.seen[0][0].name == "t\ufffd"
+
+
+def test_a_tool_name_with_a_lone_surrogate_is_refused_at_definition() -> None:
+    with pytest.raises(ValueError, match="tool name must be Unicode text"):
+        boot().tools.register(Tool("t\ud800"))
 
 
 async def test_unknown_tool_is_unknown_tool(ctx: Context, results: Results) -> None:
