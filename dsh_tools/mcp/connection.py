@@ -70,11 +70,18 @@ class Connection:
             self._ended.set_result(why)
 
     def close(self) -> None:
-        """Stop using the session, stop calls in flight, and ask the owner task to shut it down. Sync, idempotent."""
+        """Stop using the session, stop calls in flight, and ask the owner task to shut it down. Sync, idempotent.
+
+        An owner still connecting (a server that never answers ``initialize``)
+        is cancelled instead: it would not look at the request until connected.
+        """
         self._end("closed")
         for stop in list(self._inflight.values()):
             stop()
         self._close_requested.set()
+        owner = self._owner
+        if self.session is None and owner is not None and not owner.done():
+            owner.cancel()
 
     async def aclose(self) -> None:
         """:meth:`close`, then wait until the transport is down (the server process reaped)."""
@@ -217,6 +224,7 @@ async def open_connection(params: ServerParameters) -> Connection:
     try:
         await asyncio.shield(ready)
     except asyncio.CancelledError:
+        ready.cancel()  # nobody will read how connecting ended: the owner must not report it there
         await connection.aclose()
         raise
     except Exception as error:  # noqa: BLE001 - report the cause with the server named

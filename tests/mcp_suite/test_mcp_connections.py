@@ -7,9 +7,11 @@ left behind.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator
 
 import pytest
+from mcp.client.stdio import StdioServerParameters
 
 from dsh_tools import ExecuteNext, ToolExecution, ToolExecutionResult, boot
 from dsh_tools.mcp import McpConnectionError, StreamableHttpParameters, mcp_tools
@@ -145,3 +147,51 @@ async def test_a_listed_schema_that_is_not_json_is_refused_naming_the_tool() -> 
     too_big = '{"tools": [{"name": "big", "inputSchema": {"type": "object", "properties": {"n": {"maximum": 123456789012345678901234567890}}}}]}'
     with pytest.raises(ValueError, match='MCP tool "big" .* cannot be registered as "big": .*integer outside the 64-bit range'):
         await mcp_tools(boot(), stdio_params(too_big, script=HOSTILE_SERVER))
+
+
+async def test_connecting_to_a_server_that_never_answers_ends_with_the_callers_timeout() -> None:
+    """Connecting has no deadline of its own (docs/mcp.md): the caller's ``asyncio.timeout``
+    ends it, and nothing stays registered or running (the autouse fixture checks the process)."""
+    silent = StdioServerParameters(command=sys.executable, args=["-c", "import sys; sys.stdin.read()"])
+    ctx = boot()
+    await connect_under_a_deadline(ctx, silent)  # the server never answers initialize
+    assert ctx.tools.visible() == []
+
+
+async def connect_under_a_deadline(ctx: object, params: StdioServerParameters) -> None:
+    """``mcp_tools`` under a short ``asyncio.timeout``, which must end it with ``TimeoutError``.
+
+    The deadline is the behaviour under test; the outer wait is only a safety
+    net, so that a connection ignoring its cancellation fails the test instead
+    of hanging it.
+    """
+
+    async def connect() -> None:
+        async with asyncio.timeout(0.5):
+            await mcp_tools(ctx, params)  # type: ignore[arg-type]
+
+    attempt = asyncio.ensure_future(connect())
+    done, _ = await asyncio.wait({attempt}, timeout=15)
+    if not done:
+        attempt.cancel()
+        pytest.fail("connecting ignored the caller's deadline")
+    with pytest.raises(TimeoutError):
+        attempt.result()
+
+
+LISTS_NOTHING = """
+import json, sys
+for line in sys.stdin:  # answers initialize, then never answers tools/list
+    message = json.loads(line)
+    if message.get("method") == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "mute", "version": "0"}}
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\\n")
+        sys.stdout.flush()
+"""
+
+
+async def test_a_server_that_never_lists_its_tools_ends_with_the_callers_timeout() -> None:
+    ctx = boot()
+    await connect_under_a_deadline(ctx, StdioServerParameters(command=sys.executable, args=["-c", LISTS_NOTHING]))
+    assert ctx.tools.visible() == []
