@@ -132,9 +132,9 @@ async def test_hostile_results_are_error_results_naming_the_problem() -> None:
         empty = await call(ctx, "error_without_content")
         assert code(empty) == "MCP_TOOL_ERROR" and empty.text == 'Error: MCP tool "error_without_content" reported an error'
         nan = await call(ctx, "nan_value")
-        assert nan.is_error and nan.value is None and "x: non-finite number" in nan.text
+        assert code(nan) == "OUTPUT_INVALID" and nan.value is None and "not JSON: x: non-finite number" in nan.text
         huge = await call(ctx, "huge_value")
-        assert huge.is_error and huge.value is None and "x: integer outside the 64-bit range" in huge.text
+        assert code(huge) == "OUTPUT_INVALID" and "not JSON: x: integer outside the 64-bit range" in huge.text
         listed = await call(ctx, "list_value")
         assert code(listed) == "MCP_PROTOCOL_ERROR" and "structuredContent" in listed.text
         missing = await call(ctx, "no_value")
