@@ -39,7 +39,7 @@ from dsh_tools.errors import HarnessError, ToolAbortedError, safe_str
 from dsh_tools.mcp.errors import McpClosedError, McpConnectionError, McpProtocolError
 from dsh_tools.signals import AbortSignal
 
-__all__ = ["Connection", "ServerParameters", "open_connection", "wrap_session"]
+__all__ = ["Connection", "ServerParameters", "open_connection", "validation_summary", "wrap_session"]
 
 ServerParameters: TypeAlias = StdioServerParameters | StreamableHttpParameters
 """How to reach a server we connect to ourselves (the SDK's own parameter models)."""
@@ -154,7 +154,7 @@ class Connection:
                 return self._ended_error(name)
             return McpProtocolError(f'MCP tool "{name}": server error {error.code}: {error.message}')
         if isinstance(error, ValidationError):
-            return McpProtocolError(f'MCP tool "{name}": the server sent a malformed result: {_validation_summary(error)}')
+            return McpProtocolError(f'MCP tool "{name}": the server sent a malformed result: {validation_summary(error)}')
         if isinstance(error, (OSError, EOFError)) or type(error).__module__.startswith(("anyio", "httpx")):
             self._end(f"{type(error).__name__}: {safe_str(error)}")
             return self._ended_error(name)
@@ -184,7 +184,7 @@ class Connection:
                 stop()  # a call the SDK would leave waiting on a dead session
 
 
-def _validation_summary(error: ValidationError) -> str:
+def validation_summary(error: ValidationError) -> str:
     """The first problem pydantic found, and how many there were (the full dump is pages long)."""
     problems = error.errors()
     if not problems:

@@ -16,13 +16,14 @@ from typing import Final
 
 import mcp_types as mt
 from mcp.client.session import ClientSession, IncomingMessage
+from pydantic import ValidationError
 
 from dsh_tools.disposer import Disposer
 from dsh_tools.errors import safe_str
 from dsh_tools.host.context import Context
 from dsh_tools.json_values import dumps
-from dsh_tools.mcp.connection import Connection, ServerParameters, open_connection, wrap_session
-from dsh_tools.mcp.errors import McpClosedError
+from dsh_tools.mcp.connection import Connection, ServerParameters, open_connection, validation_summary, wrap_session
+from dsh_tools.mcp.errors import McpClosedError, McpProtocolError
 from dsh_tools.mcp.tool import McpTool
 from dsh_tools.schema import check_timeout_ms
 
@@ -112,7 +113,11 @@ class McpToolset:
         tools: list[mt.Tool] = []
         cursor: str | None = None
         for _ in range(MAX_PAGES):
-            page = await session.list_tools(params=mt.PaginatedRequestParams(cursor=cursor) if cursor else None)
+            try:
+                page = await session.list_tools(params=mt.PaginatedRequestParams(cursor=cursor) if cursor else None)
+            except ValidationError as error:  # the SDK's own reading of the listing refused it
+                summary = validation_summary(error)
+                raise McpProtocolError(f"{self._connection.label} sent a malformed tools/list result: {summary}") from None
             tools.extend(page.tools)
             cursor = page.next_cursor
             if not cursor:

@@ -14,7 +14,7 @@ import pytest
 from mcp.client.stdio import StdioServerParameters
 
 from dsh_tools import ExecuteNext, ToolExecution, ToolExecutionResult, boot
-from dsh_tools.mcp import McpConnectionError, StreamableHttpParameters, mcp_tools
+from dsh_tools.mcp import McpConnectionError, McpProtocolError, StreamableHttpParameters, mcp_tools
 from mcp_support import HOSTILE_SERVER, RAW_SERVER, call, child_pids, code, http_server, our_tasks, stdio_params
 from mcp_test_server import build_server
 
@@ -147,6 +147,13 @@ async def test_a_listed_schema_that_is_not_json_is_refused_naming_the_tool() -> 
     too_big = '{"tools": [{"name": "big", "inputSchema": {"type": "object", "properties": {"n": {"maximum": 123456789012345678901234567890}}}}]}'
     with pytest.raises(ValueError, match='MCP tool "big" .* cannot be registered as "big": .*integer outside the 64-bit range'):
         await mcp_tools(boot(), stdio_params(too_big, script=HOSTILE_SERVER))
+
+
+async def test_a_listing_the_sdk_cannot_read_is_a_protocol_error_at_connect() -> None:
+    """Not pydantic's own ValidationError: one of ours, naming the server and the first problem."""
+    listing = '{"tools": [{"name": "s", "inputSchema": {"type": "string"}}]}'
+    with pytest.raises(McpProtocolError, match=r"sent a malformed tools/list result: tools\.0\.inputSchema\.type: "):
+        await mcp_tools(boot(), stdio_params(listing, script=HOSTILE_SERVER))
 
 
 async def test_connecting_to_a_server_that_never_answers_ends_with_the_callers_timeout() -> None:
