@@ -231,7 +231,10 @@ async def mcp_tools(
     ``name`` as ``<prefix>_name``; ``timeout_ms`` is every tool's budget for
     the timeout policy. A name that clashes with a tool already in ``ctx``'s
     layer (or with ``run_code`` in Code Mode) raises ``ValueError`` naming it,
-    and nothing stays registered or connected.
+    a server that cannot be started or reached ``McpConnectionError``, and a
+    ``tools/list`` answer that cannot be read ``McpProtocolError``; in each
+    case nothing stays registered or connected. Connecting has no deadline
+    of its own: bound it with ``asyncio.timeout``.
     """
     allowed, denied = _names(allow, "allow"), _names(deny, "deny") or frozenset()
     if prefix is not None and (type(prefix) is not str or not prefix):
