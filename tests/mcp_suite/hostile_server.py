@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
+
+from by_hand import reply_raw, serve
 
 OBJECT = {"type": "object"}
 NUMBER_OUT = {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}
@@ -30,30 +33,18 @@ TOOLS = [
 ]
 
 
-def reply(message_id: object, result: str) -> None:
-    sys.stdout.write(f'{{"jsonrpc": "2.0", "id": {json.dumps(message_id)}, "result": {result}}}\n')
-    sys.stdout.flush()
-
-
 def main() -> None:
     listing = sys.argv[1] if len(sys.argv) > 1 else json.dumps({"tools": TOOLS})
-    for line in sys.stdin:
-        message = json.loads(line)
-        method, message_id = message.get("method"), message.get("id")
-        if message_id is None:
-            continue  # a notification
-        if method == "initialize":
-            reply(message_id, json.dumps({
-                "protocolVersion": message["params"]["protocolVersion"],
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "hostile", "version": "0"},
-            }))
-        elif method == "tools/list":
-            reply(message_id, listing)
+
+    def answer(method: str, message_id: object, message: dict[str, Any]) -> None:
+        if method == "tools/list":
+            reply_raw(message_id, listing)
         elif method == "tools/call":
-            reply(message_id, RESULTS.get(message["params"]["name"], '{"content": []}'))
+            reply_raw(message_id, RESULTS.get(message["params"]["name"], '{"content": []}'))
         else:
-            reply(message_id, "{}")
+            reply_raw(message_id, "{}")
+
+    serve("hostile", answer)
 
 
 if __name__ == "__main__":

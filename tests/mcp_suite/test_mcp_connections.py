@@ -15,7 +15,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from dsh_tools import ExecuteNext, ToolExecution, ToolExecutionResult, boot
 from dsh_tools.mcp import McpConnectionError, McpProtocolError, StreamableHttpParameters, mcp_tools
-from mcp_support import HOSTILE_SERVER, RAW_SERVER, call, child_pids, code, http_server, our_tasks, stdio_params
+from mcp_support import HOSTILE_SERVER, MUTE_SERVER, RAW_SERVER, call, child_pids, code, http_server, our_tasks, stdio_params
 from mcp_test_server import build_server
 
 
@@ -186,19 +186,7 @@ async def connect_under_a_deadline(ctx: object, params: StdioServerParameters) -
         attempt.result()
 
 
-LISTS_NOTHING = """
-import json, sys
-for line in sys.stdin:  # answers initialize, then never answers tools/list
-    message = json.loads(line)
-    if message.get("method") == "initialize":
-        result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "mute", "version": "0"}}
-        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\\n")
-        sys.stdout.flush()
-"""
-
-
 async def test_a_server_that_never_lists_its_tools_ends_with_the_callers_timeout() -> None:
     ctx = boot()
-    await connect_under_a_deadline(ctx, StdioServerParameters(command=sys.executable, args=["-c", LISTS_NOTHING]))
+    await connect_under_a_deadline(ctx, stdio_params(script=MUTE_SERVER))  # initialize is answered, tools/list never
     assert ctx.tools.visible() == []
