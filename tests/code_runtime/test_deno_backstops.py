@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from collections.abc import AsyncIterator
 
 import pytest
@@ -21,6 +22,7 @@ import pytest
 from dsh_tools.code_mode.deno import DenoCodeRuntime
 from dsh_tools.code_mode.deno import runtime as deno_runtime
 from dsh_tools.code_mode.deno._process import Limits
+from dsh_tools.code_mode.deno._run import _exit_failure
 from dsh_tools.code_mode.deno._watchdog import Watch, Watchdog
 from dsh_tools.code_mode.runtime import Binding, CodeBindingNamespace, CodeRunRequest, CodeRunResult
 from dsh_tools.json_values import JsonValue
@@ -150,3 +152,21 @@ async def test_a_to_json_on_object_prototype_cannot_rewrite_the_harness_frames(r
     assert result.value == "finished"
     assert [entry.text for entry in result.logs] == ["still a log"]
     assert dispatched == []
+
+
+# -- how a process that ended on its own is reported ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("code", "kind", "text"),
+    [
+        (-signal.SIGXCPU, "timeout", "compute budget exceeded: the program used more than 1000 ms of CPU time"),
+        (-signal.SIGKILL, "worker-exit", "killed (SIGKILL): out of memory, or past the kernel's hard CPU limit"),
+        (-signal.SIGSEGV, "worker-exit", "died unexpectedly (SIGSEGV); an out-of-memory crash ends this way"),
+        (3, "worker-exit", "exited before the program settled (code 3): the program called exit"),
+    ],
+    ids=["SIGXCPU", "SIGKILL", "SIGSEGV", "exit"],
+)
+def test_a_process_that_ended_before_settling_says_why(code: int, kind: str, text: str) -> None:
+    failure = _exit_failure(code, 1000)
+    assert failure.kind == kind and text in failure.message, failure

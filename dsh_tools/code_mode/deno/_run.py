@@ -402,5 +402,7 @@ def _exit_text(code: int) -> str:
             name = signal.Signals(-code).name
         except ValueError:
             name = f"signal {-code}"
+        if code == -signal.SIGKILL:  # not ours (our kills settle first): the kernel's
+            return f"the Deno process was killed ({name}): out of memory, or past the kernel's hard CPU limit"
         return f"the Deno process died unexpectedly ({name}); an out-of-memory crash ends this way"
     return f"the Deno process exited before the program settled (code {code}): the program called exit"
