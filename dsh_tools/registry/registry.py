@@ -36,10 +36,10 @@ from dsh_tools.registry.approvals import PendingApprovals
 from dsh_tools.registry.layers import Restriction, ScopeView, ToolLayers
 from dsh_tools.registry.snapshot import snapshot
 from dsh_tools.schema import RegisteredTool, ToolDefinition, ToolSchema, describe_value
+from dsh_tools.signals import AbortSignal
 
 if TYPE_CHECKING:
     from dsh_tools.approval import ApprovalService
-    from dsh_tools.signals import AbortSignal
 
 __all__ = ["RUN_CODE_NAME", "ToolMode", "ToolRegistry"]
 
@@ -325,13 +325,16 @@ class ToolRegistry:
         signal no longer governs the call).
 
         Raises ``ValueError`` for an outcome outside ``"allowed-once"``,
-        ``"rejected"``, ``"cancelled"``, ``"unavailable"`` (nothing is
-        consumed), and ``KeyError`` for an id that is unknown, already resumed
+        ``"rejected"``, ``"cancelled"``, ``"unavailable"``, ``TypeError`` for a
+        ``signal`` that is not an ``AbortSignal`` (nothing is consumed either
+        way), and ``KeyError`` for an id that is unknown, already resumed
         (a concurrent second resume included) or whose agent was disposed.
         """
         verdict: object = outcome  # typed as a literal, but callers are untrusted
         if type(verdict) is not str or verdict not in APPROVAL_VERDICTS:
             raise ValueError(f"resume() takes one of {', '.join(APPROVAL_VERDICTS)}; got {describe_value(verdict)}")
+        if signal is not None and type(signal) is not AbortSignal:
+            raise TypeError(f"resume(signal=...) takes an AbortSignal or None, got {type(signal).__name__}")
         pending = self._core.pending.take(approval_id)
         execution = pending.execution.set(signal=signal)
         return await resume_call(self, execution, verdict)

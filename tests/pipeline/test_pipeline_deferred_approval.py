@@ -244,6 +244,17 @@ async def test_an_outcome_outside_the_literals_is_a_value_error_and_consumes_not
     assert len(writes.calls) == 1
 
 
+@pytest.mark.parametrize("signal", ["stop", 0, object()])
+async def test_a_signal_that_is_not_an_abort_signal_is_a_type_error_and_consumes_nothing(signal: object) -> None:
+    ctx, agent, _, writes, results = setup()
+    approval_id = await park(ctx, agent)
+    with pytest.raises(TypeError, match="resume\\(signal=...\\) takes an AbortSignal or None, got "):
+        await ctx.tools.resume(approval_id, "allowed-once", signal=signal)  # type: ignore[arg-type]
+    assert [p.approval_id for p in ctx.tools.pending_approvals(agent)] == [approval_id]
+    assert len(results.seen) == 1 and writes.calls == []
+    assert not (await ctx.tools.resume(approval_id, "allowed-once")).is_error
+
+
 async def test_pending_approvals_die_with_their_agent() -> None:
     ctx, agent, _, writes, results = setup()
     approval_id = await park(ctx, agent)
