@@ -207,7 +207,7 @@ async def run_in_thread(call: Callable[[], R]) -> R:
     still runs once ``execute`` has returned, so a cancelled caller waits for
     the thread (however often it is cancelled meanwhile) and then re-raises.
     """
-    future = asyncio.ensure_future(asyncio.to_thread(call))
+    future = asyncio.ensure_future(asyncio.to_thread(_no_stop_iteration, call))
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:
@@ -219,6 +219,18 @@ async def run_in_thread(call: Callable[[], R]) -> R:
         if not future.cancelled():
             future.exception()  # retrieved: the cancellation, not the body's outcome, is what propagates
         raise
+
+
+def _no_stop_iteration(call: Callable[[], R]) -> R:
+    """``call()``, a ``StopIteration`` it raises turned into ``RuntimeError`` (as a coroutine's is).
+
+    An asyncio future refuses ``StopIteration``, so one escaping the thread
+    would leave the awaiting future pending for ever.
+    """
+    try:
+        return call()
+    except StopIteration as error:
+        raise RuntimeError("function raised StopIteration") from error
 
 
 def _adopt(defined: DefinedTool[Any], fn: Callable[..., Any]) -> FunctionTool[Any]:

@@ -376,6 +376,29 @@ def test_an_unsupported_return_annotation_is_a_type_error(annotation: object) ->
 # -- sync functions run in a thread -----------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("error", "text"),
+    [
+        (StopIteration, "Error: function raised StopIteration"),
+        (StopIteration("done"), "Error: function raised StopIteration"),
+        (StopAsyncIteration, "Error: StopAsyncIteration"),
+    ],
+)
+async def test_a_sync_body_raising_stop_iteration_is_an_error_result_not_a_hang(error: BaseException, text: str) -> None:
+    @tool
+    def exhausted() -> str:
+        """Reads one item too many."""
+        raise error
+
+    # an asyncio future refuses StopIteration; without the conversion the call never settles
+    task = asyncio.create_task(call(exhausted, {}))
+    done, _ = await asyncio.wait({task}, timeout=5)
+    assert task in done, "the call never settled"
+    result = task.result()
+    assert result.is_error and result.error is None
+    assert result.text == text
+
+
 async def test_a_sync_function_runs_in_a_worker_thread() -> None:
     loop_thread = threading.get_ident()
     threads: list[int] = []
