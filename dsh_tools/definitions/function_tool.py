@@ -34,11 +34,12 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Mapping
+from types import CoroutineType
 from typing import Any, Generic, TypeVar, cast, overload
 
 from dsh_tools.definitions.define import DefinedTool, define_tool
 from dsh_tools.definitions.signature import FunctionSignature, read_function
-from dsh_tools.errors import OutputSchemaError
+from dsh_tools.errors import OutputSchemaError, ToolOutputError
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import JsonValue, thaw_json
 
@@ -162,7 +163,7 @@ def _function_tool(
             name=tool_name,
             description=text,
             parameters=signature.spec,
-            execute=_body(fn, signature),
+            execute=_body(fn, signature, tool_name),
             output=declared,
             timeout_ms=timeout_ms,
             is_concurrency_safe=_classifier(is_concurrency_safe),
@@ -187,15 +188,26 @@ def _always_safe(args: Mapping[str, JsonValue]) -> bool:
     return True
 
 
-def _body(fn: Callable[..., Any], signature: FunctionSignature) -> Callable[[Mapping[str, JsonValue], ToolExecution], Awaitable[Any]]:
-    """The ``execute`` body ``define_tool`` runs after validating the arguments; its return is the tool's."""
+def _body(
+    fn: Callable[..., Any], signature: FunctionSignature, name: str
+) -> Callable[[Mapping[str, JsonValue], ToolExecution], Awaitable[Any]]:
+    """The ``execute`` body ``define_tool`` runs after validating the arguments; its return is the tool's.
+
+    A ``def`` that returns a coroutine (an ``async def`` behind a sync
+    decorator) is ``OUTPUT_INVALID`` saying so, and the coroutine is closed
+    unrun: it would otherwise be dropped un-awaited.
+    """
 
     async def body(args: Mapping[str, JsonValue], exec: ToolExecution) -> Any:
         plain = cast("Mapping[str, object]", thaw_json(args))  # the body gets plain dict/list, as annotated
         positional, keywords = signature.bind(plain, exec)
         if signature.is_async:
             return await fn(*positional, **keywords)
-        return await run_in_thread(functools.partial(fn, *positional, **keywords))
+        output = await run_in_thread(functools.partial(fn, *positional, **keywords))
+        if type(output) is CoroutineType:  # exact type: isinstance could run a hostile __class__
+            output.close()
+            raise ToolOutputError(["the function is a def but returned a coroutine; declare it with async def"], tool=name)
+        return output
 
     return body
 

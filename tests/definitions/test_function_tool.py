@@ -414,6 +414,39 @@ async def test_a_sync_function_runs_in_a_worker_thread() -> None:
     assert threads and threads[0] != loop_thread
 
 
+async def test_a_sync_def_returning_a_coroutine_is_an_output_error_and_the_coroutine_is_closed() -> None:
+    started: list[bool] = []
+
+    async def later(n: int) -> str:
+        started.append(True)
+        return str(n)
+
+    created: list[Any] = []
+
+    def hidden(n: int) -> str:
+        """A def (a decorator hid an async def) that hands back a coroutine."""
+        coroutine = later(n)
+        created.append(coroutine)
+        return coroutine  # type: ignore[return-value]
+
+    @tool
+    def content(n: int) -> list[ContentBlock]:
+        """The same, as a content tool."""
+        coroutine = later(n)
+        created.append(coroutine)
+        return coroutine  # type: ignore[return-value]
+
+    for definition in (tool(hidden), content):
+        result = await call(definition, {"n": 1})
+        assert result.error is not None and result.error.code == "OUTPUT_INVALID"
+        assert result.text == (
+            f'Error: tool "{definition.name}": invalid output: '
+            "the function is a def but returned a coroutine; declare it with async def"
+        )
+    assert len(created) == 2 and all(c.cr_frame is None for c in created)  # closed, never run, never warned about
+    assert started == []
+
+
 async def test_a_cancelled_sync_call_waits_for_its_thread_before_cancelling() -> None:
     started = threading.Event()
     release = threading.Event()
