@@ -115,7 +115,11 @@ def read_function(fn: object, *, needs_return: bool = True) -> FunctionSignature
     spec: dict[str, Prop] = {}
     parameters: list[Parameter] = []
     injects_exec = False
-    for parameter in inspect.signature(function).parameters.values():
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError) as error:  # a hostile __signature__ or __wrapped__
+        raise TypeError(f"{where}: cannot read the signature: {error}") from None
+    for parameter in signature.parameters.values():
         name = parameter.name
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             star = "*" if parameter.kind is parameter.VAR_POSITIONAL else "**"

@@ -241,3 +241,14 @@ def test_unresolvable_annotations_are_a_type_error() -> None:
 
     with pytest.raises(TypeError, match="cannot resolve the annotations"):
         tool(forward)
+
+
+@pytest.mark.parametrize(("attribute", "value"), [("__signature__", "hostile"), ("__wrapped__", 5)])
+def test_an_unreadable_signature_is_a_type_error_naming_the_function(attribute: str, value: object) -> None:
+    async def masked(a: int) -> str:
+        """Masked."""
+        return str(a)
+
+    setattr(masked, attribute, value)
+    with pytest.raises(TypeError, match="^@tool masked: cannot read the signature: "):
+        tool(masked)
