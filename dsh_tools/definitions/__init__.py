@@ -6,7 +6,7 @@ Import from here (or from the submodules named below):
 * :func:`tool`, :class:`FunctionTool` (``function_tool``): a tool from a typed function
 * :class:`Prop`, ``SchemaSpec``, ``PropType`` (``props``)
 * :func:`schema_spec_to_json_schema` (``json_schema``)
-* :func:`validate_args` (``spec_memo``)
+* :func:`validate_args` (``validation``)
 * :func:`assert_supported_output_schema`, :func:`validate_structured_value`
   (``output_schema``)
 * :func:`typed_dict_spec` (``typed_dict``): the ``SchemaSpec`` a TypedDict declares
@@ -22,7 +22,7 @@ from dsh_tools.definitions.output_schema import (
 )
 from dsh_tools.definitions.props import Prop, PropType, SchemaSpec
 from dsh_tools.definitions.typed_dict import typed_dict_spec
-from dsh_tools.definitions.spec_memo import validate_args
+from dsh_tools.definitions.validation import validate_args
 
 __all__ = [
     "DefinedTool",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Final, cast
+from typing import Final, cast
 
 import orjson
 from pyrsistent import pmap, pvector
@@ -26,11 +26,6 @@ from pyrsistent import pmap, pvector
 from dsh_tools.definitions.fast_path import Validator, compile_fast_validator
 from dsh_tools.definitions.props import Prop, checked_spec
 from dsh_tools.json_values import FrozenDict, member_path_segment
-
-if TYPE_CHECKING:  # moved to spec_memo (which imports this module); still importable from here, see __getattr__
-    from dsh_tools.definitions.spec_memo import SPEC_MEMO_SIZE as SPEC_MEMO_SIZE
-    from dsh_tools.definitions.spec_memo import spec_validator as spec_validator
-    from dsh_tools.definitions.spec_memo import validate_args as validate_args
 
 __all__ = [
     "PYTHON_TYPES",
@@ -406,15 +401,62 @@ def total_validator(check: Check) -> Callable[[object], list[str]]:
     return validate
 
 
-_MOVED_TO_SPEC_MEMO: Final = frozenset({"SPEC_MEMO_SIZE", "spec_validator", "validate_args"})
-"""Names this module used to define: ``from dsh_tools.definitions.validation import validate_args`` keeps working."""
+SPEC_MEMO_SIZE: Final = 256
+"""How many specs :func:`validate_args` keeps compiled (the oldest is dropped first)."""
 
-if not TYPE_CHECKING:  # mypy reads the imports above; a typed __getattr__ would hide typos in this module's names
+_SpecEntry = tuple[object, "dict[object, object] | None", Validator]
+_spec_memo: dict[int, _SpecEntry] = {}
+_IMMUTABLE_SPECS: Final[frozenset[type]] = frozenset({_PMAP, _FROZEN_DICT})
+"""Spec mapping types that cannot change after construction: identity alone proves a memo hit."""
 
-    def __getattr__(name: str) -> object:
-        """The memo's names, loaded on first use (PEP 562): ``spec_memo`` imports this module, so not at import."""
-        if name in _MOVED_TO_SPEC_MEMO:
-            from dsh_tools.definitions import spec_memo
 
-            return getattr(spec_memo, name)
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def _spec_snapshot(spec: object) -> dict[object, object] | None:
+    """What a memo hit must still find in a mutable spec: a private copy of its ``name → Prop`` pairs.
+
+    Props are immutable all the way down, so a spec equal to the copy (the
+    same names, the same or equal Props: one C-level dict comparison, by
+    identity first) compiles to the same validator.
+    """
+    return None if type(spec) in _IMMUTABLE_SPECS else dict(spec)  # type: ignore[call-overload]
+
+
+def spec_validator(spec: object) -> Validator:
+    """The compiled validator of ``spec``, memoised by the spec object's identity.
+
+    Calling :func:`validate_args` again with the same spec object reuses the
+    validator instead of compiling it again. A ``dict`` spec edited in place
+    since (a key added, a Prop replaced) is noticed and recompiled: the memo
+    keeps the spec object itself (so its id cannot be reused by another
+    object while the entry lives) and a snapshot of its pairs. Only exact
+    ``dict`` specs and immutable mappings are memoised; any other mapping
+    type might compute its items, so it is compiled each time. Raises
+    ``ValueError`` for a malformed spec (never memoised).
+    """
+    key = id(spec)
+    entry = _spec_memo.get(key)
+    if entry is not None and entry[0] is spec:
+        snapshot = entry[1]
+        if snapshot is None or snapshot == spec:
+            return entry[2]
+    validator = compile_spec(spec)
+    if type(spec) is dict or type(spec) in _IMMUTABLE_SPECS:
+        if len(_spec_memo) >= SPEC_MEMO_SIZE:
+            _spec_memo.pop(next(iter(_spec_memo)), None)
+        _spec_memo[key] = (spec, _spec_snapshot(spec), validator)
+    return validator
+
+
+def validate_args(spec: object, value: object) -> list[str]:
+    """Every violation of ``value`` against ``spec`` as path-qualified messages (empty = valid).
+
+    Total: never raises. A malformed ``spec`` is reported as a violation too.
+    Extra keys are allowed, defaults are not applied, ``None`` is a violation
+    for a non-nullable property, and a bool is not a number. The compiled
+    validator is memoised by the spec object (:func:`spec_validator`), so
+    calling this in a loop with one spec costs a validation, not a compile.
+    """
+    try:
+        validator = spec_validator(spec)
+    except Exception as error:  # noqa: BLE001 - total by contract
+        return [f"(root): cannot validate against a malformed schema spec: {error}"]
+    return validator(value)

@@ -9,8 +9,8 @@ import pytest
 from pyrsistent import pmap
 
 from dsh_tools.definitions import Prop, validate_args
-from dsh_tools.definitions import spec_memo, validation
-from dsh_tools.definitions.spec_memo import SPEC_MEMO_SIZE, spec_validator
+from dsh_tools.definitions import validation
+from dsh_tools.definitions.validation import SPEC_MEMO_SIZE, spec_validator
 from dsh_tools.json_values import FrozenDict
 
 
@@ -24,8 +24,8 @@ def compiles(monkeypatch: pytest.MonkeyPatch) -> list[object]:
         seen.append(spec)
         return real(spec)
 
-    monkeypatch.setattr(spec_memo, "compile_spec", counting)
-    monkeypatch.setattr(spec_memo, "_spec_memo", {})
+    monkeypatch.setattr(validation, "compile_spec", counting)
+    monkeypatch.setattr(validation, "_spec_memo", {})
     return seen
 
 
@@ -62,7 +62,7 @@ def test_an_immutable_spec_is_memoised_by_identity(compiles: list[object], freez
     assert validate_args(spec, {"n": True}) == ["n: expected integer, got boolean"]
     assert validate_args(spec, {"n": 2}) == []
     assert compiles == [spec]
-    assert spec_memo._spec_memo[id(spec)][1] is None, "no snapshot needed"
+    assert validation._spec_memo[id(spec)][1] is None, "no snapshot needed"
 
 
 class ComputedSpec(Mapping[str, Prop]):
@@ -86,7 +86,7 @@ def test_other_mapping_types_are_compiled_every_time(compiles: list[object]) -> 
     spec = ComputedSpec()
     validate_args(spec, {})
     validate_args(spec, {})
-    assert len(compiles) == 2 and spec_memo._spec_memo == {}
+    assert len(compiles) == 2 and validation._spec_memo == {}
 
 
 def test_a_malformed_spec_is_reported_and_never_memoised(compiles: list[object]) -> None:
@@ -94,21 +94,21 @@ def test_a_malformed_spec_is_reported_and_never_memoised(compiles: list[object])
     for _ in range(2):
         (message,) = validate_args(spec, {})
         assert message.startswith("(root): cannot validate against a malformed schema spec: ")
-    assert len(compiles) == 2 and spec_memo._spec_memo == {}
+    assert len(compiles) == 2 and validation._spec_memo == {}
 
 
 def test_the_memo_is_bounded_and_keeps_what_it_holds_alive(compiles: list[object]) -> None:
     specs = [{"n": Prop("integer")} for _ in range(SPEC_MEMO_SIZE + 10)]
     for spec in specs:
         validate_args(spec, {"n": 1})
-    memo = spec_memo._spec_memo
+    memo = validation._spec_memo
     assert len(memo) == SPEC_MEMO_SIZE
     assert all(held is specs[index + 10] for index, (held, _, _) in enumerate(memo.values())), "oldest dropped first"
     assert all(key == id(held) for key, (held, _, _) in memo.items())
 
 
 def test_the_memo_names_still_import_from_their_old_module() -> None:
-    """``validate_args`` and its memo moved to ``spec_memo``; the documented ``validation`` path is a contract."""
+    """The documented ``validation`` path of ``validate_args`` and its memo is a contract."""
     from dsh_tools.definitions.validation import SPEC_MEMO_SIZE as old_size
     from dsh_tools.definitions.validation import spec_validator as old_spec_validator
     from dsh_tools.definitions.validation import validate_args as old_validate_args
