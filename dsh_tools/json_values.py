@@ -88,7 +88,7 @@ def freeze_json(value: object) -> Result[FrozenJson, str]:
     except Exception as error:  # noqa: BLE001 - totality: a hostile value is data (belt and braces)
         return Failure(f"(root): not JSON ({type(error).__name__})")
     if type(frozen) is Success:
-        _trust(frozen.unwrap())
+        trust_frozen(frozen.unwrap())
     return cast("Result[FrozenJson, str]", frozen)  # the walk builds nothing but frozen JSON
 
 
@@ -100,13 +100,18 @@ _TRUST_LIMIT: Final = 4096
 _JSON_MARK: Final = FrozenDict._json  # type: ignore[attr-defined]  # the slot's descriptor
 
 
-def _trust(value: object) -> None:
-    """Remember that ``value`` was verified as a whole.
+def trust_frozen(value: FrozenJson) -> None:
+    """Remember that ``value`` was verified as a whole (internal: not in ``__all__``).
 
-    A ``FrozenDict`` carries the mark itself (its ``_json`` slot, which its
-    own ``__setattr__`` refuses): immutable, it stays true for good, and the
-    SDK renderer reads it too (a marked root needs no per-key checks). A
-    tuple cannot carry one and goes to a bounded memo.
+    :func:`freeze_json` calls it on what it built; the only other caller is
+    code that built ``value`` itself from exact JSON types by the boundary's
+    rules (the typed-output freezer, :mod:`dsh_tools.definitions.fast_freeze`).
+    Either way the value is then answered by :func:`freeze_json` and written
+    by :func:`dumps` natively. A ``FrozenDict`` carries the mark itself (its
+    ``_json`` slot, which its own ``__setattr__`` refuses): immutable, it
+    stays true for good, and the SDK renderer reads it too (a marked root
+    needs no per-key checks). A tuple cannot carry one and goes to a bounded
+    memo.
     """
     kind = type(value)
     if kind is FrozenDict:
@@ -115,17 +120,6 @@ def _trust(value: object) -> None:
         if len(_TRUSTED) >= _TRUST_LIMIT:
             _TRUSTED.clear()  # amortized O(1); the working set refills at once
         _TRUSTED[id(value)] = value
-
-
-def trust_frozen(value: FrozenJson) -> None:
-    """Record that ``value``, built frozen by a checked fast path, is verified JSON (internal).
-
-    Only for code that built ``value`` itself from exact JSON types by the
-    boundary's rules (the typed-output freezer,
-    :mod:`dsh_tools.definitions.fast_freeze`): it is then answered by
-    :func:`freeze_json` and written by :func:`dumps` as if freezing had made it.
-    """
-    _trust(value)
 
 
 def _is_trusted(value: object) -> bool:

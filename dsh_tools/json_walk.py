@@ -39,6 +39,7 @@ __all__ = [
     "PVECTOR_TYPE",
     "find_surrogate",
     "freeze",
+    "has_lone_surrogate",
     "member_path_segment",
     "unicode_text",
 ]
@@ -66,7 +67,7 @@ _fill: Final = dict.update
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
-def _has_surrogate(text: str) -> bool:
+def has_lone_surrogate(text: str) -> bool:
     """Whether ``text`` holds a surrogate code point (never valid in UTF-8, so
     not JSON text). ``isascii`` is O(1) in CPython, so ASCII text costs nothing."""
     return not text.isascii() and _SURROGATE.search(text) is not None
@@ -79,7 +80,7 @@ def unicode_text(text: str) -> str:
     message quoting a tool name or an exception), which must not turn a
     result into "not JSON".
     """
-    return text if not _has_surrogate(text) else _SURROGATE.sub("\ufffd", text)
+    return text if not has_lone_surrogate(text) else _SURROGATE.sub("\ufffd", text)
 
 
 def _frozen_dict(pairs: Iterable[tuple[str, object]]) -> object:
@@ -114,7 +115,7 @@ INT_MAX: Final = 2**64 - 1
 def _scalar_problem(value: object) -> str | None:
     kind = type(value)
     if kind is str:
-        return "string with a lone surrogate" if _has_surrogate(value) else None  # type: ignore[arg-type]
+        return "string with a lone surrogate" if has_lone_surrogate(value) else None  # type: ignore[arg-type]
     if kind is int:
         return None if INT_MIN <= value <= INT_MAX else "integer outside the 64-bit range"  # type: ignore[operator]
     if _is_scalar_type(kind):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from dsh_tools.content import ContentBlock, ToolOutput
 from dsh_tools.json_values import FrozenJson, JsonValue
-from dsh_tools.json_walk import find_surrogate
+from dsh_tools.json_walk import has_lone_surrogate
 from dsh_tools.record import Record
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def check_tool_name(name: object) -> str:
     """A tool name is a non-empty ``str``; anything else is a ``ValueError``."""
     if type(name) is not str or not name:
         raise ValueError(f"tool name must be a non-empty str, got {describe_value(name)}")
-    if not name.isascii() and find_surrogate(name) is not None:
+    if has_lone_surrogate(name):
         raise ValueError(f"tool name must be Unicode text, got {ascii(name)} (a lone surrogate)")
     return name
 

@@ -15,7 +15,7 @@ from dsh_tools.errors import ToolArgsError
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, UnparsedArguments
 from dsh_tools.host.context import Agent
 from dsh_tools.json_values import freeze_json
-from dsh_tools.json_walk import find_surrogate, unicode_text
+from dsh_tools.json_walk import has_lone_surrogate, unicode_text
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, error_result, exception_result
 from dsh_tools.signals import AbortSignal
@@ -74,7 +74,7 @@ def identity_problem(call: ToolExecutionInput) -> str | None:
     signal: object = call.signal
     if type(call_id) is not str or not call_id:
         return "call_id must be a non-empty str"
-    if not call_id.isascii() and find_surrogate(call_id) is not None:
+    if has_lone_surrogate(call_id):
         return "call_id holds a lone surrogate (not Unicode text)"
     if type(name) is not str:
         return "name must be a str"

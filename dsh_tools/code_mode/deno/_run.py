@@ -33,6 +33,7 @@ from dsh_tools.code_mode.runtime import (
 )
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json
+from dsh_tools.json_walk import unicode_text
 from dsh_tools.signals import AbortSignal
 
 __all__ = ["Budgets", "RunSession", "abort_message"]
@@ -373,14 +374,11 @@ def _reply(call_id: int, value: JsonValue, error: str | None, name: str | None =
             return b'{"id":%d,"ok":true,"value":%b}' % (call_id, dumps(value))
         except Exception:  # noqa: BLE001 - e.g. a lone surrogate
             error = _UNENCODABLE
-    message: dict[str, JsonValue] = {"id": call_id, "ok": False, "error": error}
+    # An error text may quote anything (a lone surrogate included): as Unicode text it always encodes.
+    message: dict[str, JsonValue] = {"id": call_id, "ok": False, "error": unicode_text(error)}
     if name is not None:
         message["name"] = name
-    try:
-        return dumps(message)
-    except Exception:  # noqa: BLE001 - the error text itself holds a lone surrogate
-        message["error"] = error.encode("utf-8", "replace").decode("utf-8")
-        return dumps(message)
+    return dumps(message)
 
 
 def abort_message(reason: object) -> str:
