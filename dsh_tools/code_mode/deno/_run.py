@@ -387,20 +387,24 @@ def abort_message(reason: object) -> str:
 
 
 def _exit_failure(code: int, compute_ms: int) -> CodeRunFailure:
-    """Why the process ended before its program settled: SIGXCPU is the kernel's CPU limit
-    (the backstop behind the watchdog's compute budget), anything else a crash or an exit."""
+    """Why the process ended before its program settled (our own kills settle first).
+
+    SIGXCPU is the kernel's CPU limit, the backstop behind the watchdog's
+    compute budget; SIGKILL the kernel's too (memory, or the hard CPU limit);
+    any other signal a crash, and an exit code the program calling exit.
+    """
+    if code >= 0:
+        return CodeRunFailure(
+            "worker-exit", f"the Deno process exited before the program settled (code {code}): the program called exit"
+        )
     if code == -signal.SIGXCPU:
         return CodeRunFailure("timeout", f"{compute_exceeded(compute_ms)} (stopped by the kernel's CPU limit)")
-    return CodeRunFailure("worker-exit", _exit_text(code))
-
-
-def _exit_text(code: int) -> str:
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        if code == -signal.SIGKILL:  # not ours (our kills settle first): the kernel's
-            return f"the Deno process was killed ({name}): out of memory, or past the kernel's hard CPU limit"
-        return f"the Deno process died unexpectedly ({name}); an out-of-memory crash ends this way"
-    return f"the Deno process exited before the program settled (code {code}): the program called exit"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    if code == -signal.SIGKILL:
+        why = f"the Deno process was killed ({name}): out of memory, or past the kernel's hard CPU limit"
+    else:
+        why = f"the Deno process died unexpectedly ({name}); an out-of-memory crash ends this way"
+    return CodeRunFailure("worker-exit", why)
