@@ -36,10 +36,9 @@ as ``repr()`` literals, key sets and helpers as constants.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import count
 from typing import TYPE_CHECKING, Final
 
-from dsh_tools.definitions.fast_path import INLINE_DEPTH, indent
+from dsh_tools.definitions.fast_path import INLINE_DEPTH, SourceNames, indent
 from dsh_tools.frozen_dict import FrozenDict
 from dsh_tools.json_values import FrozenJson, trust_frozen
 from dsh_tools.json_walk import INT_MAX, INT_MIN, MAX_VALUES, find_surrogate
@@ -92,20 +91,8 @@ class _Doubt(Exception):
     """Raised by generated code at the first doubt (any exception there means the same)."""
 
 
-class _Writer:
+class _Writer(SourceNames):
     """Generates the lines of one freezer; every failed test is ``raise D`` (caught at the root)."""
-
-    def __init__(self) -> None:
-        self._names = count()
-        self.constants: dict[str, object] = {}
-
-    def constant(self, value: object) -> str:
-        name = self.fresh("C")
-        self.constants[name] = value
-        return name
-
-    def fresh(self, prefix: str) -> str:
-        return f"{prefix}{next(self._names)}"
 
     def value_lines(self, shape: Shape, v: str, depth: int) -> tuple[list[str], str]:
         """Lines that freeze ``v`` into the returned name, or raise ``D`` unless it surely fits ``shape``."""
@@ -121,8 +108,6 @@ class _Writer:
         if len(containers) > 1 or any(word not in _SCALAR_TESTS for word in scalars):
             raise _Unwritable
         if not containers:
-            if scalars == ["string"]:  # the commonest member, written without a type temporary
-                return [f"if type({v}) is not str or not ({v}.isascii() or S({v}) is None): raise D"], v
             t = self.fresh("t")
             tests = " or ".join(_SCALAR_TESTS[word].format(t=t, v=v, **_INT_RANGE) for word in scalars)
             return [f"{t} = type({v})", f"if not ({tests}): raise D"], v

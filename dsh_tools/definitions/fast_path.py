@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:  # validation imports this module; the Shape class is only needed for types
     from dsh_tools.definitions.validation import Check, Shape
 
-__all__ = ["INLINE_DEPTH", "Validator", "compile_fast_validator", "indent"]
+__all__ = ["INLINE_DEPTH", "SourceNames", "Validator", "compile_fast_validator", "indent"]
 
 Validator = Callable[[object], list[str]]
 
@@ -50,7 +50,27 @@ _SCALAR_TESTS: Final[dict[str, str]] = {
 }
 
 
-class _Writer:
+class SourceNames:
+    """Fresh local names and named constants for one piece of generated source.
+
+    Values reach the source only as the names of constants (the namespace
+    the source is executed in), never as code.
+    """
+
+    def __init__(self) -> None:
+        self.constants: dict[str, object] = {}
+        self._names = count()
+
+    def fresh(self, prefix: str) -> str:
+        return f"{prefix}{next(self._names)}"
+
+    def constant(self, value: object) -> str:
+        name = self.fresh("C")
+        self.constants[name] = value
+        return name
+
+
+class _Writer(SourceNames):
     """Accumulates the generated functions and the constants they refer to.
 
     ``fail`` is the statement that gives up on the value at hand: in the root
@@ -61,21 +81,12 @@ class _Writer:
     def __init__(
         self, fallback: Callable[[Shape], Check], objects: tuple[type, ...], arrays: tuple[type, ...]
     ) -> None:
+        super().__init__()
         self.fallback = fallback
         self.objects = objects
         self.arrays = arrays
         self.functions: list[str] = []
-        self.constants: dict[str, object] = {}
         self.fail = "return False"
-        self._names = count()
-
-    def fresh(self, prefix: str) -> str:
-        return f"{prefix}{next(self._names)}"
-
-    def constant(self, value: object) -> str:
-        name = self.fresh("C")
-        self.constants[name] = value
-        return name
 
     def type_test(self, types: tuple[type, ...], t: str) -> str:
         """``t is A or t is B`` over constants for ``types`` (``False`` when there are none)."""
