@@ -15,7 +15,7 @@ from typing import Final
 
 from dsh_tools.disposer import Disposer
 
-__all__ = ["AbortController", "AbortError", "AbortSignal", "format_ms"]
+__all__ = ["AbortController", "AbortError", "AbortSignal", "checked_signal", "format_ms"]
 
 
 class AbortError(Exception):
@@ -140,6 +140,13 @@ class AbortController:
     def abort(self, reason: object = None) -> None:
         """Abort once; later calls are ignored. ``None`` becomes an ``AbortError``."""
         self.signal._trigger(AbortError() if reason is None else reason)
+
+
+def checked_signal(value: object, where: str) -> AbortSignal | None:
+    """``value`` if it is an ``AbortSignal`` or ``None``; else a ``TypeError`` naming ``where`` (a caller's API misuse)."""
+    if value is None or type(value) is AbortSignal:
+        return value
+    raise TypeError(f"{where} takes an AbortSignal or None, got {type(value).__name__}")
 
 
 def format_ms(ms: float) -> str:

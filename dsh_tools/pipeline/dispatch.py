@@ -32,7 +32,7 @@ from dsh_tools.pipeline.outcomes import (
     report_failure,
 )
 from dsh_tools.pipeline.values import tool_result
-from dsh_tools.signals import AbortController, AbortSignal
+from dsh_tools.signals import AbortController, AbortSignal, checked_signal
 
 __all__ = ["DispatchProgress", "dispatch", "invoke_tool"]
 
@@ -87,12 +87,7 @@ async def _level(
         return await invoke_tool(host, execution, progress=progress)
 
     def next_(*, signal: AbortSignal | None | Literal[Keep.KEEP] = KEEP) -> Awaitable[ToolExecutionResult]:
-        if signal is KEEP:
-            inner = execution
-        elif signal is None or type(signal) is AbortSignal:
-            inner = execution.set(signal=signal)
-        else:
-            raise TypeError(f"next(signal=...) takes an AbortSignal or None, got {type(signal).__name__}")
+        inner = execution if signal is KEEP else execution.set(signal=checked_signal(signal, "next(signal=...)"))
         return _level(host, listeners, index + 1, inner, progress)
 
     listener = listeners[index]

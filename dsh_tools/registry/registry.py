@@ -36,10 +36,11 @@ from dsh_tools.registry.approvals import PendingApprovals
 from dsh_tools.registry.layers import Restriction, ScopeView, ToolLayers
 from dsh_tools.registry.snapshot import snapshot
 from dsh_tools.schema import RegisteredTool, ToolDefinition, ToolSchema, describe_value
-from dsh_tools.signals import AbortSignal
+from dsh_tools.signals import checked_signal
 
 if TYPE_CHECKING:
     from dsh_tools.approval import ApprovalService
+    from dsh_tools.signals import AbortSignal
 
 __all__ = ["RUN_CODE_NAME", "ToolMode", "ToolRegistry"]
 
@@ -333,10 +334,9 @@ class ToolRegistry:
         verdict: object = outcome  # typed as a literal, but callers are untrusted
         if type(verdict) is not str or verdict not in APPROVAL_VERDICTS:
             raise ValueError(f"resume() takes one of {', '.join(APPROVAL_VERDICTS)}; got {describe_value(verdict)}")
-        if signal is not None and type(signal) is not AbortSignal:
-            raise TypeError(f"resume(signal=...) takes an AbortSignal or None, got {type(signal).__name__}")
+        checked = checked_signal(signal, "resume(signal=...)")  # before the approval is taken
         pending = self._core.pending.take(approval_id)
-        execution = pending.execution.set(signal=signal)
+        execution = pending.execution.set(signal=checked)
         return await resume_call(self, execution, verdict)
 
     def park_approval(self, execution: ToolExecution, reason: str | None, /) -> str:
