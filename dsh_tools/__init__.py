@@ -79,8 +79,15 @@ if TYPE_CHECKING:
     from dsh_tools.disposer import (
         Disposer as Disposer,
     )
+    from dsh_tools.outcome import (
+        OUTCOME_BY_CODE as OUTCOME_BY_CODE,
+        OUTCOMES as OUTCOMES,
+        Outcome as Outcome,
+    )
     from dsh_tools.errors import (
         ApprovalPendingError as ApprovalPendingError,
+        ApprovalStaleError as ApprovalStaleError,
+        ApprovalUnavailableError as ApprovalUnavailableError,
         CodeRunFailedError as CodeRunFailedError,
         HarnessError as HarnessError,
         OutputSchemaError as OutputSchemaError,
@@ -228,6 +235,8 @@ _EXPORTS: dict[str, str] = {
     "Disposer": "dsh_tools.disposer",
     "CodeRunFailedError": "dsh_tools.errors",
     "ApprovalPendingError": "dsh_tools.errors",
+    "ApprovalStaleError": "dsh_tools.errors",
+    "ApprovalUnavailableError": "dsh_tools.errors",
     "HarnessError": "dsh_tools.errors",
     "OutputSchemaError": "dsh_tools.errors",
     "ToolAbortedError": "dsh_tools.errors",
@@ -306,6 +315,9 @@ _EXPORTS: dict[str, str] = {
     "TimeoutPolicy": "dsh_tools.timeout_policy",
     "DenoCodeRuntime": "dsh_tools.code_mode.deno",
     "instrument": "dsh_tools.tracing",
+    "OUTCOMES": "dsh_tools.outcome",
+    "OUTCOME_BY_CODE": "dsh_tools.outcome",
+    "Outcome": "dsh_tools.outcome",
 }
 
 __all__ = list(_EXPORTS)

@@ -7,9 +7,10 @@ The request carries the frozen call itself (``execution``: name, arguments,
 agent), so an approver can show *what* it approves ("write_file README.md,
 1.2 KB") and not just a tool name. An approver that cannot answer now (a web
 UI, a chat front end, an MCP client that asks later) answers ``"deferred"``:
-the call settles ``APPROVAL_PENDING`` with an approval id, is listed by
-``ctx.tools.pending_approvals(agent)``, and ``await ctx.tools.resume(id,
-verdict)`` finishes it later (see ``docs/policies.md``).
+the call is committed to the registry's store and settles ``APPROVAL_PENDING``
+with an approval id; ``await ctx.tools.pending_approvals(agent)`` lists it,
+``await store.decide(id, verdict)`` records a verdict from any process, and
+``await ctx.tools.resume(id)`` runs it (see ``docs/durability.md``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dsh_tools.record import Record
 
 if TYPE_CHECKING:
     from dsh_tools.execution import ToolExecution
+    from dsh_tools.store.records import ApprovalDecision
     from dsh_tools.host.context import Agent
     from dsh_tools.signals import AbortSignal
 
@@ -63,8 +65,19 @@ class ApprovalService(Protocol):
 
 
 class PendingApproval(Record):
-    """A parked call waiting for a verdict: what ``pending_approvals(agent)`` lists."""
+    """A parked call waiting for a verdict (or to run after one): what ``pending_approvals()`` lists.
 
+    ``execution.agent`` is the live agent holding the call, or ``None`` when no
+    agent with ``agent_id`` lives in this process (it parked in another one,
+    or before a restart). ``parent_call_id`` is the ``run_code`` call of a
+    Code Mode sub-call; ``decision`` is the verdict once someone recorded it.
+    """
+
+    _wire_skip = frozenset({"execution", "decision"})
     approval_id: str
     execution: ToolExecution
     reason: str | None = None
+    agent_id: str = ""
+    created_at: float = 0.0
+    parent_call_id: str | None = None
+    decision: ApprovalDecision | None = None

@@ -8,7 +8,10 @@ from dsh_tools.code_mode.runtime import CodeRuntime
 from dsh_tools.host.context import Context
 from dsh_tools.host.services import CODE_RUNTIME
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL
+from dsh_tools.registry.approvals import DEFAULT_MAX_PARKED
 from dsh_tools.registry.registry import ToolMode, ToolRegistry
+from dsh_tools.store.protocol import CallStore
+from dsh_tools.store.url import open_store
 from dsh_tools.system_prompt.service import SystemPrompt
 from dsh_tools.timeout_policy import TimeoutPolicy
 
@@ -22,6 +25,8 @@ def boot(
     *,
     code_runtime: CodeRuntime | None = None,
     max_parallel_sub_calls: int = DEFAULT_MAX_PARALLEL,
+    store: CallStore | str | None = None,
+    max_parked_per_agent: int = DEFAULT_MAX_PARKED,
 ) -> Context:
     """A root context with ``SystemPrompt``, ``ToolRegistry`` and (by default) ``TimeoutPolicy``.
 
@@ -29,10 +34,23 @@ def boot(
     needs one; ``DenoCodeRuntime()`` is the shipped backend).
     ``max_parallel_sub_calls`` bounds how many of a program's concurrency-safe
     binding calls dispatch at once (see ``ToolRegistry``).
+    ``store`` keeps parked calls and the call journal: a
+    :class:`~dsh_tools.store.CallStore`, a URL for
+    :func:`~dsh_tools.store.open_store` (``"sqlite:///calls.db"``), or
+    ``None`` for a fresh ``MemoryStore``. ``max_parked_per_agent`` caps the
+    calls one agent may have waiting for approval.
     """
+    if isinstance(store, str):
+        store = open_store(store)
     ctx = Context()
     SystemPrompt(ctx, tool_order=tool_order)
-    ToolRegistry(ctx, mode=mode, max_parallel_sub_calls=max_parallel_sub_calls)
+    ToolRegistry(
+        ctx,
+        mode=mode,
+        max_parallel_sub_calls=max_parallel_sub_calls,
+        store=store,
+        max_parked_per_agent=max_parked_per_agent,
+    )
     if timeouts:
         TimeoutPolicy(ctx)
     if code_runtime is not None:

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 
 __all__ = [
     "ApprovalPendingError",
+    "ApprovalStaleError",
+    "ApprovalUnavailableError",
     "CodeRunFailedError",
     "HarnessError",
     "OutputSchemaError",
@@ -136,3 +138,19 @@ class ApprovalPendingError(HarnessError):
         super().__init__(f'tool "{tool_name}" is waiting for approval', "APPROVAL_PENDING")
         self.tool_name = tool_name
         self.approval_id = approval_id
+
+
+class ApprovalUnavailableError(HarnessError):
+    """A deferral that cannot wait (``APPROVAL_UNAVAILABLE``): the agent's parked calls are at their cap,
+    or the parked record could not be committed; the body never runs."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "APPROVAL_UNAVAILABLE")
+
+
+class ApprovalStaleError(HarnessError):
+    """An approved call no longer matches what the human saw (``APPROVAL_STALE``): the tool behind the
+    name changed since the call parked, or the agent may no longer call it; the body never runs."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "APPROVAL_STALE")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from dsh_tools.content import ContentBlock
 from dsh_tools.json_values import FrozenJson, JsonValue
+from dsh_tools.outcome import Outcome, outcome_for
 from dsh_tools.record import Record, wire_value
 
 if TYPE_CHECKING:
@@ -161,10 +162,18 @@ class ToolExecutionResult(Record):
     otherwise. It is execution-local: Code Mode programs receive it, but
     ``to_json()`` (and so every log) leaves it out, and the model reads only
     ``content``.
+
+    ``outcome`` says how the call ended (``"ok"``, ``"denied"``,
+    ``"timeout"``, ...; see :data:`~dsh_tools.outcome.Outcome`), so a loop
+    tells a denial from a crash without reading text. It is never stale: a
+    success is always ``"ok"``, an error code the one outcome table knows
+    decides it, and otherwise the stage that settled the call names it (a
+    result built without one is ``"error"``). Like ``value``, it stays out of
+    ``to_json()``.
     """
 
     _json_fields = frozenset({"content", "meta", "value"})
-    _wire_skip = frozenset({"value"})
+    _wire_skip = frozenset({"value", "outcome"})
     call_id: str
     content: Sequence[ContentBlock]
     is_error: bool
@@ -172,11 +181,30 @@ class ToolExecutionResult(Record):
     additional_context: HookContext | None = None
     meta: JsonValue | None = None
     value: JsonValue | None = None
+    outcome: Outcome = None  # type: ignore[assignment]  # filled in by _with_outcome, never left None
+
+    if not TYPE_CHECKING:
+
+        def __new__(cls, *args: object, **kwargs: object):
+            return _with_outcome(super().__new__(cls, *args, **kwargs))
+
+        def set(self, *args: object, **kwargs: object):
+            return _with_outcome(super().set(*args, **kwargs))
 
     @property
     def text(self) -> str:
         """The text of the content's ``text`` blocks, one per line (other kinds skipped)."""
         return content_text(self.content)
+
+
+def _with_outcome(result: ToolExecutionResult) -> ToolExecutionResult:
+    """Make a just-built result's ``outcome`` agree with its other fields (before anyone sees it)."""
+    error = result.error
+    code = error.code if type(error) is ToolErrorInfo else None
+    outcome = outcome_for(result.is_error, code, result.outcome)
+    if outcome != result.outcome:
+        object.__setattr__(result, "outcome", outcome)
+    return result
 
 
 def content_text(content: Sequence[ContentBlock]) -> str:

@@ -1,54 +1,54 @@
-"""Deferred approval for a web UI: park a call, restart the UI, resume the call.
+"""Deferred approval that survives a restart: park a call, stop, decide from a UI, run it in a new process.
 
-Run it with ``python -m examples.deferred_approval``. The flow (see
-``docs/policies.md``, "Deferred approval"):
+Run it with ``python -m examples.deferred_approval``. Each step below runs as
+its own process (``python -m examples.deferred_approval STEP DIR``); they
+share nothing but ``DIR/calls.db``, a SQLite call store (see
+``docs/durability.md``):
 
-1. The agent's ``write_file`` call needs approval (a ``tools/pre-execute``
-   listener answers ``Ask``). The approval service cannot block the agent's
-   loop until someone clicks, so it answers ``"deferred"``: the call settles
-   at once as ``APPROVAL_PENDING`` with an approval id in its ``meta``.
-2. The UI shows what is waiting. It keeps no state of its own: every card is
-   read from ``ctx.tools.pending_approvals(agent)``, arguments included, so a
-   UI that restarts (a page reload, a new worker process in front of the same
-   backend) loses nothing.
-3. The user clicks; the UI calls ``await ctx.tools.resume(approval_id,
-   "allowed-once")``, which runs the call through the guards (as they are
-   now), the body and ``tools/post-execute``, tells ``tools/result``
-   observers, and returns the final result for the UI to hand to the agent.
+1. ``park``: the agent's ``write_file`` call needs approval (a
+   ``tools/pre-execute`` listener answers ``Ask``). The approval service
+   cannot block the agent's loop until someone clicks, so it answers
+   ``"deferred"``: the call is committed to the store and settles at once as
+   ``APPROVAL_PENDING``, with an approval id in its ``meta``. The process ends.
+2. ``ui``: a web UI (any process with the store) lists what waits, with the
+   arguments, from ``pending_approvals()``, and records the user's click with
+   ``store.decide(approval_id, "allowed-once")``. It runs nothing.
+3. ``run``: the agent's process starts again with the same agent id, and
+   ``resume_decided(agent)`` runs every decided call once, through the guards
+   (as they are now), the body and ``tools/post-execute``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 from dsh_tools import (
     APPROVAL,
     Agent,
     ApprovalOutcome,
     ApprovalRequest,
-    ApprovalVerdict,
     Ask,
     Context,
     PreNext,
     PreToolDecision,
     ToolExecution,
     ToolExecutionInput,
-    ToolExecutionResult,
     boot,
     thaw_json,
     tool,
 )
 
-
-class Disk:
-    """Stands in for the file system, so the example writes nothing real."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, str] = {}
+AGENT_ID = "editor-1"
+"""The agent's stable identity: what lets a new process pick up its parked calls."""
 
 
-def install_tools(ctx: Context, disk: Disk) -> None:
-    """The agent's one tool, and the policy that makes writing ask first."""
+def agent_context(folder: Path) -> tuple[Context, Agent]:
+    """The agent's process: a registry on the shared store, the tool, the policy, the agent."""
+    ctx = boot(store=f"sqlite:///{folder / 'calls.db'}")
 
     @tool
     async def write_file(path: str, text: str) -> str:
@@ -58,7 +58,7 @@ def install_tools(ctx: Context, disk: Disk) -> None:
             path: Where to write, relative to the project.
             text: The whole new content.
         """
-        disk.files[path] = text
+        (folder / path).write_text(text)
         return f"wrote {len(text.encode())} bytes to {path}"
 
     async def writes_need_approval(exec: ToolExecution, next: PreNext) -> PreToolDecision:
@@ -66,6 +66,8 @@ def install_tools(ctx: Context, disk: Disk) -> None:
 
     ctx.tools.register(write_file)
     ctx.on("tools/pre-execute", writes_need_approval)
+    ctx.provide(APPROVAL, DeferToUi())
+    return ctx, Agent(ctx, name="editor", id=AGENT_ID)
 
 
 class DeferToUi:
@@ -75,24 +77,8 @@ class DeferToUi:
         return "deferred"
 
 
-class ApprovalInbox:
-    """The web UI's approval page. Stateless: everything comes from the registry."""
-
-    def __init__(self, ctx: Context, agent: Agent) -> None:
-        self._ctx = ctx
-        self._agent = agent
-
-    def cards(self) -> list[tuple[str, str]]:
-        """``(approval id, what the user is asked)`` for each waiting call, oldest first."""
-        return [(pending.approval_id, describe(pending.execution)) for pending in self._ctx.tools.pending_approvals(self._agent)]
-
-    async def answer(self, approval_id: str, verdict: ApprovalVerdict) -> ToolExecutionResult:
-        """The user's click: finish the call and return its result (for the agent's transcript)."""
-        return await self._ctx.tools.resume(approval_id, verdict)
-
-
 def describe(execution: ToolExecution) -> str:
-    """``write_file README.md (12 B)``: the approver sees what it approves, not just a name."""
+    """``write_file README.md (8 B)``: the approver sees what it approves, not just a name."""
     arguments = thaw_json(execution.arguments)
     if execution.name == "write_file" and isinstance(arguments, dict):
         text = arguments.get("text", "")
@@ -101,30 +87,54 @@ def describe(execution: ToolExecution) -> str:
     return execution.name
 
 
-async def main() -> list[str]:
-    """Run the whole flow; returns what a user would have seen, line by line."""
-    ctx = boot()
-    disk = Disk()
-    install_tools(ctx, disk)
-    ctx.provide(APPROVAL, DeferToUi())
-    agent = Agent(ctx, name="editor")
-    transcript: list[str] = []
+async def park(folder: Path) -> list[str]:
+    ctx, agent = agent_context(folder)
+    call = ToolExecutionInput("call-1", "write_file", {"path": "README.md", "text": "# Hello\n"}, agent)
+    parked = await ctx.tools.execute(call)
+    await ctx.tools.store.aclose()
+    return [f"agent got: {parked.text} ({parked.outcome})"]
 
-    parked = await ctx.tools.execute(ToolExecutionInput("call-1", "write_file", {"path": "README.md", "text": "# Hello\n"}, agent))
-    transcript.append(f"agent got: {parked.text}")
 
-    ui = ApprovalInbox(ctx, agent)
-    transcript.extend(f"ui shows: {card}" for _, card in ui.cards())
+async def ui(folder: Path) -> list[str]:
+    ctx = boot(store=f"sqlite:///{folder / 'calls.db'}")  # no agent here: a UI process
+    seen = []
+    for pending in await ctx.tools.pending_approvals():
+        seen.append(f"ui shows: {describe(pending.execution)} for agent {pending.agent_id}")
+        await ctx.tools.store.decide(pending.approval_id, "allowed-once", decided_by="alice")
+    await ctx.tools.store.aclose()
+    return seen
 
-    del ui  # the UI restarts: a page reload, a new process in front of the same backend
-    ui = ApprovalInbox(ctx, agent)
-    ((approval_id, _),) = ui.cards()  # the fresh UI finds the same call waiting
-    result = await ui.answer(approval_id, "allowed-once")
-    transcript.append(f"after approval: {result.text}")
-    transcript.append(f"on disk: {disk.files}")
-    transcript.append(f"still waiting: {len(ui.cards())}")
-    return transcript
+
+async def run(folder: Path) -> list[str]:
+    ctx, agent = agent_context(folder)
+    lines = [f"after approval: {result.text}" for result in await ctx.tools.resume_decided(agent)]
+    lines.append(f"on disk: {(folder / 'README.md').read_text()!r}")
+    lines.append(f"still waiting: {len(await ctx.tools.pending_approvals(agent))}")
+    await ctx.tools.store.aclose()
+    return lines
+
+
+STEPS = {"park": park, "ui": ui, "run": run}
+
+
+def main() -> list[str]:
+    """Run the three steps as three processes over one store; what a user would have seen, line by line."""
+    with tempfile.TemporaryDirectory() as folder:
+        lines: list[str] = []
+        for step in STEPS:
+            done = subprocess.run(
+                [sys.executable, "-m", "examples.deferred_approval", step, folder],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=Path(__file__).resolve().parents[1],
+            )
+            lines.extend(done.stdout.splitlines())
+        return lines
 
 
 if __name__ == "__main__":
-    print("\n".join(asyncio.run(main())))
+    if len(sys.argv) == 3:
+        print("\n".join(asyncio.run(STEPS[sys.argv[1]](Path(sys.argv[2])))))
+    else:
+        print("\n".join(main()))

@@ -20,12 +20,15 @@ and ties it to ``agent.ctx``.
 from __future__ import annotations
 
 import logging
+import secrets
+import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar, overload
 
 from dsh_tools.disposer import Disposer
 from dsh_tools.host.events import EventBus
 from dsh_tools.host.session import SessionLog
+from dsh_tools.json_walk import has_lone_surrogate
 
 if TYPE_CHECKING:
     from dsh_tools.hooks import (
@@ -44,6 +47,10 @@ __all__ = ["Agent", "Context", "ContextBound", "ScopeKey", "ServiceKey", "scope_
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 _LOGGER = logging.getLogger("dsh_tools")
+
+
+MAX_AGENT_ID: Final = 200
+"""The longest agent id (it is a column in every durable record)."""
 
 
 class ServiceKey(Generic[T]):
@@ -65,14 +72,16 @@ class ContextBound(Protocol[T_co]):
 
 
 class _App:
-    """State shared by every context of one root: services, events, logger."""
+    """State shared by every context of one root: services, events, logger, live agents by id."""
 
-    __slots__ = ("services", "events", "logger")
+    __slots__ = ("services", "events", "logger", "agents")
 
     def __init__(self, logger: logging.Logger) -> None:
         self.services: dict[ServiceKey[Any], tuple[object, Context]] = {}
         self.events = EventBus()
         self.logger = logger
+        # Durable records name agents by id; resuming one finds the live agent here.
+        self.agents: weakref.WeakValueDictionary[str, Agent] = weakref.WeakValueDictionary()
 
 
 class Context:
@@ -257,21 +266,53 @@ def scope_of(ctx: Context) -> Agent | None:
     return ctx.scope
 
 
+def live_agent(ctx: Context, agent_id: str) -> Agent | None:
+    """The live (not disposed) agent of ``ctx``'s app whose ``id`` is ``agent_id``, if any."""
+    agent = ctx._app.agents.get(agent_id)
+    return agent if agent is not None and not agent.ctx.disposed else None
+
+
 class Agent:
-    """One agent: a scoped context plus its session log. The agent is the scope key."""
+    """One agent: a scoped context plus its session log. The agent is the scope key.
 
-    __slots__ = ("_name", "_ctx", "_session", "__weakref__")
+    ``id`` is its stable identity across processes (a fresh random one when
+    not given): durable records (parked calls, the journal) name agents by
+    id, and resuming a parked call looks for the live agent with that id.
+    Two live agents of one app may not share an id (``ValueError``).
+    """
 
-    def __init__(self, ctx: Context, *, name: str) -> None:
+    __slots__ = ("_name", "_id", "_ctx", "_session", "__weakref__")
+
+    def __init__(self, ctx: Context, *, name: str, id: str | None = None) -> None:  # noqa: A002 - the contract's name
         if type(name) is not str or not name:
             raise ValueError("an agent needs a non-empty str name")
+        if id is None:
+            id = secrets.token_hex(8)
+        elif type(id) is not str or not id or len(id) > MAX_AGENT_ID or has_lone_surrogate(id):
+            raise ValueError(f"an agent id is a non-empty str of at most {MAX_AGENT_ID} characters (valid Unicode)")
+        agents = ctx._app.agents
+        if live_agent(ctx, id) is not None:
+            raise ValueError(f"agent id {id!r} is already used by a live agent {agents[id].name!r}")
         self._name = name
+        self._id = id
         self._ctx = ctx._child(self)
-        self._session = SessionLog()
+        self._session = SessionLog(self)
+        agents[id] = self
+
+        def release() -> None:
+            if agents.get(id) is self:
+                del agents[id]
+
+        self._ctx.track(release)
 
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def id(self) -> str:
+        """The agent's stable identity (see the class docstring)."""
+        return self._id
 
     @property
     def ctx(self) -> Context:

@@ -1,12 +1,23 @@
-"""``SessionLog``: the durable, append-only record of one agent's session."""
+"""``SessionLog``: the append-only record of one agent's session, sent on to the call store.
+
+``append`` stays synchronous (it is called from inside tool bodies and the
+Code Mode bridge); each event is kept here for the live process and handed
+to the registry's call journal, which commits it with the next journal write,
+so an event reaches the store no later than the record of the call that
+produced it.
+"""
 
 from __future__ import annotations
 
 import builtins
+from typing import TYPE_CHECKING
 
 from returns.result import Failure
 
 from dsh_tools.json_values import FrozenJson, freeze_json
+
+if TYPE_CHECKING:
+    from dsh_tools.host.context import Agent
 
 __all__ = ["SessionLog"]
 
@@ -18,10 +29,11 @@ class SessionLog:
     appended, whatever the caller does to its own objects afterwards.
     """
 
-    __slots__ = ("_events",)
+    __slots__ = ("_events", "_agent")
 
-    def __init__(self) -> None:
+    def __init__(self, agent: Agent | None = None) -> None:
         self._events: list[tuple[str, FrozenJson]] = []
+        self._agent = agent
 
     def append(self, type: str, data: object) -> None:  # noqa: A002 - the SPEC's name
         """Append one event; ``TypeError`` if ``type`` is not a str or ``data`` is not JSON."""
@@ -30,10 +42,21 @@ class SessionLog:
         frozen = freeze_json(data)
         if isinstance(frozen, Failure):
             raise TypeError(f"session event {type!r} data is not JSON: {frozen.failure()}")
-        self._events.append((type, frozen.unwrap()))
+        value = frozen.unwrap()
+        self._events.append((type, value))
+        agent = self._agent
+        if agent is not None:
+            from dsh_tools.host.services import TOOLS
+
+            tools = agent.ctx.get(TOOLS) if not agent.ctx.disposed else None
+            if tools is not None:
+                tools.record_event(agent.id, type, value)
 
     def events(self) -> list[tuple[str, FrozenJson]]:
-        """All events so far, in append order (a new list each call)."""
+        """All events so far in this process, in append order (a new list each call).
+
+        The store keeps them across processes: ``await store.session_events(agent.id)``.
+        """
         return list(self._events)
 
     def __len__(self) -> int:

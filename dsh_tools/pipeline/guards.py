@@ -32,7 +32,7 @@ async def check_guards(host: PipelineHost, execution: ToolExecution) -> Result[T
         if verdict is None:
             continue
         if type(verdict) is str:
-            return denied(execution, verdict)
+            return denied(execution, verdict, "guard-denied")
         if type(verdict) is CoroutineType:  # exact type: isinstance could run a hostile __class__
             verdict.close()  # guards are synchronous; do not leak an un-awaited coroutine
         return failed(execution, StageFailure(f"guard returned {type(verdict).__name__}, expected str or None"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import Awaitable
 from typing import Final
 
 from returns.result import Failure
@@ -45,9 +46,12 @@ async def notify_result(host: PipelineHost, settled: Settled) -> ToolExecutionRe
     execution, result = settled.execution, settled.result
     fatal: BaseException | None = None
     events = host.events
+    commits: list[Awaitable[None]] | None = None
     if events.probes:
         for probe in events.probes:
-            probe.settled(execution, result)
+            commit = probe.settled(execution, result)
+            if commit is not None:
+                commits = [commit] if commits is None else [*commits, commit]
     for observer in events.listeners(EVENT, execution.agent):
         try:
             pending = observer(execution, result)
@@ -59,6 +63,13 @@ async def notify_result(host: PipelineHost, settled: Settled) -> ToolExecutionRe
             if isinstance(error, asyncio.CancelledError) and cancel_requested():
                 continue  # the caller's cancellation: CallerScope re-raises it after the call is recorded
             report_failure(host.logger, f"{EVENT} observer", observer, error)
+    if commits is not None:
+        for commit in commits:
+            try:
+                await commit
+            except asyncio.CancelledError:
+                if not cancel_requested():
+                    raise
     if fatal is not None:
         raise fatal
     return result

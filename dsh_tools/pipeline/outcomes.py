@@ -19,6 +19,7 @@ from returns.result import Failure
 from dsh_tools.errors import HarnessError, ToolAbortedError, safe_str
 from dsh_tools.execution import ToolErrorInfo, ToolExecution, ToolExecutionResult
 from dsh_tools.json_walk import unicode_text
+from dsh_tools.outcome import Outcome
 from dsh_tools.record import Record
 
 __all__ = [
@@ -140,9 +141,9 @@ def report_failure(logger: logging.Logger, role: str, participant: object, error
         pass
 
 
-def denied(execution: ToolExecution, reason: str) -> Failure[Settled]:
-    """The failure track for a policy denial: ``Error: <reason>``."""
-    return Failure(Settled(execution, error_result(execution.call_id, reason)))
+def denied(execution: ToolExecution, reason: str, outcome: Outcome = "denied") -> Failure[Settled]:
+    """The failure track for a policy denial: ``Error: <reason>``, ``outcome`` naming who denied it."""
+    return Failure(Settled(execution, error_result(execution.call_id, reason).set(outcome=outcome)))
 
 
 def failed(execution: ToolExecution, failure: StageFailure) -> Failure[Settled]:

@@ -72,7 +72,7 @@ def apply_post_decision(
                 additional_context=result.additional_context if context is None else context,
             )
         case Block(feedback=feedback, additional_context=context):
-            return ToolExecutionResult(result.call_id, feedback, True, additional_context=context)
+            return ToolExecutionResult(result.call_id, feedback, True, additional_context=context, outcome="blocked")
 
 
 async def post_execute(

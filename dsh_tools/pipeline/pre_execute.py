@@ -59,9 +59,11 @@ async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -
     name = execution.name
     service = host.approval()
     if service is None:
-        return denied(execution, ask.reason or f'tool "{name}" needs approval, and no approval service is mounted')
+        return denied(
+            execution, ask.reason or f'tool "{name}" needs approval, and no approval service is mounted', "approval-rejected"
+        )
     if execution.agent is None:
-        return denied(execution, f'tool "{name}" needs approval, but the call has no agent')
+        return denied(execution, f'tool "{name}" needs approval, but the call has no agent', "approval-rejected")
     request = ApprovalRequest(
         execution.agent, name, execution.call_id, ask.reason, execution.signal, execution=execution
     )
@@ -74,7 +76,7 @@ async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -
     if type(outcome) is not str:  # before comparing: a hostile __eq__/__hash__ must not run
         return failed(execution, StageFailure(f"approval service returned {type(outcome).__name__}, not a known outcome"))
     if outcome == "deferred":
-        return park(host, execution, ask.reason)
+        return await park(host, execution, ask.reason)
     return settle_verdict(execution, outcome)
 
 

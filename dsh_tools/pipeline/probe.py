@@ -11,6 +11,7 @@ code (``dsh_tools.tracing``), not a policy participant.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Protocol
 
 from dsh_tools.decisions import PostToolDecision, PreToolDecision
@@ -42,6 +43,11 @@ class CallProbe(Protocol):
         """The ``tools/post-execute`` waterfall's answer."""
         ...
 
-    def settled(self, execution: ToolExecution, result: ToolExecutionResult) -> None:
-        """The authoritative result, before the ``tools/result`` observers hear it."""
+    def settled(self, execution: ToolExecution, result: ToolExecutionResult) -> Awaitable[None] | None:
+        """The authoritative result, before the ``tools/result`` observers hear it.
+
+        A probe that must finish something before the result is handed back
+        (the call journal's commit) returns it; it is awaited after the
+        observers, and it must not raise.
+        """
         ...

@@ -15,7 +15,7 @@ from typing import Final, Protocol, runtime_checkable
 
 from returns.result import Failure, Result, Success
 
-from dsh_tools.errors import ApprovalPendingError, safe_str
+from dsh_tools.errors import ApprovalPendingError, ApprovalUnavailableError, safe_str
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, exception_result, failed
 
@@ -33,8 +33,8 @@ DENIALS: Final[dict[str, str]] = {
 class ApprovalParking(Protocol):
     """A host that can keep a deferred call until someone answers it."""
 
-    def park_approval(self, execution: ToolExecution, reason: str | None, /) -> str:
-        """Keep ``execution`` and return its approval id; raise if it cannot be kept."""
+    async def park_approval(self, execution: ToolExecution, reason: str | None, /) -> str:
+        """Keep ``execution`` (committed) and return its approval id; raise if it cannot be kept."""
         ...
 
 
@@ -49,18 +49,29 @@ def settle_verdict(execution: ToolExecution, verdict: str) -> Result[ToolExecuti
     denial = DENIALS.get(verdict)
     if denial is None:
         return failed(execution, StageFailure(f"approval service returned {verdict!r}, not a known outcome"))
-    return denied(execution, denial.format(name=execution.name))
+    return denied(execution, denial.format(name=execution.name), "approval-rejected")
 
 
-def park(host: object, execution: ToolExecution, reason: str | None) -> Failure[Settled]:
-    """Settle a ``"deferred"`` answer: ``APPROVAL_PENDING`` with the approval id, or one error result."""
+async def park(host: object, execution: ToolExecution, reason: str | None) -> Failure[Settled]:
+    """Settle a ``"deferred"`` answer: ``APPROVAL_PENDING`` with the approval id, or one error result.
+
+    A call that cannot wait (no parking, the agent's cap, a store that could
+    not commit) settles ``APPROVAL_UNAVAILABLE``: nobody is handed an id that
+    nobody could resume.
+    """
     if not isinstance(host, ApprovalParking):
-        return failed(execution, StageFailure("the approval service deferred the call, but this pipeline cannot park calls"))
+        return _unavailable(execution, "the approval service deferred the call, but this pipeline cannot park calls")
     try:
-        approval_id = host.park_approval(execution, reason)
+        approval_id = await host.park_approval(execution, reason)
+    except ApprovalUnavailableError as error:
+        return Failure(Settled(execution, exception_result(execution.call_id, error)))
     except Exception as error:  # noqa: BLE001 - a call that cannot wait is settled, not lost
-        return failed(execution, StageFailure(f"the approval service deferred the call, but {safe_str(error)}"))
+        return _unavailable(execution, f"the approval service deferred the call, but {safe_str(error)}")
     return Failure(Settled(execution, pending_result(execution, approval_id)))
+
+
+def _unavailable(execution: ToolExecution, message: str) -> Failure[Settled]:
+    return Failure(Settled(execution, exception_result(execution.call_id, ApprovalUnavailableError(message))))
 
 
 def pending_result(execution: ToolExecution, approval_id: str) -> ToolExecutionResult:

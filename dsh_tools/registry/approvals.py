@@ -1,62 +1,188 @@
-"""Parked calls: deferred approvals waiting for a verdict, each tied to its agent's lifetime.
+"""Parked calls: deferred approvals kept in the call store, decided anywhere, run exactly once.
 
-A call parks when its approval service answers ``"deferred"``. It stays here,
-under an unguessable approval id, until exactly one of two things happens:
-``take`` hands it to ``ToolRegistry.resume`` (once: the entry is removed
-before anything is awaited, so a concurrent second resume finds nothing), or
-its agent is disposed and the entry is dropped with it. Nothing is emitted
-when it is dropped: the call's one recorded result stays ``APPROVAL_PENDING``,
-which is true (it never ran), and a disposer is synchronous, so it could not
-await observers anyway.
+A call parks when its approval service answers ``"deferred"``. What the
+human needs to judge it and what resuming it needs (arguments, the tool's
+description, schemas and card, the agent's name) is committed to the store
+*before* the call settles ``APPROVAL_PENDING``; a deferral that cannot be
+committed, or that would pass the agent's cap, settles
+``APPROVAL_UNAVAILABLE`` instead, so no caller holds an id nobody can resume.
+
+A verdict is recorded with ``store.decide`` by anyone (a UI, a CLI, another
+replica). Running the call is separate and happens where its agent lives:
+the process claims the record atomically (one claimant wins; the rest get
+``KeyError``), holds a lease it renews while the call runs, and marks it
+done when it settles. A claim whose lease lapsed is never run again; the
+store lists it as interrupted.
+
+Before a call that was allowed runs, the approval is checked against what
+the human saw: the tool the agent resolves now must have the fingerprint of
+the parked one, and the agent must still be offered the call; otherwise it
+settles ``APPROVAL_STALE``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import secrets
+import time
+from typing import TYPE_CHECKING, Final, cast
+
+import orjson
 
 from dsh_tools.approval import PendingApproval
-from dsh_tools.disposer import Disposer
-from dsh_tools.execution import ToolExecution
-from dsh_tools.host.context import Agent
-from dsh_tools.schema import describe_value
+from dsh_tools.errors import ApprovalStaleError, ApprovalUnavailableError, safe_str
+from dsh_tools.execution import ToolExecution, ToolExecutionResult
+from dsh_tools.host.context import Agent, live_agent
+from dsh_tools.json_values import FrozenJson, JsonValue, thaw_json
+from dsh_tools.pipeline.outcomes import Settled, exception_result
+from dsh_tools.schema import RegisteredTool
+from dsh_tools.store.protocol import CallStore
+from dsh_tools.store.records import ParkedCall
 
-__all__ = ["PendingApprovals"]
+if TYPE_CHECKING:
+    from dsh_tools.registry.registry import ToolRegistry
+
+__all__ = ["DEFAULT_LEASE_SECONDS", "DEFAULT_MAX_PARKED", "ParkingLot", "fingerprint"]
+
+DEFAULT_MAX_PARKED: Final = 100
+"""``max_parked_per_agent``'s default: undecided or not yet run parked calls one agent may hold."""
+
+DEFAULT_LEASE_SECONDS: Final = 30.0
+"""How long a claim on a parked call lasts unless its process renews it (it does, at a third of this)."""
+
+OWNER: Final = secrets.token_hex(8)
+"""This process's name on the claims it takes."""
 
 
-class PendingApprovals:
-    """The parked calls of one registry, by approval id, in the order they parked."""
+def fingerprint(tool: RegisteredTool) -> str:
+    """What the human approved, in one hash: name, description, parameters and output schema.
 
-    __slots__ = ("_entries",)
+    A body changed under an identical schema is not detected (nothing outside
+    the process can see a body).
+    """
+    seen = [tool.name, tool.description, thaw_json(tool.parameters), thaw_json(tool.output_schema)]
+    return hashlib.sha256(orjson.dumps(seen)).hexdigest()
 
-    def __init__(self) -> None:
-        self._entries: dict[str, tuple[PendingApproval, Disposer]] = {}
 
-    def park(self, execution: ToolExecution, reason: str | None) -> str:
-        """Keep ``execution`` until it is taken or its agent is disposed; its new approval id."""
+def _card(tool: RegisteredTool, arguments: JsonValue) -> JsonValue | None:
+    """The tool's own presentation of the call, as JSON, or ``None`` (none, or it failed)."""
+    if tool.present_call is None:
+        return None
+    try:
+        view = tool.present_call(arguments)
+        return None if view is None else view.to_json()
+    except Exception:  # noqa: BLE001 - a card is a courtesy; the parked call does not depend on it
+        return None
+
+
+class ParkingLot:
+    """The registry's side of parked calls, over whatever store it was given."""
+
+    def __init__(self, store: CallStore, *, max_per_agent: int, lease_seconds: float) -> None:
+        self.store = store
+        self.max_per_agent = max_per_agent
+        self.lease_seconds = lease_seconds
+
+    async def park(self, tools: ToolRegistry, execution: ToolExecution, reason: str | None, parent: str | None) -> str:
+        """Commit ``execution`` as a parked call and return its approval id; raise if it cannot wait."""
         agent = execution.agent
         if agent is None:
-            raise ValueError("the call has no agent, and a pending approval lives as long as its agent")
+            raise ValueError("the call has no agent, and a parked call belongs to an agent")
         if agent.ctx.disposed:
             raise RuntimeError(f"agent {agent.name!r} is disposed")
-        approval_id = secrets.token_urlsafe(16)
-        entries = self._entries
+        tool = tools.resolve(execution.name, agent)
+        if tool is None:
+            raise ApprovalUnavailableError(f'tool "{execution.name}" is no longer registered')
+        call = ParkedCall(
+            approval_id=secrets.token_urlsafe(16),
+            agent_id=agent.id,
+            agent_name=agent.name,
+            call_id=execution.call_id,
+            tool_name=execution.name,
+            arguments=execution.arguments,
+            description=tool.description,
+            parameters=tool.parameters,
+            fingerprint=fingerprint(tool),
+            created_at=time.time(),
+            reason=reason,
+            output_schema=tool.output_schema,
+            card=_card(tool, execution.arguments),
+            parent_call_id=parent,
+        )
+        try:
+            kept = await self.store.park(call, max_per_agent=self.max_per_agent)
+        except Exception as error:  # noqa: BLE001 - reported as the call's own denial below
+            self.store.note_failure(error)
+            raise ApprovalUnavailableError(
+                f'tool "{execution.name}" needs approval, but the parked call could not be saved: {safe_str(error)}'
+            ) from None
+        if not kept:
+            raise ApprovalUnavailableError(
+                f'tool "{execution.name}" needs approval, but agent {agent.name!r} already has '
+                f"{self.max_per_agent} calls waiting (max_parked_per_agent)"
+            )
+        return call.approval_id
 
-        def drop() -> None:
-            entries.pop(approval_id, None)
+    def pending(self, tools: ToolRegistry, parked: ParkedCall) -> PendingApproval:
+        """The registry's view of a stored parked call (``execution.agent`` is ``None`` if no live agent holds it)."""
+        agent = live_agent(tools.context, parked.agent_id)
+        execution = ToolExecution(tools.mint_token(), parked.call_id, parked.tool_name, cast(FrozenJson, parked.arguments), agent)
+        return PendingApproval(
+            parked.approval_id,
+            execution,
+            parked.reason,
+            agent_id=parked.agent_id,
+            created_at=parked.created_at,
+            parent_call_id=parked.parent_call_id,
+            decision=parked.decision,
+        )
 
-        forget = agent.ctx.track(drop)
-        entries[approval_id] = (PendingApproval(approval_id, execution, reason), forget)
-        return approval_id
+    async def run_claimed(self, tools: ToolRegistry, claimed: ParkedCall, agent: Agent, execution: ToolExecution) -> ToolExecutionResult:
+        """Run a call this process claimed, renewing its lease, and mark it done however it settles."""
+        renewing = asyncio.get_running_loop().create_task(self._renew(claimed.approval_id))
+        try:
+            return await tools.run_parked(claimed, execution, self.stale_reason(tools, claimed, agent))
+        finally:
+            renewing.cancel()
+            try:
+                await self.store.finish(claimed.approval_id, owner=OWNER)
+            except Exception as error:  # noqa: BLE001 - the call ran; its lease lapses and it is listed as interrupted
+                self.store.note_failure(error)
 
-    def of(self, agent: Agent) -> list[PendingApproval]:
-        """``agent``'s parked calls, oldest first."""
-        return [pending for pending, _ in self._entries.values() if pending.execution.agent is agent]
+    async def _renew(self, approval_id: str) -> None:
+        while True:
+            await asyncio.sleep(self.lease_seconds / 3)
+            try:
+                await self.store.renew(approval_id, owner=OWNER, lease_seconds=self.lease_seconds)
+            except Exception as error:  # noqa: BLE001 - counted; the next renewal tries again
+                self.store.note_failure(error)
 
-    def take(self, approval_id: object) -> PendingApproval:
-        """Remove and return one parked call; ``KeyError`` if there is none under that id."""
-        entry = self._entries.pop(approval_id, None) if type(approval_id) is str else None
-        if entry is None:
-            raise KeyError(f"no pending approval {describe_value(approval_id)}: unknown, already resumed, or its agent was disposed")
-        pending, forget = entry
-        forget()  # the agent's lifetime no longer needs to drop it
-        return pending
+    def stale_reason(self, tools: ToolRegistry, parked: ParkedCall, agent: Agent) -> str | None:
+        """Why the approval no longer matches what the human saw, or ``None`` if it does."""
+        if parked.decision is None or parked.decision.outcome != "allowed-once":
+            return None
+        tool = tools.resolve(parked.tool_name, agent)
+        if tool is None:
+            return f'tool "{parked.tool_name}" was approved, but agent {agent.name!r} is no longer offered it'
+        if fingerprint(tool) != parked.fingerprint:
+            return f'tool "{parked.tool_name}" changed after it was approved; ask again'
+        if parked.parent_call_id is None and parked.tool_name != "run_code" and tools.mode_for(agent) == "code":
+            return f'tool "{parked.tool_name}" was approved, but agent {agent.name!r} now calls it only from run_code'
+        return None
+
+
+def stale_result(execution: ToolExecution, reason: str) -> Settled:
+    """``APPROVAL_STALE``: the approved call does not run."""
+    return Settled(execution, exception_result(execution.call_id, ApprovalStaleError(reason)))
+
+
+def decided_arguments(parked: ParkedCall) -> FrozenJson:
+    """The arguments the call runs with: the edited ones, if the decision brought any.
+
+    Both are frozen (records freeze their JSON fields when built).
+    """
+    decision = parked.decision
+    if decision is not None and decision.arguments is not None:
+        return cast(FrozenJson, decision.arguments)
+    return cast(FrozenJson, parked.arguments)

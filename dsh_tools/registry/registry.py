@@ -8,35 +8,50 @@ in that context's scope and die with that context. All views share one
 
 The registry is also the :class:`~dsh_tools.pipeline.PipelineHost` of the
 standard pipeline, and ``execute`` is :func:`~dsh_tools.pipeline.execute_call`.
-It keeps the calls whose approval was deferred (:mod:`.approvals`) until
-``resume`` answers them or their agent is disposed.
+Its call store (``store=``, a :class:`~dsh_tools.store.MemoryStore` unless
+given) keeps the calls whose approval was deferred (:mod:`.approvals`) and
+the journal of every call (:mod:`.journal`).
 """
 
 from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Final, Literal, get_args
+
+from returns.result import Failure
 
 from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict, PendingApproval
 from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
-from dsh_tools.host.context import Agent, Context
+from dsh_tools.host.context import Agent, Context, live_agent
 from dsh_tools.host.identity import WeakIdentityDict
 from dsh_tools.host.events import EventBus
 from dsh_tools.host.services import APPROVAL, SYSTEM_PROMPT, TOOLS
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL, check_max_parallel, execute_batch
 from dsh_tools.pipeline.classify import ExecutionMode, classify_input
-from dsh_tools.pipeline.compose import execute_call
+from dsh_tools.pipeline.compose import continue_call, execute_call
 from dsh_tools.pipeline.presentation import REGISTRY_GATES
 from dsh_tools.pipeline.host import Guard
 from dsh_tools.pipeline.resume import resume_call
-from dsh_tools.registry.approvals import PendingApprovals
+from dsh_tools.json_values import FrozenJson, JsonValue
+from dsh_tools.registry.approvals import (
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_MAX_PARKED,
+    OWNER,
+    ParkingLot,
+    decided_arguments,
+    stale_result,
+)
+from dsh_tools.registry.journal import CallJournal
 from dsh_tools.registry.layers import Restriction, ScopeView, ToolLayers
 from dsh_tools.registry.snapshot import snapshot
 from dsh_tools.schema import RegisteredTool, ToolDefinition, ToolSchema, describe_value
 from dsh_tools.signals import checked_signal
+from dsh_tools.store.memory import MemoryStore
+from dsh_tools.store.protocol import CallStore
+from dsh_tools.store.records import ParkedCall
 
 if TYPE_CHECKING:
     from dsh_tools.approval import ApprovalService
@@ -54,16 +69,22 @@ CHANGE: Final = "tools/change"
 class _Core:
     """State shared by every view of one registry."""
 
-    __slots__ = ("mode", "modes", "layers", "tokens", "transport", "install_code_mode", "max_parallel_sub_calls", "pending")
+    __slots__ = (
+        "mode", "modes", "layers", "tokens", "transport", "install_code_mode", "max_parallel_sub_calls", "lot", "journal",
+        "forgetting",
+    )
 
-    def __init__(self, mode: ToolMode, max_parallel_sub_calls: int) -> None:
+    def __init__(self, mode: ToolMode, max_parallel_sub_calls: int, lot: ParkingLot) -> None:
         self.mode: ToolMode = mode
         self.max_parallel_sub_calls = max_parallel_sub_calls
         # Per-agent presentation (``present_as``); weak: a gone agent keeps nothing alive;
         # by identity: an agent's own __hash__/__eq__ are never asked.
         self.modes: WeakIdentityDict[Agent, ToolMode] = WeakIdentityDict()
         self.layers = ToolLayers()
-        self.pending = PendingApprovals()
+        self.lot = lot
+        self.journal = CallJournal(lot.store)
+        # Agents whose disposal drops their parked calls from a store that is not durable (tracked once each).
+        self.forgetting: WeakIdentityDict[Agent, None] = WeakIdentityDict()
         self.tokens: weakref.WeakSet[ToolExecutionToken] = weakref.WeakSet()
         self.transport: RegisteredTool | None = None
         # Set by the prompt wiring: installs run_code and the SDK section once.
@@ -81,16 +102,31 @@ class ToolRegistry:
     __slots__ = ("_core", "_ctx", "__weakref__")
 
     def __init__(
-        self, ctx: Context, *, mode: ToolMode = "native", max_parallel_sub_calls: int = DEFAULT_MAX_PARALLEL
+        self,
+        ctx: Context,
+        *,
+        mode: ToolMode = "native",
+        max_parallel_sub_calls: int = DEFAULT_MAX_PARALLEL,
+        store: CallStore | None = None,
+        max_parked_per_agent: int = DEFAULT_MAX_PARKED,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
     ) -> None:
         if mode not in get_args(ToolMode):
             raise ValueError(f"mode must be one of native, code, both; got {mode!r}")
         check_max_parallel(max_parallel_sub_calls, "max_parallel_sub_calls")
+        if type(max_parked_per_agent) is not int or max_parked_per_agent < 0:
+            raise ValueError("max_parked_per_agent must be an int >= 0")
+        if type(lease_seconds) not in (int, float) or not 0.03 <= lease_seconds <= 86_400:
+            raise ValueError("lease_seconds must be a number of seconds from 0.03 to 86400")
+        if store is not None and not isinstance(store, CallStore):
+            raise TypeError(f"store must be a CallStore (MemoryStore, SqliteStore, PostgresStore), got {type(store).__name__}")
         prompt = ctx.get(SYSTEM_PROMPT)
         if prompt is None:
             raise RuntimeError("ToolRegistry needs a SystemPrompt on the context: construct SystemPrompt(ctx) first")
-        self._core = _Core(mode, max_parallel_sub_calls)
+        lot = ParkingLot(store if store is not None else MemoryStore(), max_per_agent=max_parked_per_agent, lease_seconds=float(lease_seconds))
+        self._core = _Core(mode, max_parallel_sub_calls, lot)
         self._ctx = ctx
+        ctx.track(ctx.events.add_probe(self._core.journal))
         ctx.provide(TOOLS, self)
         from dsh_tools.registry.prompt import contribute_to_prompt
 
@@ -308,40 +344,129 @@ class ToolRegistry:
         """
         return classify_input(self, call)
 
-    # -- deferred approval ---------------------------------------------------
-    def pending_approvals(self, agent: Agent) -> list[PendingApproval]:
-        """``agent``'s calls whose approval was deferred and not yet resumed, oldest first."""
-        return self._core.pending.of(agent)
+    # -- the call store: parked calls and the journal -------------------------
+    @property
+    def store(self) -> CallStore:
+        """The call store in use: parked calls, decisions and the journal."""
+        return self._core.lot.store
+
+    async def pending_approvals(self, agent: Agent | None = None) -> list[PendingApproval]:
+        """Parked calls from the store, oldest first: ``agent``'s (decided or not, not yet run), or every undecided one.
+
+        ``agent=None`` serves an operator or a UI: every undecided parked call
+        of every agent, in this process or not (``execution.agent`` is the live
+        agent holding it, or ``None``; ``agent_id`` names it either way).
+        """
+        lot = self._core.lot
+        if agent is not None and type(agent) is not Agent:
+            raise TypeError(f"pending_approvals() takes an Agent or None, got {describe_value(agent)}")
+        parked = await lot.store.parked(agent_id=None if agent is None else agent.id)
+        return [lot.pending(self, call) for call in parked]
 
     async def resume(
-        self, approval_id: str, outcome: ApprovalVerdict, *, signal: AbortSignal | None = None
+        self,
+        approval_id: str,
+        outcome: ApprovalVerdict | None = None,
+        *,
+        arguments: JsonValue | None = None,
+        signal: AbortSignal | None = None,
     ) -> ToolExecutionResult:
-        """Answer a deferred approval and finish its call; returns the call's final result.
+        """Decide a parked call (unless ``outcome`` is ``None`` and it is decided) and run it here; its final result.
 
         ``"allowed-once"`` runs the call through the guards (as they are now),
-        dispatch and ``tools/post-execute``; a denial outcome settles it with
-        the usual denial text. Either way ``tools/result`` observers see the
-        call once more, with this result. The call runs under ``signal`` (the
-        original caller already has its ``APPROVAL_PENDING`` result, so its
-        signal no longer governs the call).
+        dispatch and ``tools/post-execute`` — with ``arguments`` instead of
+        the model's, if given (validated like the model's); a denial settles
+        it with the usual denial text; an approval that no longer matches the
+        tool the human saw settles ``APPROVAL_STALE``. ``tools/result``
+        observers hear the call once more, and the journal records it linked
+        to the parked call (``approval_id``). The call runs under ``signal``.
 
-        Raises ``ValueError`` for an outcome outside ``"allowed-once"``,
-        ``"rejected"``, ``"cancelled"``, ``"unavailable"``, ``TypeError`` for a
-        ``signal`` that is not an ``AbortSignal`` (nothing is consumed either
-        way), and ``KeyError`` for an id that is unknown, already resumed
-        (a concurrent second resume included) or whose agent was disposed.
+        Raises ``ValueError`` for an outcome outside the verdicts (or
+        ``None`` with nothing decided yet), ``TypeError`` for a ``signal``
+        that is not an ``AbortSignal``, ``LookupError`` when no live agent of
+        this app has the parked call's agent id, and ``KeyError`` for an id
+        that is unknown, already decided (when ``outcome`` is given), already
+        run, or being run by another process. Nothing is consumed by an error.
         """
         verdict: object = outcome  # typed as a literal, but callers are untrusted
-        if type(verdict) is not str or verdict not in APPROVAL_VERDICTS:
-            raise ValueError(f"resume() takes one of {', '.join(APPROVAL_VERDICTS)}; got {describe_value(verdict)}")
-        checked = checked_signal(signal, "resume(signal=...)")  # before the approval is taken
-        pending = self._core.pending.take(approval_id)
-        execution = pending.execution.set(signal=checked)
-        return await resume_call(self, execution, verdict)
+        if verdict is not None and (type(verdict) is not str or verdict not in APPROVAL_VERDICTS):
+            raise ValueError(f"resume() takes one of {', '.join(APPROVAL_VERDICTS)}, or None; got {describe_value(verdict)}")
+        checked = checked_signal(signal, "resume(signal=...)")  # before anything is decided or taken
+        store = self._core.lot.store
+        parked = await store.get_parked(approval_id) if type(approval_id) is str else None
+        if parked is None or parked.state not in ("parked", "decided"):
+            raise KeyError(
+                f"no pending approval {describe_value(approval_id)}: unknown, already resumed, "
+                "running elsewhere, or its agent was disposed (a MemoryStore keeps nothing past that)"
+            )
+        agent = live_agent(self._ctx, parked.agent_id)
+        if agent is None:
+            raise LookupError(f"no live agent with id {parked.agent_id!r} here to run approval {approval_id!r}")
+        if verdict is None and parked.state == "parked":
+            raise ValueError(f"approval {approval_id!r} has no decision yet: pass one of {', '.join(APPROVAL_VERDICTS)}")
+        if verdict is not None:
+            await store.decide(approval_id, outcome, arguments=arguments)  # type: ignore[arg-type]  # checked above
+        elif arguments is not None:
+            raise ValueError("arguments come with an outcome (edited arguments are part of a decision)")
+        return await self._run_decided(approval_id, agent, checked)
 
-    def park_approval(self, execution: ToolExecution, reason: str | None, /) -> str:
-        """Internal (:class:`~dsh_tools.pipeline.verdicts.ApprovalParking`): keep a deferred call."""
-        return self._core.pending.park(execution, reason)
+    async def resume_decided(self, agent: Agent) -> list[ToolExecutionResult]:
+        """Run every decided, not yet run parked call of ``agent`` (those another process claims first are skipped)."""
+        if type(agent) is not Agent:
+            raise TypeError(f"resume_decided() takes an Agent, got {describe_value(agent)}")
+        results = []
+        for parked in await self._core.lot.store.decided(agent.id):
+            try:
+                results.append(await self._run_decided(parked.approval_id, agent, None))
+            except KeyError:
+                continue  # another process or replica took it first
+        return results
+
+    async def watch_decisions(self, agent: Agent, *, poll_seconds: float = 1.0) -> AsyncIterator[ToolExecutionResult]:
+        """Run each of ``agent``'s parked calls as its decision arrives, yielding its result; ends when the agent is disposed.
+
+        PostgreSQL wakes it with ``NOTIFY``; SQLite is polled (at most
+        ``poll_seconds`` behind). Cancel the iterating task to stop earlier.
+        """
+        if type(agent) is not Agent:
+            raise TypeError(f"watch_decisions() takes an Agent, got {describe_value(agent)}")
+        store = self._core.lot.store
+        while not agent.ctx.disposed:
+            for result in await self.resume_decided(agent):
+                yield result
+            await store.wait_for_decision(agent.id, poll_seconds)
+
+    async def _run_decided(self, approval_id: str, agent: Agent, signal: AbortSignal | None) -> ToolExecutionResult:
+        lot = self._core.lot
+        claimed = await lot.store.claim(approval_id, owner=OWNER, lease_seconds=lot.lease_seconds)
+        execution = ToolExecution(
+            self.mint_token(), claimed.call_id, claimed.tool_name, decided_arguments(claimed), agent, signal=signal
+        )
+        return await lot.run_claimed(self, claimed, agent, execution)
+
+    async def run_parked(self, parked: ParkedCall, execution: ToolExecution, stale: str | None) -> ToolExecutionResult:
+        """Internal (:class:`~dsh_tools.registry.approvals.ParkingLot`): settle a claimed call's verdict and run it."""
+        self._core.journal.note_approval(execution.token, parked.approval_id)
+        if stale is not None:
+            return await continue_call(self, Failure(stale_result(execution, stale)), ())
+        assert parked.decision is not None  # claimed calls are decided
+        return await resume_call(self, execution, parked.decision.outcome)
+
+    async def park_approval(self, execution: ToolExecution, reason: str | None, /) -> str:
+        """Internal (:class:`~dsh_tools.pipeline.verdicts.ApprovalParking`): commit a deferred call."""
+        core = self._core
+        parent = core.journal.call_id_of(execution.parent)
+        approval_id = await core.lot.park(self, execution, reason, parent)
+        agent = execution.agent
+        store = core.lot.store
+        if agent is not None and not store.durable and agent not in core.forgetting:
+            core.forgetting[agent] = None
+            agent.ctx.track(lambda: store.forget_agent(agent.id))
+        return approval_id
+
+    def record_event(self, agent_id: str, kind: str, data: FrozenJson) -> None:
+        """Internal (``SessionLog``): an agent's session event, for the store."""
+        self._core.journal.record_event(agent_id, kind, data)
 
     @property
     def events(self) -> EventBus:

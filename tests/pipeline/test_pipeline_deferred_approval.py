@@ -129,8 +129,11 @@ async def test_a_deferred_call_settles_pending_with_an_approval_id() -> None:
     assert result.text == 'Error: tool "write_file" is waiting for approval'
     approval_id = approval_id_of(result)
     assert [r for _, r in results.seen] == [result]
-    (pending,) = ctx.tools.pending_approvals(agent)
-    assert pending == PendingApproval(approval_id, pending.execution, "writes to disk")
+    (pending,) = await ctx.tools.pending_approvals(agent)
+    assert pending == PendingApproval(
+        approval_id, pending.execution, "writes to disk", agent_id=agent.id, created_at=pending.created_at
+    )
+    assert pending.execution.agent is agent and pending.created_at > 0
     assert thaw_json(pending.execution.arguments) == {"path": "README.md", "text": "hello"}
     assert pending.to_json()["approvalId"] == approval_id
 
@@ -141,8 +144,8 @@ async def test_pending_approvals_are_listed_per_agent_in_order() -> None:
     first = await park(ctx, agent, "c1")
     elsewhere = await park(ctx, other, "c2")
     second = await park(ctx, agent, "c3")
-    assert [p.approval_id for p in ctx.tools.pending_approvals(agent)] == [first, second]
-    assert [p.approval_id for p in ctx.tools.pending_approvals(other)] == [elsewhere]
+    assert [p.approval_id for p in await ctx.tools.pending_approvals(agent)] == [first, second]
+    assert [p.approval_id for p in await ctx.tools.pending_approvals(other)] == [elsewhere]
     assert len({first, second, elsewhere}) == 3
 
 
@@ -165,7 +168,7 @@ async def test_resume_allowed_runs_the_rest_of_the_pipeline_once() -> None:
         ("c1", 'Error: tool "write_file" is waiting for approval'),
         ("c1", "WROTE 5 BYTES TO README.MD"),
     ]
-    assert ctx.tools.pending_approvals(agent) == []
+    assert await ctx.tools.pending_approvals(agent) == []
     with pytest.raises(KeyError, match="already resumed"):
         await ctx.tools.resume(approval_id, "allowed-once")
     assert len(results.seen) == 2
@@ -196,7 +199,7 @@ async def test_guards_are_read_at_resume_time() -> None:
     assert result.text == "Error: read-only now" and writes.calls == []
 
 
-async def test_a_tool_unregistered_meanwhile_is_unknown_at_resume() -> None:
+async def test_a_tool_unregistered_meanwhile_is_stale_at_resume() -> None:
     ctx = boot()
     ctx.provide(APPROVAL, Approver())
     writes = Writes()
@@ -206,7 +209,7 @@ async def test_a_tool_unregistered_meanwhile_is_unknown_at_resume() -> None:
     approval_id = await park(ctx, agent)
     unregister()
     result = await ctx.tools.resume(approval_id, "allowed-once")
-    assert result.error is not None and result.error.code == "UNKNOWN_TOOL"
+    assert result.error is not None and result.error.code == "APPROVAL_STALE" and result.outcome == "approval-stale"
 
 
 async def test_the_resumed_call_runs_under_the_resumers_signal() -> None:
@@ -230,7 +233,7 @@ async def test_an_unknown_id_is_a_key_error(approval_id: object) -> None:
     await park(ctx, agent)
     with pytest.raises(KeyError):
         await ctx.tools.resume(approval_id, "allowed-once")  # type: ignore[arg-type]
-    assert len(ctx.tools.pending_approvals(agent)) == 1
+    assert len(await ctx.tools.pending_approvals(agent)) == 1
 
 
 @pytest.mark.parametrize("outcome", ["deferred", "allowed", "ALLOWED-ONCE", None, 1, ["allowed-once"]])
@@ -239,7 +242,7 @@ async def test_an_outcome_outside_the_literals_is_a_value_error_and_consumes_not
     approval_id = await park(ctx, agent)
     with pytest.raises(ValueError, match="allowed-once, rejected, cancelled, unavailable"):
         await ctx.tools.resume(approval_id, outcome)  # type: ignore[arg-type]
-    assert [p.approval_id for p in ctx.tools.pending_approvals(agent)] == [approval_id]
+    assert [p.approval_id for p in await ctx.tools.pending_approvals(agent)] == [approval_id]
     assert not (await ctx.tools.resume(approval_id, "allowed-once")).is_error
     assert len(writes.calls) == 1
 
@@ -250,7 +253,7 @@ async def test_a_signal_that_is_not_an_abort_signal_is_a_type_error_and_consumes
     approval_id = await park(ctx, agent)
     with pytest.raises(TypeError, match="resume\\(signal=...\\) takes an AbortSignal or None, got "):
         await ctx.tools.resume(approval_id, "allowed-once", signal=signal)  # type: ignore[arg-type]
-    assert [p.approval_id for p in ctx.tools.pending_approvals(agent)] == [approval_id]
+    assert [p.approval_id for p in await ctx.tools.pending_approvals(agent)] == [approval_id]
     assert len(results.seen) == 1 and writes.calls == []
     assert not (await ctx.tools.resume(approval_id, "allowed-once")).is_error
 
@@ -259,7 +262,7 @@ async def test_pending_approvals_die_with_their_agent() -> None:
     ctx, agent, _, writes, results = setup()
     approval_id = await park(ctx, agent)
     await agent.dispose()
-    assert ctx.tools.pending_approvals(agent) == []
+    assert await ctx.tools.pending_approvals(agent) == []
     with pytest.raises(KeyError, match="agent was disposed"):
         await ctx.tools.resume(approval_id, "allowed-once")
     # observers saw the call once, as pending: it never ran, and nothing more is emitted
@@ -313,9 +316,9 @@ async def test_deferring_while_the_agent_is_disposed_is_one_error_result() -> No
     results = Results(ctx)
     doomed = Agent(ctx, name="doomed")
     result = await ctx.tools.execute(write_call(doomed))
-    assert result.is_error and result.error is None
+    assert result.is_error and result.error is not None and result.error.code == "APPROVAL_UNAVAILABLE"
     assert result.text == "Error: the approval service deferred the call, but agent 'doomed' is disposed"
-    assert len(results.seen) == 1 and ctx.tools.pending_approvals(doomed) == [] and writes.calls == []
+    assert len(results.seen) == 1 and await ctx.tools.pending_approvals(doomed) == [] and writes.calls == []
 
 
 class NoParkingHost:
@@ -376,14 +379,13 @@ async def test_a_deferred_code_mode_sub_call_rejects_in_the_program_and_resumes_
     agent = Agent(ctx, name="coder")
     await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": "p"}, agent))
     assert caught == ['Error: tool "write_file" is waiting for approval'] and writes.calls == []
-    (pending,) = ctx.tools.pending_approvals(agent)
-    assert pending.execution.call_id == "run:code:1" and pending.execution.parent is not None
+    (pending,) = await ctx.tools.pending_approvals(agent)
+    assert pending.execution.call_id == "run:code:1" and pending.parent_call_id == "run"
     result = await ctx.tools.resume(pending.approval_id, "allowed-once")
     assert result.text == "wrote 2 bytes to a.txt"
     # the run's own signal was aborted when the run settled; the resumed body does not run under it
-    run_signal, body_signal = pending.execution.signal, writes.calls[0].signal
-    assert run_signal is not None and run_signal.aborted
-    assert body_signal is not run_signal and not (body_signal is not None and body_signal.aborted)
+    body_signal = writes.calls[0].signal
+    assert not (body_signal is not None and body_signal.aborted)
 
 
 async def test_resume_under_an_aborted_signal_settles_before_dispatch() -> None:

@@ -1,0 +1,180 @@
+"""The call journal: every call recorded when it opens and when it settles, committed before it is handed back.
+
+:class:`CallJournal` is a :class:`~dsh_tools.pipeline.probe.CallProbe`: the
+stages already tell probes when a call opens and settles, so the journal
+costs the pipeline no stage of its own. A settled call's record is committed
+before ``execute()`` returns (``settled`` hands back the commit for
+``notify_result`` to await), and commits are grouped: while one write is in
+flight, every record that arrives waits for the next, so a batch of a
+thousand calls costs a handful of transactions, not a thousand.
+
+A write that fails never fails the call: the store counts it
+(``store.health()``), the failure is logged, and the result goes back.
+
+Fast path: a :class:`~dsh_tools.store.MemoryStore` is written synchronously
+(``MemoryStore.write_now``), with no commit to await; a test proves it keeps
+what the plain ``write`` keeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Awaitable
+from typing import Final
+
+from dsh_tools.decisions import PostToolDecision, PreToolDecision
+from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
+from dsh_tools.json_values import FrozenJson
+from dsh_tools.store.memory import MemoryStore
+from dsh_tools.store.protocol import CallStore
+from dsh_tools.store.records import CallRecord, SessionEvent
+
+__all__ = ["CallJournal"]
+
+_LOG: Final = logging.getLogger("dsh_tools.store")
+
+
+class _Open:
+    """A call between ``opened`` and ``settled``: its journal row and what links it."""
+
+    __slots__ = ("record_id", "call_id", "started_at", "parent_call_id")
+
+    def __init__(self, record_id: str, call_id: str, started_at: float, parent_call_id: str | None) -> None:
+        self.record_id, self.call_id, self.started_at, self.parent_call_id = record_id, call_id, started_at, parent_call_id
+
+
+class CallJournal:
+    """The registry's journal probe and group-commit writer for one store."""
+
+    def __init__(self, store: CallStore) -> None:
+        self.store = store
+        self._memory = store if type(store) is MemoryStore else None  # the fast path (module docstring)
+        self._open: dict[ToolExecutionToken, _Open] = {}
+        self._approvals: dict[ToolExecutionToken, str] = {}
+        self._records: dict[str, CallRecord] = {}
+        self._events: list[SessionEvent] = []
+        self._waiters: list[asyncio.Future[None]] = []
+        self._writer: asyncio.Task[None] | None = None
+
+    # -- what the registry tells it ------------------------------------------------
+    def note_approval(self, token: ToolExecutionToken, approval_id: str) -> None:
+        """The call under ``token`` runs a parked call: its record links to ``approval_id``."""
+        self._approvals[token] = approval_id
+
+    def record_event(self, agent_id: str, kind: str, data: FrozenJson) -> None:
+        """A session event, committed with the next journal write."""
+        event = SessionEvent(agent_id, kind, data, time.time())
+        if self._memory is not None:
+            self._memory.write_now((), (event,))
+        else:
+            self._events.append(event)
+
+    def call_id_of(self, token: ToolExecutionToken | None) -> str | None:
+        """The call id of the open call under ``token`` (a sub-call's parent), if any."""
+        entry = self._open.get(token) if token is not None else None
+        return entry.call_id if entry is not None else None
+
+    # -- CallProbe -----------------------------------------------------------------
+    def opened(self, execution: ToolExecution) -> None:
+        parent = self._open.get(execution.parent) if execution.parent is not None else None
+        entry = _Open(secrets.token_hex(12), execution.call_id, time.time(), parent.call_id if parent else None)
+        self._open[execution.token] = entry
+        self._queue(self._record(execution, entry, "running"))
+
+    def pre_decided(self, execution: ToolExecution, decision: PreToolDecision) -> None:
+        pass
+
+    def dispatching(self, execution: ToolExecution) -> object:
+        return None
+
+    def dispatched(self, token: object) -> None:
+        pass
+
+    def post_decided(self, execution: ToolExecution, decision: PostToolDecision) -> None:
+        pass
+
+    def settled(self, execution: ToolExecution, result: ToolExecutionResult) -> Awaitable[None] | None:
+        """Queue the settled record; the commit the caller awaits before handing the result back."""
+        entry = self._open.pop(execution.token, None)
+        if entry is None:  # settled at admission or by a verdict: it never opened
+            parent = self._open.get(execution.parent) if execution.parent is not None else None
+            entry = _Open(secrets.token_hex(12), execution.call_id, time.time(), parent.call_id if parent else None)
+        record = self._record(execution, entry, result.outcome).set(
+            content=result.content,
+            value=result.value,
+            is_error=result.is_error,
+            error=None if result.error is None else {"name": result.error.name, "code": result.error.code},
+            meta=result.meta,
+            ended_at=time.time(),
+            approval_id=self._approval_of(execution, result),
+        )
+        self._approvals.pop(execution.token, None)
+        self._queue(record)
+        return None if self._memory is not None else self._commit()
+
+    # -- records ---------------------------------------------------------------------
+    def _approval_of(self, execution: ToolExecution, result: ToolExecutionResult) -> str | None:
+        linked = self._approvals.get(execution.token)
+        if linked is not None:
+            return linked
+        meta = result.meta
+        if result.outcome == "approval-pending" and hasattr(meta, "get"):
+            approval_id = meta.get("approvalId")  # type: ignore[union-attr]  # a frozen mapping
+            return approval_id if type(approval_id) is str else None
+        return None
+
+    def _record(self, execution: ToolExecution, entry: _Open, outcome: str) -> CallRecord:
+        agent = execution.agent
+        return CallRecord(
+            record_id=entry.record_id,
+            call_id=entry.call_id,
+            agent_id=agent.id if agent is not None else None,
+            tool_name=execution.name,
+            arguments=execution.arguments,
+            outcome=outcome,  # type: ignore[arg-type]  # a result's outcome, or "running"
+            started_at=entry.started_at,
+            parent_call_id=entry.parent_call_id,
+            approval_id=self._approvals.get(execution.token),
+        )
+
+    def _queue(self, record: CallRecord) -> None:
+        if self._memory is not None:
+            self._memory.write_now((record,), ())
+        else:
+            self._records[record.record_id] = record
+
+    # -- group commit ------------------------------------------------------------------
+    def _commit(self) -> Awaitable[None]:
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write_all())
+        return _settle_quietly(waiter)
+
+    async def _write_all(self) -> None:
+        """Write whatever is queued, again and again, until nothing is; every waiter is released."""
+        while self._records or self._events or self._waiters:
+            records, self._records = list(self._records.values()), {}
+            events, self._events = self._events, []
+            waiters, self._waiters = self._waiters, []
+            try:
+                await self.store.write(records, events)
+            except Exception as error:  # noqa: BLE001 - a journal failure never fails a call
+                self.store.note_failure(error)
+            finally:
+                for waiter in waiters:
+                    if not waiter.done():
+                        waiter.set_result(None)
+
+    async def flush(self) -> None:
+        """Commit everything queued (closing a registry, or before reading the journal in-process)."""
+        if self._memory is None and (self._records or self._events or self._writer is not None):
+            await self._commit()
+
+
+async def _settle_quietly(waiter: asyncio.Future[None]) -> None:
+    """Wait for a commit without cancelling it: the write belongs to every call in the batch."""
+    await asyncio.shield(waiter)

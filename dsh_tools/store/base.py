@@ -1,0 +1,141 @@
+"""What every store shares: checking a decision, bounding journaled values, counting failures.
+
+A rule that is the same for every backend lives here once, so the memory,
+SQLite and PostgreSQL stores cannot drift apart on what a valid decision is
+or how large a journaled value may be.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from types import TracebackType
+from typing import Final, Self
+
+import orjson
+from returns.result import Failure
+
+from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict
+from dsh_tools.errors import safe_str
+from dsh_tools.json_values import FrozenJson, JsonValue, freeze_json, thaw_json
+from dsh_tools.schema import describe_value
+from dsh_tools.store.records import ApprovalDecision, CallRecord, StoreHealth
+
+__all__ = ["DEFAULT_MAX_VALUE_BYTES", "PREVIEW_CHARS", "StoreBase", "check_decision", "preview"]
+
+DEFAULT_MAX_VALUE_BYTES: Final = 64 * 1024
+"""A journaled value (arguments, content, value, meta) larger than this, as JSON, is kept as a preview."""
+
+PREVIEW_CHARS: Final = 1024
+"""How much of an oversized value's JSON text its preview keeps."""
+
+_LOG = logging.getLogger("dsh_tools.store")
+
+_PREVIEWED: Final = ("arguments", "content", "value", "meta")
+
+
+def check_decision(
+    approval_id: object, outcome: object, arguments: object, decided_by: object
+) -> ApprovalDecision:
+    """The decision these untrusted inputs describe, or ``KeyError``/``ValueError``/``TypeError`` naming what is wrong."""
+    if type(approval_id) is not str:
+        raise KeyError(f"no parked call {describe_value(approval_id)}")
+    if type(outcome) is not str or outcome not in APPROVAL_VERDICTS:
+        raise ValueError(f"a decision is one of {', '.join(APPROVAL_VERDICTS)}; got {describe_value(outcome)}")
+    if decided_by is not None and type(decided_by) is not str:
+        raise TypeError("decided_by must be a str or None")
+    frozen: FrozenJson | None = None
+    if arguments is not None:
+        if outcome != "allowed-once":
+            raise ValueError("edited arguments come only with an 'allowed-once' decision")
+        checked = freeze_json(arguments)
+        if type(checked) is Failure:
+            raise TypeError(f"edited arguments are not JSON: {checked.failure()}")
+        frozen = checked.unwrap()
+    verdict: ApprovalVerdict = outcome  # type: ignore[assignment]  # checked against APPROVAL_VERDICTS above
+    return ApprovalDecision(approval_id, verdict, frozen, decided_by, time.time())
+
+
+def preview(value: JsonValue, max_bytes: int) -> JsonValue:
+    """``value``, or ``{"$preview": <its JSON's first characters>, "$bytes": <size>}`` past ``max_bytes``."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    text = orjson.dumps(thaw_json(value) if not isinstance(value, str) else value)
+    if len(text) <= max_bytes:
+        return value
+    return {"$preview": text[:PREVIEW_CHARS].decode("utf-8", "replace"), "$bytes": len(text)}
+
+
+def bounded(record: CallRecord, max_bytes: int) -> CallRecord:
+    """``record`` with every oversized payload field replaced by its preview."""
+    changes = {}
+    for name in _PREVIEWED:
+        value = getattr(record, name)
+        shown = preview(value, max_bytes)
+        if shown is not value:
+            changes[name] = shown
+    return record.set(**changes) if changes else record
+
+
+class StoreBase:
+    """Health counting and the async-context-manager protocol, for every store."""
+
+    def __init__(self, *, max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES) -> None:
+        if type(max_value_bytes) is not int or max_value_bytes < PREVIEW_CHARS:
+            raise ValueError(f"max_value_bytes must be an int of at least {PREVIEW_CHARS}")
+        self.max_value_bytes = max_value_bytes
+        self._failures = 0
+        self._last_error: str | None = None
+
+    def health(self) -> StoreHealth:
+        """Writes that failed without failing a call, and why the last one did."""
+        return StoreHealth(self._failures, self._last_error)
+
+    def note_failure(self, error: BaseException) -> None:
+        """Count and log a write that failed; the call it belonged to goes on."""
+        self._failures += 1
+        self._last_error = f"{type(error).__name__}: {safe_str(error)}"
+        _LOG.warning("store write failed: %s", self._last_error, exc_info=(type(error), error, error.__traceback__))
+
+    async def aclose(self) -> None:
+        """Release what the store holds (nothing, here)."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+MAX_JOURNAL_LIMIT: Final = 10_000
+"""The most records one ``journal()`` call returns."""
+
+
+def check_query(
+    agent_id: object,
+    tool_name: object,
+    call_id: object,
+    parent_call_id: object,
+    outcome: object,
+    is_error: object,
+    since: object,
+    limit: object,
+) -> None:
+    """``TypeError``/``ValueError`` naming the first ill-typed ``journal()`` argument."""
+    for name, value in (
+        ("agent_id", agent_id),
+        ("tool_name", tool_name),
+        ("call_id", call_id),
+        ("parent_call_id", parent_call_id),
+        ("outcome", outcome),
+    ):
+        if value is not None and type(value) is not str:
+            raise TypeError(f"journal({name}=...) takes a str or None, got {describe_value(value)}")
+    if is_error is not None and type(is_error) is not bool:
+        raise TypeError(f"journal(is_error=...) takes a bool or None, got {describe_value(is_error)}")
+    if since is not None and type(since) not in (int, float):
+        raise TypeError(f"journal(since=...) takes Unix seconds or None, got {describe_value(since)}")
+    if type(limit) is not int or not 1 <= limit <= MAX_JOURNAL_LIMIT:
+        raise ValueError(f"journal(limit=...) takes an int from 1 to {MAX_JOURNAL_LIMIT}, got {describe_value(limit)}")

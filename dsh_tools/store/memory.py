@@ -1,0 +1,208 @@
+"""``MemoryStore``: the default store, in this process's memory, bounded.
+
+It keeps exactly what the durable stores keep and obeys the same rules
+(atomic claims, the parked cap, previews), so code written against it moves
+to :class:`SqliteStore` or :class:`PostgresStore` unchanged. What it cannot do
+is outlive the process: disposing an agent drops its parked calls, and the
+journal is a ring of the newest ``max_records`` records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Final
+
+from dsh_tools.approval import ApprovalVerdict
+from dsh_tools.json_values import JsonValue
+from dsh_tools.outcome import RecordOutcome
+from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, bounded, check_decision, check_query
+from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, SessionEvent
+
+__all__ = ["DEFAULT_MAX_RECORDS", "MemoryStore"]
+
+DEFAULT_MAX_RECORDS: Final = 10_000
+"""How many journal records (and session events per agent) a ``MemoryStore`` keeps, newest last."""
+
+_WAITING: Final = ("parked", "decided")
+
+
+class MemoryStore(StoreBase):
+    """Everything in RAM, bounded; see the module docstring."""
+
+    def __init__(self, *, max_records: int = DEFAULT_MAX_RECORDS, max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES) -> None:
+        super().__init__(max_value_bytes=max_value_bytes)
+        if type(max_records) is not int or max_records < 1:
+            raise ValueError("max_records must be a positive int")
+        self.max_records = max_records
+        self._parked: dict[str, ParkedCall] = {}
+        self._records: OrderedDict[str, CallRecord] = OrderedDict()
+        self._events: dict[str, list[SessionEvent]] = {}
+        self._decisions = asyncio.Event()
+
+    @property
+    def durable(self) -> bool:
+        return False
+
+    async def park(self, call: ParkedCall, *, max_per_agent: int) -> bool:
+        waiting = sum(1 for p in self._parked.values() if p.agent_id == call.agent_id and p.state in _WAITING)
+        if waiting >= max_per_agent:
+            return False
+        self._parked[call.approval_id] = call
+        return True
+
+    async def parked(self, *, agent_id: str | None = None) -> list[ParkedCall]:
+        if agent_id is None:
+            return [p for p in self._parked.values() if p.state == "parked"]
+        return [p for p in self._parked.values() if p.agent_id == agent_id and p.state in _WAITING]
+
+    async def get_parked(self, approval_id: str) -> ParkedCall | None:
+        return self._parked.get(approval_id) if type(approval_id) is str else None
+
+    async def decide(
+        self,
+        approval_id: str,
+        outcome: ApprovalVerdict,
+        *,
+        arguments: JsonValue | None = None,
+        decided_by: str | None = None,
+    ) -> ApprovalDecision:
+        decision = check_decision(approval_id, outcome, arguments, decided_by)
+        parked = self._parked.get(approval_id)
+        if parked is None or parked.state != "parked":
+            raise KeyError(f"no undecided parked call {approval_id!r}")
+        self._parked[approval_id] = parked.set(decision=decision, state="decided")
+        self._decisions.set()
+        return decision
+
+    async def decided(self, agent_id: str) -> list[ParkedCall]:
+        found = [p for p in self._parked.values() if p.agent_id == agent_id and p.state == "decided"]
+        return sorted(found, key=_decided_at)
+
+    async def claim(self, approval_id: str, *, owner: str, lease_seconds: float) -> ParkedCall:
+        parked = self._parked.get(approval_id) if type(approval_id) is str else None
+        if parked is None or parked.state != "decided":
+            raise KeyError(f"parked call {approval_id!r} is not waiting to run (unknown, undecided, or taken)")
+        claimed = parked.set(state="claimed", claimed_by=owner, lease_until=time.time() + lease_seconds)
+        self._parked[approval_id] = claimed
+        return claimed
+
+    async def renew(self, approval_id: str, *, owner: str, lease_seconds: float) -> bool:
+        parked = self._parked.get(approval_id)
+        now = time.time()
+        if parked is None or parked.state != "claimed" or parked.claimed_by != owner or (parked.lease_until or 0) < now:
+            return False
+        self._parked[approval_id] = parked.set(lease_until=now + lease_seconds)
+        return True
+
+    async def finish(self, approval_id: str, *, owner: str) -> None:
+        parked = self._parked.get(approval_id)
+        if parked is not None and parked.claimed_by == owner:
+            self._parked[approval_id] = parked.set(state="done")
+
+    async def interrupted(self) -> list[ParkedCall]:
+        now = time.time()
+        return [
+            p for p in self._parked.values()
+            if p.state == "interrupted" or (p.state == "claimed" and (p.lease_until or 0) < now)
+        ]
+
+    def forget_agent(self, agent_id: str) -> None:
+        for approval_id in [k for k, p in self._parked.items() if p.agent_id == agent_id]:
+            del self._parked[approval_id]
+
+    async def wait_for_decision(self, agent_id: str, timeout: float) -> None:
+        self._decisions.clear()
+        try:
+            async with asyncio.timeout(timeout):
+                await self._decisions.wait()
+        except TimeoutError:
+            pass
+
+    async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
+        self.write_now(records, events)
+
+    def write_now(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
+        """``write``, synchronously: the journal's fast path for this store (nothing to await)."""
+        kept = self._records
+        for record in records:
+            kept[record.record_id] = bounded(record, self.max_value_bytes)
+            kept.move_to_end(record.record_id)
+        while len(kept) > self.max_records:
+            kept.popitem(last=False)
+        for event in events:
+            log = self._events.setdefault(event.agent_id, [])
+            log.append(event)
+            if len(log) > self.max_records:
+                del log[: len(log) - self.max_records]
+
+    async def journal(
+        self,
+        *,
+        agent_id: str | None = None,
+        tool_name: str | None = None,
+        call_id: str | None = None,
+        parent_call_id: str | None = None,
+        outcome: RecordOutcome | None = None,
+        is_error: bool | None = None,
+        since: float | None = None,
+        limit: int = 100,
+    ) -> list[CallRecord]:
+        check_query(agent_id, tool_name, call_id, parent_call_id, outcome, is_error, since, limit)
+        wanted = _Filter(agent_id, tool_name, call_id, parent_call_id, outcome, is_error, since)
+        found: list[CallRecord] = []
+        for record in reversed(self._records.values()):
+            if len(found) >= limit:
+                break
+            if wanted.matches(record):
+                found.append(record)
+        found.reverse()
+        return found
+
+    async def session_events(self, agent_id: str) -> list[SessionEvent]:
+        return list(self._events.get(agent_id, ()))
+
+    async def prune(self, *, before: float) -> int:
+        gone = [k for k, r in self._records.items() if r.ended_at is not None and r.ended_at < before]
+        for key in gone:
+            del self._records[key]
+        done = [k for k, p in self._parked.items() if p.state == "done" and p.created_at < before]
+        for key in done:
+            del self._parked[key]
+        return len(gone) + len(done)
+
+
+def _decided_at(parked: ParkedCall) -> float:
+    return parked.decision.decided_at if parked.decision is not None else 0.0
+
+
+class _Filter:
+    """A journal query's conditions, checked against one record at a time."""
+
+    __slots__ = ("agent_id", "tool_name", "call_id", "parent_call_id", "outcome", "is_error", "since")
+
+    def __init__(
+        self,
+        agent_id: str | None,
+        tool_name: str | None,
+        call_id: str | None,
+        parent_call_id: str | None,
+        outcome: str | None,
+        is_error: bool | None,
+        since: float | None,
+    ) -> None:
+        self.agent_id, self.tool_name, self.call_id = agent_id, tool_name, call_id
+        self.parent_call_id, self.outcome, self.is_error, self.since = parent_call_id, outcome, is_error, since
+
+    def matches(self, record: CallRecord) -> bool:
+        return (
+            (self.agent_id is None or record.agent_id == self.agent_id)
+            and (self.tool_name is None or record.tool_name == self.tool_name)
+            and (self.call_id is None or record.call_id == self.call_id)
+            and (self.parent_call_id is None or record.parent_call_id == self.parent_call_id)
+            and (self.outcome is None or record.outcome == self.outcome)
+            and (self.is_error is None or record.is_error == self.is_error)
+            and (self.since is None or record.started_at >= self.since)
+        )

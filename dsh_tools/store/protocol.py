@@ -1,0 +1,129 @@
+"""``CallStore``: what the registry needs from a store, and nothing about how it keeps it.
+
+Three stores implement it (:class:`MemoryStore`, :class:`SqliteStore`,
+:class:`PostgresStore`); a deployment may bring its own. Every method is a
+coroutine because a real store does I/O, and every state change that
+another process may race on (parking past a cap, deciding, claiming) is one
+atomic step inside the store, never a read followed by a write in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Protocol, runtime_checkable
+
+from dsh_tools.approval import ApprovalVerdict
+from dsh_tools.json_values import JsonValue
+from dsh_tools.outcome import RecordOutcome
+from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, SessionEvent, StoreHealth
+
+__all__ = ["CallStore"]
+
+
+@runtime_checkable
+class CallStore(Protocol):
+    """Parked calls, decisions, claims, the call journal and session events."""
+
+    @property
+    def durable(self) -> bool:
+        """Whether what it keeps outlives the process (``MemoryStore``: no)."""
+        ...
+
+    # -- parked calls ---------------------------------------------------------
+    async def park(self, call: ParkedCall, *, max_per_agent: int) -> bool:
+        """Commit ``call``; ``False`` (and nothing written) if its agent already has ``max_per_agent`` waiting."""
+        ...
+
+    async def parked(self, *, agent_id: str | None = None) -> list[ParkedCall]:
+        """Parked calls not yet run, oldest first: an agent's (decided or not), or with ``None`` every undecided one."""
+        ...
+
+    async def get_parked(self, approval_id: str) -> ParkedCall | None:
+        """One parked call in whatever state it is, or ``None``."""
+        ...
+
+    async def decide(
+        self,
+        approval_id: str,
+        outcome: ApprovalVerdict,
+        *,
+        arguments: JsonValue | None = None,
+        decided_by: str | None = None,
+    ) -> ApprovalDecision:
+        """Record a verdict without running anything; ``KeyError`` if unknown or decided, ``ValueError`` for a bad outcome."""
+        ...
+
+    async def decided(self, agent_id: str) -> list[ParkedCall]:
+        """``agent_id``'s decided calls that nobody has claimed yet, oldest decision first."""
+        ...
+
+    async def claim(self, approval_id: str, *, owner: str, lease_seconds: float) -> ParkedCall:
+        """Atomically take a decided call to run it; ``KeyError`` unless it is decided and unclaimed."""
+        ...
+
+    async def renew(self, approval_id: str, *, owner: str, lease_seconds: float) -> bool:
+        """Extend ``owner``'s lease; ``False`` if the claim is no longer ``owner``'s or has lapsed."""
+        ...
+
+    async def finish(self, approval_id: str, *, owner: str) -> None:
+        """The claimed call settled: it is done and never runs again."""
+        ...
+
+    async def interrupted(self) -> list[ParkedCall]:
+        """Calls whose claim lapsed before they settled (a process died mid-run); never re-run."""
+        ...
+
+    def forget_agent(self, agent_id: str) -> None:
+        """The agent was disposed: a store that is not durable drops its parked calls; a durable one keeps them."""
+        ...
+
+    async def wait_for_decision(self, agent_id: str, timeout: float) -> None:
+        """Return when a decision for ``agent_id`` may have arrived, or after ``timeout`` seconds."""
+        ...
+
+    # -- the journal ----------------------------------------------------------
+    async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
+        """Insert or replace journal records (by ``record_id``) and append session events, in one commit."""
+        ...
+
+    async def journal(
+        self,
+        *,
+        agent_id: str | None = None,
+        tool_name: str | None = None,
+        call_id: str | None = None,
+        parent_call_id: str | None = None,
+        outcome: RecordOutcome | None = None,
+        is_error: bool | None = None,
+        since: float | None = None,
+        limit: int = 100,
+    ) -> list[CallRecord]:
+        """The newest ``limit`` matching records, oldest first."""
+        ...
+
+    async def session_events(self, agent_id: str) -> list[SessionEvent]:
+        """``agent_id``'s session events in append order."""
+        ...
+
+    async def prune(self, *, before: float) -> int:
+        """Delete journal records that ended before ``before`` (Unix seconds), and finished parked calls; how many."""
+        ...
+
+    def health(self) -> StoreHealth:
+        """Writes that failed without failing a call, and why the last one did."""
+        ...
+
+    def note_failure(self, error: BaseException) -> None:
+        """Count a write that failed (the registry calls it; the call goes on)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections and threads; idempotent."""
+        ...
+
+    async def __aenter__(self) -> CallStore: ...
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None: ...

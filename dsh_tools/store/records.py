@@ -1,0 +1,111 @@
+"""The durable records: a parked call, a decision on it, a journaled call, the store's health.
+
+They are the store's vocabulary, shared by every backend: a store keeps and
+returns these values, and its tables are only their serialised form. JSON
+payloads are deep-frozen like every record's, so what a reader gets back is
+exactly what was written, whichever process wrote it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+from dsh_tools.approval import ApprovalVerdict
+from dsh_tools.json_values import JsonValue
+from dsh_tools.outcome import RecordOutcome
+from dsh_tools.record import Record
+
+__all__ = ["ApprovalDecision", "CallRecord", "ParkState", "ParkedCall", "SessionEvent", "StoreHealth"]
+
+ParkState: TypeAlias = Literal["parked", "decided", "claimed", "done", "interrupted"]
+"""Where a parked call is in its one life: waiting, decided, running somewhere, finished, or lost mid-run."""
+
+
+class ApprovalDecision(Record):
+    """A verdict on a parked call, recorded by whoever made it (a UI, a CLI, another replica).
+
+    ``arguments`` are edited arguments (only with ``"allowed-once"``); the
+    parked record keeps the original ones beside them.
+    """
+
+    _json_fields = frozenset({"arguments"})
+    approval_id: str
+    outcome: ApprovalVerdict
+    arguments: JsonValue | None = None
+    decided_by: str | None = None
+    decided_at: float = 0.0
+
+
+class ParkedCall(Record):
+    """A call waiting for a human, kept whole: what resuming it and showing it need.
+
+    ``fingerprint`` binds the approval to the tool the human saw (name,
+    description, parameters and output schema); ``card`` is the tool's own
+    presentation of the call (``present_call(args).to_json()``), when it has one.
+    ``claimed_by`` and ``lease_until`` belong to the one process running it.
+    """
+
+    _json_fields = frozenset({"arguments", "parameters", "output_schema", "card"})
+    approval_id: str
+    agent_id: str
+    agent_name: str
+    call_id: str
+    tool_name: str
+    arguments: JsonValue
+    description: str
+    parameters: JsonValue
+    fingerprint: str
+    created_at: float
+    reason: str | None = None
+    output_schema: JsonValue | None = None
+    card: JsonValue | None = None
+    parent_call_id: str | None = None
+    decision: ApprovalDecision | None = None
+    state: ParkState = "parked"
+    claimed_by: str | None = None
+    lease_until: float | None = None
+
+
+class CallRecord(Record):
+    """One call in the journal: recorded when it starts (``"running"``), updated when it settles.
+
+    ``record_id`` is the journal row (a resumed call is a row of its own,
+    linked to the parked one by ``approval_id``). A value past the store's
+    size bound is kept as ``{"$preview": <the first characters of its JSON>,
+    "$bytes": <its size>}`` instead of whole.
+    """
+
+    _json_fields = frozenset({"arguments", "content", "value", "error", "meta", "progress"})
+    record_id: str
+    call_id: str
+    agent_id: str | None
+    tool_name: str
+    arguments: JsonValue
+    outcome: RecordOutcome
+    started_at: float
+    content: JsonValue = ()
+    value: JsonValue | None = None
+    is_error: bool = False
+    error: JsonValue | None = None
+    meta: JsonValue | None = None
+    ended_at: float | None = None
+    parent_call_id: str | None = None
+    approval_id: str | None = None
+    progress: JsonValue | None = None
+
+
+class SessionEvent(Record):
+    """One ``agent.session.append(type, data)`` event, as the store keeps it."""
+
+    _json_fields = frozenset({"data"})
+    agent_id: str
+    type: str
+    data: JsonValue
+    at: float
+
+
+class StoreHealth(Record):
+    """What went wrong with the store without stopping a call: failed writes, and the last reason."""
+
+    write_failures: int = 0
+    last_error: str | None = None

@@ -1,0 +1,198 @@
+"""The SQL both relational stores speak: one schema, one set of statements, one row format.
+
+SQLite and PostgreSQL differ here only in what :class:`Dialect` names (the
+auto-numbered key, the placeholder); every statement is written once, with
+``?`` placeholders, and every record is one JSON ``body`` column beside the
+columns a query filters or orders on. Claims and decisions are single
+conditional ``UPDATE`` statements, which is what makes them atomic across
+processes without a lock held in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, TypeVar
+
+import orjson
+
+from dsh_tools.json_values import thaw_json
+from dsh_tools.record import Record
+from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, SessionEvent
+
+__all__ = ["SCHEMA_VERSION", "Dialect", "StoreError", "dump_record", "load_record", "journal_query"]
+
+SCHEMA_VERSION: Final = 1
+"""The table layout this code writes; an older store is upgraded at open, a newer one refused."""
+
+R = TypeVar("R", bound=Record)
+
+
+class StoreError(Exception):
+    """A store that cannot be used: unreadable, not ours, corrupt, newer than this code, or unreachable."""
+
+
+class Dialect:
+    """What differs between the SQL engines: the numbered-row key and the placeholder."""
+
+    def __init__(self, *, serial: str, placeholder: str) -> None:
+        self.serial = serial
+        self.placeholder = placeholder
+
+    def sql(self, statement: str) -> str:
+        return statement if self.placeholder == "?" else statement.replace("?", self.placeholder)
+
+    def schema(self) -> list[str]:
+        """The statements that create version 1 of the tables."""
+        return [
+            "CREATE TABLE dsh_schema (version INTEGER NOT NULL)",
+            "CREATE TABLE dsh_parked (approval_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, state TEXT NOT NULL,"
+            " created_at DOUBLE PRECISION NOT NULL, decided_at DOUBLE PRECISION, claimed_by TEXT,"
+            " lease_until DOUBLE PRECISION, decision TEXT, body TEXT NOT NULL)",
+            "CREATE INDEX dsh_parked_agent ON dsh_parked (agent_id, state, created_at)",
+            "CREATE INDEX dsh_parked_state ON dsh_parked (state, created_at)",
+            f"CREATE TABLE dsh_journal (seq {self.serial}, record_id TEXT NOT NULL UNIQUE, call_id TEXT NOT NULL,"
+            " agent_id TEXT, tool_name TEXT NOT NULL, parent_call_id TEXT, approval_id TEXT, outcome TEXT NOT NULL,"
+            " is_error INTEGER NOT NULL, started_at DOUBLE PRECISION NOT NULL, ended_at DOUBLE PRECISION, body TEXT NOT NULL)",
+            "CREATE INDEX dsh_journal_agent ON dsh_journal (agent_id, seq)",
+            "CREATE INDEX dsh_journal_tool ON dsh_journal (tool_name, seq)",
+            "CREATE INDEX dsh_journal_call ON dsh_journal (call_id)",
+            "CREATE INDEX dsh_journal_parent ON dsh_journal (parent_call_id)",
+            "CREATE INDEX dsh_journal_outcome ON dsh_journal (outcome, seq)",
+            "CREATE INDEX dsh_journal_ended ON dsh_journal (ended_at)",
+            f"CREATE TABLE dsh_events (seq {self.serial}, agent_id TEXT NOT NULL, type TEXT NOT NULL,"
+            " at DOUBLE PRECISION NOT NULL, data TEXT NOT NULL)",
+            "CREATE INDEX dsh_events_agent ON dsh_events (agent_id, seq)",
+            "INSERT INTO dsh_schema (version) VALUES (1)",
+        ]
+
+
+MIGRATIONS: Final[Mapping[int, Sequence[str]]] = {}
+"""Statements that take a store from version ``n`` to ``n + 1`` (none yet: version 1 is the first)."""
+
+PARK: Final = (
+    "INSERT INTO dsh_parked (approval_id, agent_id, state, created_at, body) SELECT ?, ?, 'parked', ?, ?"
+    " WHERE (SELECT count(*) FROM dsh_parked WHERE agent_id = ? AND state IN ('parked', 'decided')) < ?"
+)
+PARKED_COLUMNS: Final = "state, decision, claimed_by, lease_until, body"
+DECIDE: Final = (
+    "UPDATE dsh_parked SET state = 'decided', decision = ?, decided_at = ? WHERE approval_id = ? AND state = 'parked'"
+)
+CLAIM: Final = (
+    "UPDATE dsh_parked SET state = 'claimed', claimed_by = ?, lease_until = ?"
+    f" WHERE approval_id = ? AND state = 'decided' RETURNING {PARKED_COLUMNS}"
+)
+RENEW: Final = (
+    "UPDATE dsh_parked SET lease_until = ? WHERE approval_id = ? AND state = 'claimed' AND claimed_by = ? AND lease_until >= ?"
+)
+FINISH: Final = "UPDATE dsh_parked SET state = 'done' WHERE approval_id = ? AND claimed_by = ?"
+UPSERT_RECORD: Final = (
+    "INSERT INTO dsh_journal (record_id, call_id, agent_id, tool_name, parent_call_id, approval_id, outcome, is_error,"
+    " started_at, ended_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (record_id) DO UPDATE SET"
+    " outcome = excluded.outcome, is_error = excluded.is_error, ended_at = excluded.ended_at, body = excluded.body,"
+    " approval_id = excluded.approval_id"
+)
+APPEND_EVENT: Final = "INSERT INTO dsh_events (agent_id, type, at, data) VALUES (?, ?, ?, ?)"
+
+
+def dump_record(record: Record, *, skip: frozenset[str] = frozenset()) -> str:
+    """A record's fields as one JSON object (nested records as objects, payloads thawed)."""
+    body: dict[str, Any] = {}
+    for name in record._record_fields:
+        if name in skip:
+            continue
+        value = getattr(record, name)
+        body[name] = _plain(value)
+    return orjson.dumps(body).decode()
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, Record):
+        return {name: _plain(getattr(value, name)) for name in value._record_fields}
+    return thaw_json(value) if isinstance(value, (Mapping, tuple, list)) else value
+
+
+def load_record(cls: type[R], text: str | bytes, **extra: object) -> R:
+    """The record ``dump_record`` wrote (plus ``extra`` fields kept in their own columns)."""
+    fields = orjson.loads(text)
+    if not isinstance(fields, dict):
+        raise StoreError(f"a stored {cls.__name__} is not a JSON object")
+    fields.update(extra)
+    try:
+        return cls(**fields)
+    except TypeError as error:
+        raise StoreError(f"a stored {cls.__name__} does not read back: {error}") from None
+
+
+def parked_from_row(row: Sequence[Any]) -> ParkedCall:
+    """A ``ParkedCall`` from the ``PARKED_COLUMNS`` of one row."""
+    state, decision, claimed_by, lease_until, body = row
+    decided = None if decision is None else load_record(ApprovalDecision, decision)
+    return load_record(ParkedCall, body, state=state, decision=decided, claimed_by=claimed_by, lease_until=lease_until)
+
+
+_PARKED_SKIP: Final = frozenset({"state", "decision", "claimed_by", "lease_until"})
+
+
+def park_params(call: ParkedCall, max_per_agent: int) -> tuple[object, ...]:
+    return (call.approval_id, call.agent_id, call.created_at, dump_record(call, skip=_PARKED_SKIP), call.agent_id, max_per_agent)
+
+
+def record_params(record: CallRecord) -> tuple[object, ...]:
+    return (
+        record.record_id,
+        record.call_id,
+        record.agent_id,
+        record.tool_name,
+        record.parent_call_id,
+        record.approval_id,
+        record.outcome,
+        int(record.is_error),
+        record.started_at,
+        record.ended_at,
+        dump_record(record),
+    )
+
+
+def event_params(event: SessionEvent) -> tuple[object, ...]:
+    return (event.agent_id, event.type, event.at, orjson.dumps(thaw_json(event.data)).decode())
+
+
+def journal_query(
+    *,
+    agent_id: str | None,
+    tool_name: str | None,
+    call_id: str | None,
+    parent_call_id: str | None,
+    outcome: str | None,
+    is_error: bool | None,
+    since: float | None,
+    limit: int,
+) -> tuple[str, list[object]]:
+    """``SELECT body ...`` for the newest ``limit`` matching records (newest first), and its parameters."""
+    where: list[str] = []
+    params: list[object] = []
+    for column, value in (
+        ("agent_id", agent_id),
+        ("tool_name", tool_name),
+        ("call_id", call_id),
+        ("parent_call_id", parent_call_id),
+        ("outcome", outcome),
+    ):
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    if is_error is not None:
+        where.append("is_error = ?")
+        params.append(int(is_error))
+    if since is not None:
+        where.append("started_at >= ?")
+        params.append(since)
+    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    params.append(limit)
+    return f"SELECT body FROM dsh_journal{clause} ORDER BY seq DESC LIMIT ?", params
+
+
+def event_from_row(row: Sequence[Any]) -> SessionEvent:
+    """A ``SessionEvent`` from ``agent_id, type, at, data``."""
+    agent_id, kind, at, data = row
+    return SessionEvent(agent_id, kind, orjson.loads(data), at)
