@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test typecheck pytest demo bench clean
+.PHONY: test typecheck pytest demo bench clean system-packages
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,7 +17,10 @@ typecheck: $(STAMP)
 	$(PY) -m mypy --strict dsh_tools dsh_tools_codegen
 	$(PY) -m mypy --strict tests examples
 
-pytest: $(STAMP)
+system-packages:
+	scripts/ensure-system-packages.sh
+
+pytest: $(STAMP) system-packages
 	$(PY) -m pytest
 
 test: typecheck pytest

@@ -8,7 +8,7 @@ from dsh_tools.code_mode.runtime import CodeRuntime
 from dsh_tools.host.context import Context
 from dsh_tools.host.services import CODE_RUNTIME
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL
-from dsh_tools.registry.approvals import DEFAULT_MAX_PARKED
+from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED
 from dsh_tools.registry.registry import ToolMode, ToolRegistry
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.url import open_store
@@ -27,6 +27,7 @@ def boot(
     max_parallel_sub_calls: int = DEFAULT_MAX_PARALLEL,
     store: CallStore | str | None = None,
     max_parked_per_agent: int = DEFAULT_MAX_PARKED,
+    lease_seconds: float = DEFAULT_LEASE_SECONDS,
 ) -> Context:
     """A root context with ``SystemPrompt``, ``ToolRegistry`` and (by default) ``TimeoutPolicy``.
 
@@ -38,7 +39,8 @@ def boot(
     :class:`~dsh_tools.store.CallStore`, a URL for
     :func:`~dsh_tools.store.open_store` (``"sqlite:///calls.db"``), or
     ``None`` for a fresh ``MemoryStore``. ``max_parked_per_agent`` caps the
-    calls one agent may have waiting for approval.
+    calls one agent may have waiting for approval; ``lease_seconds`` is how
+    long a claim on a parked call outlives its process (see ``docs/durability.md``).
     """
     if isinstance(store, str):
         store = open_store(store)
@@ -50,6 +52,7 @@ def boot(
         max_parallel_sub_calls=max_parallel_sub_calls,
         store=store,
         max_parked_per_agent=max_parked_per_agent,
+        lease_seconds=lease_seconds,
     )
     if timeouts:
         TimeoutPolicy(ctx)

@@ -84,6 +84,33 @@ def _mcp_serve(commands: Commands) -> argparse.ArgumentParser:
     return parser
 
 
+def _approvals(commands: Commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser("approvals", help="list parked calls in a store, or record a decision on one")
+    parser.add_argument("--store", required=True, metavar="URL", help="the call store (sqlite:///calls.db, postgresql://...)")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="every undecided parked call, oldest first").add_argument(
+        "--json", action="store_true", help="one JSON object per line"
+    )
+    for verdict in ("approve", "reject"):
+        action = actions.add_parser(verdict, help=f"{verdict} one parked call (its agent's process runs it)")
+        action.add_argument("approval_id", metavar="ID")
+        action.add_argument("--by", default=None, help="who decided (kept with the decision)")
+        if verdict == "approve":
+            action.add_argument("--arguments", metavar="JSON", help="edited arguments to run the call with instead")
+    return parser
+
+
+def _log(commands: Commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser("log", help="print the call journal of a store, newest last")
+    parser.add_argument("--store", required=True, metavar="URL", help="the call store (sqlite:///calls.db, postgresql://...)")
+    parser.add_argument("--agent", metavar="ID", help="only this agent's calls")
+    parser.add_argument("--tool", metavar="NAME", help="only calls of this tool")
+    parser.add_argument("--errors", action="store_true", help="only calls that ended as errors")
+    parser.add_argument("--limit", type=int, default=50, metavar="N", help="the newest N records (default 50)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    return parser
+
+
 COMMANDS: Final[dict[str, tuple[Callable[[Commands], argparse.ArgumentParser], str]]] = {
     "demo": (_demo, "dsh_tools.cli.demo"),
     "sdk": (_sdk, "dsh_tools.cli.sdk"),
@@ -91,6 +118,8 @@ COMMANDS: Final[dict[str, tuple[Callable[[Commands], argparse.ArgumentParser], s
     "catalog": (_catalog, "dsh_tools.cli.catalog"),
     "run-code": (_run_code, "dsh_tools.cli.run_code"),
     "mcp-serve": (_mcp_serve, "dsh_tools.cli.mcp_serve"),
+    "approvals": (_approvals, "dsh_tools.cli.approvals"),
+    "log": (_log, "dsh_tools.cli.log"),
 }
 """Command → (its argument declaration, the module whose ``run(args) -> int`` implements it)."""
 

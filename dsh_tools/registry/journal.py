@@ -68,7 +68,7 @@ class CallJournal:
         """A session event, committed with the next journal write."""
         event = SessionEvent(agent_id, kind, data, time.time())
         if self._memory is not None:
-            self._memory.write_now((), (event,))
+            self._write_now((), (event,))
         else:
             self._events.append(event)
 
@@ -142,9 +142,16 @@ class CallJournal:
 
     def _queue(self, record: CallRecord) -> None:
         if self._memory is not None:
-            self._memory.write_now((record,), ())
+            self._write_now((record,), ())
         else:
             self._records[record.record_id] = record
+
+    def _write_now(self, records: tuple[CallRecord, ...], events: tuple[SessionEvent, ...]) -> None:
+        assert self._memory is not None
+        try:
+            self._memory.write_now(records, events)
+        except Exception as error:  # noqa: BLE001 - a journal failure never fails a call
+            self._memory.note_failure(error)
 
     # -- group commit ------------------------------------------------------------------
     def _commit(self) -> Awaitable[None]:

@@ -1,0 +1,256 @@
+"""The call journal: every call recorded when it starts and when it settles, with its outcome, committed before it returns."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from dsh_tools import (
+    APPROVAL,
+    Accept,
+    Agent,
+    ApprovalOutcome,
+    ApprovalRequest,
+    Ask,
+    Block,
+    CodeRunRequest,
+    CodeRunResult,
+    Context,
+    Deny,
+    PostNext,
+    PostToolDecision,
+    PreNext,
+    PreToolDecision,
+    ToolExecution,
+    ToolExecutionInput,
+    ToolExecutionResult,
+    UnparsedArguments,
+    boot,
+    text_block,
+    thaw_json,
+    tool,
+)
+from dsh_tools.store import CallRecord, MemoryStore, SessionEvent, SqliteStore
+from dsh_tools.testing import Bindings, ScriptedCodeRuntime
+
+
+@tool
+async def echo(text: str) -> str:
+    """Echo."""
+    return text
+
+
+@tool
+async def crash() -> str:
+    """Raise."""
+    raise RuntimeError("boom")
+
+
+@tool(timeout_ms=1)
+async def slow() -> str:
+    """Never finishes in time."""
+    await asyncio.Event().wait()
+    return "never"
+
+
+@tool
+async def hang() -> str:
+    """Waits until cancelled."""
+    await asyncio.Event().wait()
+    return "never"
+
+
+class Answer:
+    def __init__(self, outcome: ApprovalOutcome) -> None:
+        self.outcome = outcome
+
+    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
+        return self.outcome
+
+
+def app(**boot_options: object) -> Context:
+    ctx = boot(**boot_options)  # type: ignore[arg-type]
+    for definition in (echo, crash, slow, hang):
+        ctx.tools.register(definition)
+    return ctx
+
+
+def run(name: str, arguments: object, agent: Agent | None = None, call_id: str = "c1") -> ToolExecutionInput:
+    return ToolExecutionInput(call_id, name, arguments, agent)  # type: ignore[arg-type]
+
+
+async def only_record(ctx: Context, call_id: str = "c1") -> CallRecord:
+    (record,) = await ctx.tools.store.journal(call_id=call_id)
+    return record
+
+
+# -- every outcome, on the result and in the journal ---------------------------------------------
+
+
+async def test_ok_error_invalid_unknown_and_timeout() -> None:
+    ctx = app()
+    cases = [
+        (run("echo", {"text": "hi"}, call_id="ok"), "ok"),
+        (run("crash", {}, call_id="error"), "error"),
+        (run("echo", {"text": 7}, call_id="invalid"), "invalid-args"),
+        (run("echo", UnparsedArguments("not JSON", "{"), call_id="unparsed"), "invalid-args"),
+        (run("nope", {}, call_id="unknown"), "unknown-tool"),
+        (run("slow", {}, call_id="timeout"), "timeout"),
+    ]
+    for call, outcome in cases:
+        result = await ctx.tools.execute(call)
+        assert result.outcome == outcome, result.text
+        record = await only_record(ctx, call.call_id)
+        assert (record.outcome, record.is_error, record.tool_name) == (outcome, result.is_error, call.name)
+        assert record.ended_at is not None and record.ended_at >= record.started_at
+    ok = await only_record(ctx, "ok")
+    assert thaw_json(ok.arguments) == {"text": "hi"} and thaw_json(ok.content) == [{"type": "text", "text": "hi"}]
+    error = await only_record(ctx, "error")
+    assert error.error is None and thaw_json(error.content) == [{"type": "text", "text": "Error: boom"}]
+    assert thaw_json((await only_record(ctx, "timeout")).error) == {"name": "ToolTimeoutError", "code": "TOOL_TIMEOUT"}
+    assert (await only_record(ctx, "unparsed")).arguments == "{"  # what the model sent, kept for the audit
+
+
+async def test_denied_guard_denied_blocked_and_approval_outcomes() -> None:
+    ctx = app()
+
+    async def deny_echo(exec: ToolExecution, next: PreNext) -> PreToolDecision:
+        if exec.call_id == "denied":
+            return Deny("not today")
+        if exec.call_id.startswith("ask"):
+            return Ask("sure?")
+        return await next()
+
+    async def block(exec: ToolExecution, result: ToolExecutionResult, next: PostNext) -> PostToolDecision:
+        return Block([text_block("blocked it")]) if exec.call_id == "blocked" else Accept()
+
+    ctx.on("tools/pre-execute", deny_echo)
+    ctx.on("tools/post-execute", block)
+    ctx.tools.guard(lambda exec: "guarded" if exec.call_id == "guard" else None)
+    agent = Agent(ctx, name="a")
+    expected = {"denied": "denied", "guard": "guard-denied", "blocked": "blocked", "ask-none": "approval-rejected"}
+    for call_id, outcome in expected.items():
+        result = await ctx.tools.execute(run("echo", {"text": "x"}, agent, call_id))
+        assert result.outcome == outcome and result.error is None, (call_id, result.text)
+        assert (await only_record(ctx, call_id)).outcome == outcome
+    ctx.provide(APPROVAL, Answer("rejected"))
+    assert (await ctx.tools.execute(run("echo", {"text": "x"}, agent, "ask-rejected"))).outcome == "approval-rejected"
+
+
+async def test_a_parked_call_and_its_resumed_run_are_two_records_linked_by_the_approval_id() -> None:
+    ctx = app()
+
+    async def ask(exec: ToolExecution, next: PreNext) -> PreToolDecision:
+        return Ask("sure?")
+
+    ctx.on("tools/pre-execute", ask)
+    ctx.provide(APPROVAL, Answer("deferred"))
+    agent = Agent(ctx, name="a")
+    parked = await ctx.tools.execute(run("echo", {"text": "later"}, agent))
+    approval_id = thaw_json(parked.meta)["approvalId"]  # type: ignore[index]
+    resumed = await ctx.tools.resume(approval_id, "allowed-once")
+    first, second = await ctx.tools.store.journal(call_id="c1")
+    assert (first.outcome, first.approval_id) == ("approval-pending", approval_id)
+    assert (second.outcome, second.approval_id, resumed.text) == ("ok", approval_id, "later")
+    assert first.record_id != second.record_id and first.agent_id == second.agent_id == agent.id
+
+
+async def test_a_cancelled_call_is_recorded_aborted() -> None:
+    ctx = app()
+    task = asyncio.ensure_future(ctx.tools.execute(run("hang", {})))
+    async with asyncio.timeout(10):
+        while not await ctx.tools.store.journal(outcome="running"):
+            await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    record = await only_record(ctx)
+    assert record.outcome == "aborted" and thaw_json(record.error)["code"] == "ABORTED"  # type: ignore[index]
+
+
+async def test_a_running_call_is_in_the_journal_before_it_settles() -> None:
+    ctx = app()
+    task = asyncio.ensure_future(ctx.tools.execute(run("hang", {})))
+    async with asyncio.timeout(10):
+        while not (running := await ctx.tools.store.journal(outcome="running")):
+            await asyncio.sleep(0)
+    assert running[0].ended_at is None and running[0].tool_name == "hang"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_code_mode_sub_calls_name_their_run_code_call() -> None:
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
+        await tools["echo"]({"text": "one"})
+        await tools["echo"]({"text": "two"})
+        return CodeRunResult(logs=())
+
+    ctx = app(mode="code", code_runtime=ScriptedCodeRuntime({"p": program}))
+    agent = Agent(ctx, name="coder")
+    await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": "p"}, agent))
+    subs = await ctx.tools.store.journal(parent_call_id="run")
+    assert [(r.call_id, r.tool_name, r.outcome) for r in subs] == [("run:code:1", "echo", "ok"), ("run:code:2", "echo", "ok")]
+    (run_record,) = await ctx.tools.store.journal(call_id="run")
+    assert run_record.tool_name == "run_code" and run_record.parent_call_id is None
+
+
+async def test_session_events_reach_the_store(tmp_path: Path) -> None:
+    ctx = app(store=f"sqlite:///{tmp_path / 'calls.db'}")
+
+    @tool
+    async def note(exec: ToolExecution) -> str:
+        """Note something in the session."""
+        assert exec.agent is not None
+        exec.agent.session.append("tool/note", {"from": exec.call_id})
+        return "noted"
+
+    ctx.tools.register(note)
+    agent = Agent(ctx, name="a")
+    await ctx.tools.execute(run("note", {}, agent))
+    # committed with the call's own record, before execute() returned
+    events = await ctx.tools.store.session_events(agent.id)
+    assert [(e.type, thaw_json(e.data)) for e in events] == [("tool/note", {"from": "c1"})]
+    await ctx.tools.store.aclose()
+
+
+# -- group commit and the memory fast path -----------------------------------------------------------
+
+
+class CountingSqlite(SqliteStore):
+    writes = 0
+
+    async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
+        type(self).writes += 1
+        await super().write(records, events)
+
+
+async def test_a_batch_is_committed_in_groups_not_one_transaction_per_call(tmp_path: Path) -> None:
+    store = CountingSqlite(tmp_path / "calls.db")
+    ctx = app(store=store)
+    calls = [run("echo", {"text": str(n)}, call_id=f"c{n}") for n in range(200)]
+    results = await asyncio.gather(*(ctx.tools.execute(call) for call in calls))
+    assert all(r.outcome == "ok" for r in results)
+    assert len(await store.journal(limit=1000)) == 200  # every record committed before its execute() returned
+    assert CountingSqlite.writes < 50  # grouped: a write carries many calls' records
+    await store.aclose()
+
+
+async def test_the_memory_fast_path_keeps_what_the_plain_write_keeps() -> None:
+    fast, plain = MemoryStore(), MemoryStore()
+    ctx = app(store=fast)
+    await ctx.tools.execute(run("echo", {"text": "a"}))
+    await ctx.tools.execute(run("crash", {}, call_id="c2"))
+    kept = await fast.journal()
+    await plain.write(kept, [])
+    assert await plain.journal() == kept and [r.outcome for r in kept] == ["ok", "error"]
+
+
+async def test_the_memory_store_is_a_bounded_ring() -> None:
+    ctx = app(store=MemoryStore(max_records=5))
+    for n in range(20):
+        await ctx.tools.execute(run("echo", {"text": str(n)}, call_id=f"c{n}"))
+    assert [r.call_id for r in await ctx.tools.store.journal()] == [f"c{n}" for n in range(15, 20)]
