@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from typing import Final
 
 from returns.result import Failure
@@ -95,9 +95,17 @@ class CallLane:
     """Schedules calls through the pipeline: one policy lane, a pool of dispatches."""
 
     def __init__(
-        self, host: PipelineHost, *, max_parallel: int = DEFAULT_MAX_PARALLEL, gates: Sequence[Gate] = STANDARD_GATES
+        self,
+        host: PipelineHost,
+        *,
+        max_parallel: int = DEFAULT_MAX_PARALLEL,
+        gates: Sequence[Gate] = STANDARD_GATES,
+        defer_commits: bool = False,
     ) -> None:
         self._host = host
+        # With defer_commits, the journal commits of recorded calls wait here for the lane's owner
+        # (execute_batch awaits them once, before handing any result back); else each call awaits its own.
+        self.commits: list[Awaitable[None]] | None = [] if defer_commits else None
         self._max = check_max_parallel(max_parallel)
         self._gates = tuple(gates)
         self._queue: deque[_Entry] = deque()  # submitted, not started
@@ -196,7 +204,7 @@ class CallLane:
         if settled is None:
             assert entry.execution is not None
             settled = await close_call(self._host, entry.execution, _dispatch_result(entry))
-        result = await notify_result(self._host, finalize(settled))
+        result = await notify_result(self._host, finalize(settled), deferred_commits=self.commits)
         if entry is self._barrier:
             self._barrier = None
         if not entry.future.done():
@@ -264,7 +272,11 @@ async def execute_batch(
     ``execute``, nothing a call does raises). ``max_parallel < 1`` raises
     ``ValueError``; ``max_parallel=1`` is serial.
     """
-    lane = CallLane(host, max_parallel=max_parallel, gates=gates)
+    lane = CallLane(host, max_parallel=max_parallel, gates=gates, defer_commits=True)
     futures = [lane.submit(call) for call in calls]
-    await lane.drive()
+    try:
+        await lane.drive()
+    finally:
+        for commit in lane.commits or ():
+            await commit  # every result is in the journal before any is handed back
     return [future.result() for future in futures]

@@ -34,7 +34,9 @@ def finalize(settled: Settled) -> Settled:
     return settled
 
 
-async def notify_result(host: PipelineHost, settled: Settled) -> ToolExecutionResult:
+async def notify_result(
+    host: PipelineHost, settled: Settled, *, deferred_commits: list[Awaitable[None]] | None = None
+) -> ToolExecutionResult:
     """Tell every observer of the call's scope; return the (unchanged) result.
 
     Every observer hears the call, whatever an earlier one did: a failing
@@ -42,6 +44,10 @@ async def notify_result(host: PipelineHost, settled: Settled) -> ToolExecutionRe
     interrupted) during an observer, the rest are still told, and the
     cancellation is left to the caller (``KeyboardInterrupt``/``SystemExit``
     are re-raised here, once everyone has heard).
+
+    A probe's commit (the call journal's) is awaited before the result is
+    returned, or, given ``deferred_commits``, added to it for the caller to
+    await before it hands any result back (a batch commits its calls together).
     """
     execution, result = settled.execution, settled.result
     fatal: BaseException | None = None
@@ -63,7 +69,9 @@ async def notify_result(host: PipelineHost, settled: Settled) -> ToolExecutionRe
             if isinstance(error, asyncio.CancelledError) and cancel_requested():
                 continue  # the caller's cancellation: CallerScope re-raises it after the call is recorded
             report_failure(host.logger, f"{EVENT} observer", observer, error)
-    if commits is not None:
+    if commits is not None and deferred_commits is not None:
+        deferred_commits.extend(commits)
+    elif commits is not None:
         for commit in commits:
             try:
                 await commit

@@ -12,12 +12,11 @@ import time
 from types import TracebackType
 from typing import Final, Self
 
-import orjson
 from returns.result import Failure
 
 from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict
 from dsh_tools.errors import safe_str
-from dsh_tools.json_values import FrozenJson, JsonValue, freeze_json, thaw_json
+from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json
 from dsh_tools.schema import describe_value
 from dsh_tools.store.records import ApprovalDecision, CallRecord, StoreHealth
 
@@ -56,14 +55,19 @@ def check_decision(
     return ApprovalDecision(approval_id, verdict, frozen, decided_by, time.time())
 
 
+def preview_of(text: bytes) -> JsonValue:
+    """The stand-in for a value whose JSON is ``text``: ``{"$preview": <its first characters>, "$bytes": <size>}``."""
+    return {"$preview": text[:PREVIEW_CHARS].decode("utf-8", "replace"), "$bytes": len(text)}
+
+
 def preview(value: JsonValue, max_bytes: int) -> JsonValue:
-    """``value``, or ``{"$preview": <its JSON's first characters>, "$bytes": <size>}`` past ``max_bytes``."""
+    """``value``, or its :func:`preview_of` when its JSON is longer than ``max_bytes``."""
     if value is None or isinstance(value, (bool, int, float)):
         return value
-    text = orjson.dumps(thaw_json(value) if not isinstance(value, str) else value)
-    if len(text) <= max_bytes:
-        return value
-    return {"$preview": text[:PREVIEW_CHARS].decode("utf-8", "replace"), "$bytes": len(text)}
+    if isinstance(value, str) and len(value) * 4 + 2 <= max_bytes:
+        return value  # no string this short can encode past the bound
+    text = dumps(value)
+    return value if len(text) <= max_bytes else preview_of(text)
 
 
 def bounded(record: CallRecord, max_bytes: int) -> CallRecord:

@@ -24,7 +24,7 @@ from dsh_tools.errors import safe_str
 from dsh_tools.json_values import JsonValue
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.store import sql
-from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, bounded, check_decision, check_query
+from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, check_decision, check_query
 from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, SessionEvent
 
 if TYPE_CHECKING:
@@ -239,7 +239,7 @@ class PostgresStore(StoreBase):
 
     # -- the journal --------------------------------------------------------------
     async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
-        rows = [sql.record_params(bounded(record, self.max_value_bytes)) for record in records]
+        rows = [sql.record_params(record, self.max_value_bytes) for record in records]
         event_rows = [sql.event_params(event) for event in events]
 
         async def work(cursor: AsyncCursor[Any]) -> None:

@@ -15,8 +15,9 @@ from typing import Any, Final, TypeVar
 
 import orjson
 
-from dsh_tools.json_values import thaw_json
+from dsh_tools.json_values import dumps
 from dsh_tools.record import Record
+from dsh_tools.store.base import preview_of
 from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, SessionEvent
 
 __all__ = ["SCHEMA_VERSION", "Dialect", "StoreError", "dump_record", "load_record", "journal_query"]
@@ -94,21 +95,27 @@ UPSERT_RECORD: Final = (
 APPEND_EVENT: Final = "INSERT INTO dsh_events (agent_id, type, at, data) VALUES (?, ?, ?, ?)"
 
 
-def dump_record(record: Record, *, skip: frozenset[str] = frozenset()) -> str:
-    """A record's fields as one JSON object (nested records as objects, payloads thawed)."""
+def dump_record(record: Record, *, skip: frozenset[str] = frozenset(), max_bytes: int | None = None) -> str:
+    """A record's fields as one JSON object (nested records as objects, payloads as JSON).
+
+    Each payload is encoded once (frozen values natively) and embedded as is;
+    with ``max_bytes``, one larger than that is embedded as its preview.
+    """
     body: dict[str, Any] = {}
     for name in record._record_fields:
         if name in skip:
             continue
         value = getattr(record, name)
-        body[name] = _plain(value)
+        if isinstance(value, Record):
+            body[name] = orjson.Fragment(dump_record(value))
+        elif value is not None and name in record._json_fields:
+            text = dumps(value)
+            if max_bytes is not None and len(text) > max_bytes:
+                text = dumps(preview_of(text))
+            body[name] = orjson.Fragment(text)
+        else:
+            body[name] = value
     return orjson.dumps(body).decode()
-
-
-def _plain(value: object) -> object:
-    if isinstance(value, Record):
-        return {name: _plain(getattr(value, name)) for name in value._record_fields}
-    return thaw_json(value) if isinstance(value, (Mapping, tuple, list)) else value
 
 
 def load_record(cls: type[R], text: str | bytes, **extra: object) -> R:
@@ -137,7 +144,7 @@ def park_params(call: ParkedCall, max_per_agent: int) -> tuple[object, ...]:
     return (call.approval_id, call.agent_id, call.created_at, dump_record(call, skip=_PARKED_SKIP), call.agent_id, max_per_agent)
 
 
-def record_params(record: CallRecord) -> tuple[object, ...]:
+def record_params(record: CallRecord, max_bytes: int) -> tuple[object, ...]:
     return (
         record.record_id,
         record.call_id,
@@ -149,12 +156,12 @@ def record_params(record: CallRecord) -> tuple[object, ...]:
         int(record.is_error),
         record.started_at,
         record.ended_at,
-        dump_record(record),
+        dump_record(record, max_bytes=max_bytes),
     )
 
 
 def event_params(event: SessionEvent) -> tuple[object, ...]:
-    return (event.agent_id, event.type, event.at, orjson.dumps(thaw_json(event.data)).decode())
+    return (event.agent_id, event.type, event.at, dumps(event.data).decode())
 
 
 def journal_query(

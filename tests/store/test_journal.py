@@ -254,3 +254,23 @@ async def test_the_memory_store_is_a_bounded_ring() -> None:
     for n in range(20):
         await ctx.tools.execute(run("echo", {"text": str(n)}, call_id=f"c{n}"))
     assert [r.call_id for r in await ctx.tools.store.journal()] == [f"c{n}" for n in range(15, 20)]
+
+
+async def test_the_sqlite_inline_fast_path_and_the_thread_path_keep_the_same_rows(tmp_path: Path) -> None:
+    import sqlite3
+
+    inline, threaded = SqliteStore(tmp_path / "inline.db"), SqliteStore(tmp_path / "threaded.db")
+    rows = [CallRecord(f"r{n}", f"c{n}", "a", "echo", {"n": n}, "ok", 1.0, ended_at=2.0) for n in range(3)]
+    events = [SessionEvent("a", "note", {"k": "v"}, 1.5)]
+    await inline.write(rows, events)
+    holder = sqlite3.connect(tmp_path / "threaded.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process's writer holds the lock: the inline attempt must give way
+    writing = asyncio.ensure_future(threaded.write(rows, events))
+    await asyncio.sleep(0)
+    assert not writing.done()  # waiting on the thread for the lock, not failed and not written inline
+    holder.execute("COMMIT")
+    await writing
+    holder.close()
+    assert await threaded.journal() == await inline.journal() == rows
+    assert await threaded.session_events("a") == await inline.session_events("a") == events
+    await inline.aclose(), await threaded.aclose()
