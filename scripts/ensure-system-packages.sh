@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # What the test suite needs from the machine and not from PyPI: Debian's
-# PostgreSQL server binaries (the store tests start a real server). Installs
+# PostgreSQL server binaries (the store tests start a real server) and
+# Debian's Chromium (the inspector's browser tests drive it). Installs
 # what is missing with apt-get when it can; otherwise says what to install and
 # fails. A missing piece is never a silent skip.
 set -euo pipefail
 
 missing=()
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+command -v chromium >/dev/null || missing+=(chromium)
 
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0

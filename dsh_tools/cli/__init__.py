@@ -10,7 +10,8 @@ loading tools through :mod:`.loading`):
 * ``run-code`` — run a TypeScript program against them through the full pipeline;
 * ``mcp-serve`` — serve them to an MCP client over stdio (the ``mcp`` extra);
 * ``approvals`` — list a store's parked calls, approve or reject one;
-* ``log``      — print a store's call journal.
+* ``log``      — print a store's call journal;
+* ``inspect``  — serve the inspector page for a store (the ``inspector`` extra).
 
 Exit status: 0 on success, 1 when ``run-code``'s program ends as an error,
 2 for a usage error (bad module, no tools, duplicate names, missing file),

@@ -111,6 +111,14 @@ def _log(commands: Commands) -> argparse.ArgumentParser:
     return parser
 
 
+def _inspect(commands: Commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser("inspect", help="serve the inspector page for a store (the inspector extra)")
+    parser.add_argument("--store", required=True, metavar="URL", help="the call store (sqlite:///calls.db, postgresql://...)")
+    parser.add_argument("--host", default="127.0.0.1", help="the address to bind (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8765, help="the port (default 8765; 0 picks a free one)")
+    return parser
+
+
 COMMANDS: Final[dict[str, tuple[Callable[[Commands], argparse.ArgumentParser], str]]] = {
     "demo": (_demo, "dsh_tools.cli.demo"),
     "sdk": (_sdk, "dsh_tools.cli.sdk"),
@@ -120,6 +128,7 @@ COMMANDS: Final[dict[str, tuple[Callable[[Commands], argparse.ArgumentParser], s
     "mcp-serve": (_mcp_serve, "dsh_tools.cli.mcp_serve"),
     "approvals": (_approvals, "dsh_tools.cli.approvals"),
     "log": (_log, "dsh_tools.cli.log"),
+    "inspect": (_inspect, "dsh_tools.cli.inspect"),
 }
 """Command → (its argument declaration, the module whose ``run(args) -> int`` implements it)."""
 

@@ -176,11 +176,6 @@ class CallJournal:
                     if not waiter.done():
                         waiter.set_result(None)
 
-    async def flush(self) -> None:
-        """Commit everything queued (closing a registry, or before reading the journal in-process)."""
-        if self._memory is None and (self._records or self._events or self._writer is not None):
-            await self._commit()
-
 
 async def _settle_quietly(waiter: asyncio.Future[None]) -> None:
     """Wait for a commit without cancelling it: the write belongs to every call in the batch."""

@@ -9,6 +9,7 @@ import orjson
 import pytest
 
 from dsh_tools import APPROVAL, Agent, ApprovalOutcome, ApprovalRequest, Ask, PreNext, PreToolDecision, ToolExecution, ToolExecutionInput, boot, tool
+from dsh_tools import thaw_json
 from dsh_tools.cli import main
 
 
@@ -36,7 +37,9 @@ async def park_two(url: str) -> list[str]:
     ids = []
     for n in range(2):
         result = await ctx.tools.execute(ToolExecutionInput(f"c{n}", "write_file", {"path": f"{n}.txt"}, agent))
-        ids.append(str(result.meta["approvalId"]))  # type: ignore[index]
+        meta = thaw_json(result.meta)
+        assert isinstance(meta, dict)
+        ids.append(str(meta["approvalId"]))
     await ctx.tools.store.aclose()
     return ids
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import orjson
 
+from dsh_tools import thaw_json
 from dsh_tools import APPROVAL, Agent, ApprovalOutcome, ApprovalRequest, Ask, PreNext, PreToolDecision, ToolExecution, ToolExecutionInput, boot, tool
 
 AGENT_ID = "agent-7"
@@ -60,8 +61,8 @@ async def main(url: str, command: str, argument: str | None) -> None:
     try:
         if command == "park":
             result = await tools.execute(ToolExecutionInput(argument or "c1", "write_file", {"path": "a.txt"}, agent))
-            meta = result.meta
-            say(meta["approvalId"] if isinstance(meta, dict) or hasattr(meta, "get") else None)  # type: ignore[index]
+            meta = thaw_json(result.meta)
+            say(meta.get("approvalId") if isinstance(meta, dict) else None)
         elif command in ("resume", "hang"):
             try:
                 result = await tools.resume(argument or "", "allowed-once" if command == "hang" else None)

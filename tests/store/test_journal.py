@@ -273,4 +273,5 @@ async def test_the_sqlite_inline_fast_path_and_the_thread_path_keep_the_same_row
     holder.close()
     assert await threaded.journal() == await inline.journal() == rows
     assert await threaded.session_events("a") == await inline.session_events("a") == events
-    await inline.aclose(), await threaded.aclose()
+    await inline.aclose()
+    await threaded.aclose()

@@ -57,7 +57,7 @@ def setup(**boot_options: object) -> tuple[Context, Agent, list[object]]:
     return ctx, Agent(ctx, name="writer"), runs
 
 
-def call(agent: Agent, call_id: str = "c1", **arguments: object) -> ToolExecutionInput:
+def call(agent: Agent, call_id: str = "c1", **arguments: str) -> ToolExecutionInput:
     return ToolExecutionInput(call_id, "write_file", {"path": "a.txt", **arguments}, agent)
 
 
@@ -278,3 +278,16 @@ def test_an_agent_gets_a_fresh_id_when_not_given() -> None:
     ctx = boot()
     first, second = Agent(ctx, name="a"), Agent(ctx, name="a")
     assert first.id != second.id and len(first.id) >= 16
+
+
+async def test_an_agent_now_presenting_code_mode_only_makes_a_direct_call_stale() -> None:
+    ctx = boot(mode="both", code_runtime=ScriptedCodeRuntime())
+    runs: list[object] = []
+    writer(ctx, runs)
+    ctx.on("tools/pre-execute", ask_for_writes)
+    ctx.provide(APPROVAL, Defer())
+    agent = Agent(ctx, name="w")
+    approval_id = approval_of(await ctx.tools.execute(call(agent)))
+    agent.ctx.tools.present_as("code")  # the agent is now shown run_code only
+    result = await ctx.tools.resume(approval_id, "allowed-once")
+    assert result.outcome == "approval-stale" and "only from run_code" in result.text and runs == []

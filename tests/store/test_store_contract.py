@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from dsh_tools import thaw_json
 from dsh_tools.store import CallRecord, CallStore, ParkedCall, SessionEvent
 
 
@@ -80,7 +81,7 @@ async def test_deciding_is_once_and_checked(store: CallStore) -> None:
         await store.decide(7, "rejected")  # type: ignore[arg-type]
     kept = await store.get_parked("p1")
     assert kept is not None and kept.decision == decision and kept.state == "decided"
-    assert dict(kept.arguments) == {"path": "a.txt", "text": "hi"}  # type: ignore[arg-type]  # the original stays
+    assert thaw_json(kept.arguments) == {"path": "a.txt", "text": "hi"}  # the original stays
     assert await store.parked() == []  # the operator's list holds undecided calls only
     assert [p.approval_id for p in await store.decided("a1")] == ["p1"]
 
@@ -128,7 +129,7 @@ async def test_the_journal_upserts_filters_and_returns_the_newest_oldest_first(s
     assert [r.record_id for r in await store.journal(outcome="ok", agent_id="a1")] == ["r1"]
     assert [r.record_id for r in await store.journal(parent_call_id="c-r1")] == ["r3"]
     assert [r.record_id for r in await store.journal(call_id="c-r2")] == ["r2"]
-    assert [(e.type, dict(e.data)) for e in await store.session_events("a1")] == [("note", {"n": 1})]  # type: ignore[call-overload]
+    assert [(e.type, thaw_json(e.data)) for e in await store.session_events("a1")] == [("note", {"n": 1})]
 
 
 @pytest.mark.parametrize(
@@ -151,9 +152,9 @@ async def test_large_values_are_kept_as_a_preview_and_their_size(store: CallStor
     big = "x" * 200_000
     await store.write([record("r1", arguments={"text": big}, content=({"type": "text", "text": "ok"},))], [])
     (kept,) = await store.journal()
-    preview = dict(kept.arguments)  # type: ignore[call-overload]
-    assert preview["$bytes"] > 200_000 and len(preview["$preview"]) == 1024
-    assert [dict(b) for b in kept.content] == [{"type": "text", "text": "ok"}]  # type: ignore[union-attr]
+    preview = thaw_json(kept.arguments)
+    assert isinstance(preview, dict) and preview["$bytes"] > 200_000 and len(preview["$preview"]) == 1024
+    assert thaw_json(kept.content) == [{"type": "text", "text": "ok"}]
 
 
 async def test_prune_drops_what_ended_before(store: CallStore) -> None:

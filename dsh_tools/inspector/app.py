@@ -1,0 +1,195 @@
+"""``inspector_app(store, *, token)``: the page that approves parked calls and watches the journal.
+
+It reads and decides through the store alone, so the agents it shows may run
+in any process or on any machine that shares the store; it never runs a
+tool (a decision is recorded with ``store.decide`` and the agent's process
+runs the call).
+
+Security, because the page can approve what agents do:
+
+* every route needs the token: the ``?token=`` of the printed URL (traded at
+  once for an ``HttpOnly``, ``SameSite=Strict`` cookie and a redirect that
+  drops it from the address bar), the cookie, or ``Authorization: Bearer``;
+* a state-changing request is a ``POST`` carrying ``X-CSRF-Token`` (a value
+  derived from the token and given only to the authenticated page), and one
+  whose ``Origin`` is not this server's is refused;
+* values reach the page as JSON (the first view embedded with ``<``, ``>``
+  and ``&`` escaped, so no value can end its ``<script>`` element) and are
+  written with ``textContent``, never as markup, so a tool result holding
+  ``<script>`` shows as text;
+* responses are bounded (:mod:`.views`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+from collections.abc import AsyncIterator, Awaitable, Callable
+from importlib import resources
+from typing import Any, Final
+
+import orjson
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from dsh_tools.inspector.views import MAX_ROWS, parked_view, record_view
+from dsh_tools.outcome import OUTCOMES
+from dsh_tools.store.protocol import CallStore
+
+__all__ = ["COOKIE", "LIVE_POLL_SECONDS", "csrf_token", "inspector_app"]
+
+COOKIE: Final = "dsh_inspector"
+LIVE_POLL_SECONDS: Final = 0.2
+"""How often the live stream looks at the store for new calls and approvals."""
+
+_Handler = Callable[[Request], Awaitable[Response]]
+
+
+def csrf_token(token: str) -> str:
+    """The value a ``POST`` must carry in ``X-CSRF-Token`` (derived, so the token itself never sits in the page)."""
+    return hmac.new(token.encode(), b"dsh-inspector-csrf", hashlib.sha256).hexdigest()
+
+
+def _static(name: str) -> str:
+    return (resources.files("dsh_tools.inspector") / "static" / name).read_text(encoding="utf-8")
+
+
+def inspector_app(store: CallStore, *, token: str) -> Starlette:
+    """The inspector as an ASGI application; ``token`` (at least 16 characters) guards every route."""
+    if type(token) is not str or len(token) < 16:
+        raise ValueError("the inspector's token must be a str of at least 16 characters")
+    csrf = csrf_token(token)
+    shell = _static("index.html").replace("{{csrf}}", csrf).replace("{{style}}", _static("style.css"))
+    head, _, tail = shell.replace("{{script}}", _static("app.js")).partition("{{initial}}")
+
+    def authenticated(request: Request) -> bool:
+        offered = request.cookies.get(COOKIE) or request.query_params.get("token") or ""
+        header = request.headers.get("authorization", "")
+        if header.startswith("Bearer "):
+            offered = header[len("Bearer ") :]
+        return hmac.compare_digest(offered.encode(), token.encode())
+
+    def guarded(handler: _Handler) -> _Handler:
+        async def check(request: Request) -> Response:
+            if not authenticated(request):
+                return PlainTextResponse("the inspector needs its token: open the URL `dsh-tools inspect` printed", 401)
+            return await handler(request)
+
+        return check
+
+    async def index(request: Request) -> Response:
+        if "token" in request.query_params:  # trade the URL's token for a cookie, and drop it from the address bar
+            response: Response = RedirectResponse("/", status_code=303)
+            response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+            return response
+        parked, records = await store.parked(), await store.journal(limit=100)
+        initial = {"approvals": [parked_view(call) for call in parked], "journal": [record_view(r) for r in records]}
+        page = head.encode() + _script_safe(orjson.dumps(initial)) + tail.encode()
+        return Response(page, media_type="text/html; charset=utf-8", headers=_NO_STORE)
+
+    async def approvals(request: Request) -> Response:
+        return _json([parked_view(call) for call in await store.parked()])
+
+    async def journal(request: Request) -> Response:
+        query = _journal_query(request)
+        if isinstance(query, str):
+            return PlainTextResponse(query, 400)
+        return _json([record_view(record) for record in await store.journal(**query)])
+
+    async def decide(request: Request) -> Response:
+        if not hmac.compare_digest(request.headers.get("x-csrf-token", "").encode(), csrf.encode()):
+            return PlainTextResponse("missing or wrong X-CSRF-Token", 403)
+        origin = request.headers.get("origin")
+        if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
+            return PlainTextResponse("cross-origin request refused", 403)
+        body = await request.body()
+        if len(body) > 1024 * 1024:
+            return PlainTextResponse("request too large", 413)
+        try:
+            form = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return PlainTextResponse("the body is not JSON", 400)
+        if not isinstance(form, dict) or "approvalId" not in form or "outcome" not in form:
+            return PlainTextResponse('the body is {"approvalId": ..., "outcome": ..., "arguments"?: ...}', 400)
+        try:
+            decision = await store.decide(
+                form["approvalId"], form["outcome"], arguments=form.get("arguments"), decided_by="inspector"
+            )
+        except KeyError as error:
+            return PlainTextResponse(f"cannot decide: {error}", 404)
+        except (TypeError, ValueError) as error:
+            return PlainTextResponse(f"cannot decide: {error}", 400)
+        return _json({"approvalId": decision.approval_id, "outcome": decision.outcome})
+
+    async def events(request: Request) -> Response:
+        return StreamingResponse(_live(store, request), media_type="text/event-stream", headers=_NO_STORE)
+
+    routes = [
+        Route("/", guarded(index)),
+        Route("/api/approvals", guarded(approvals)),
+        Route("/api/journal", guarded(journal)),
+        Route("/api/decide", guarded(decide), methods=["POST"]),
+        Route("/api/events", guarded(events)),
+    ]
+    return Starlette(routes=routes)
+
+
+_NO_STORE: Final = {"cache-control": "no-store"}
+
+
+def _script_safe(data: bytes) -> bytes:
+    """JSON that cannot end the ``<script>`` element holding it (``</script>`` in a value stays text)."""
+    return data.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
+
+
+def _json(value: object) -> Response:
+    return Response(orjson.dumps(value), media_type="application/json", headers=_NO_STORE)
+
+
+def _journal_query(request: Request) -> dict[str, Any] | str:
+    """The ``journal()`` arguments a request's query asks for, or what is wrong with it."""
+    params = request.query_params
+    query: dict[str, Any] = {}
+    for key, name in (("agent", "agent_id"), ("tool", "tool_name"), ("call", "call_id"), ("parent", "parent_call_id")):
+        if params.get(key):
+            query[name] = params[key]
+    outcome = params.get("outcome")
+    if outcome:
+        if outcome not in OUTCOMES and outcome != "running":
+            return f"unknown outcome {outcome[:40]!r}"
+        query["outcome"] = outcome
+    if params.get("errors") in ("1", "true"):
+        query["is_error"] = True
+    try:
+        query["limit"] = min(MAX_ROWS, max(1, int(params.get("limit", "100"))))
+    except ValueError:
+        return "limit must be a number"
+    return query
+
+
+async def _live(store: CallStore, request: Request) -> AsyncIterator[bytes]:
+    """Server-sent events: ``journal`` with records new or changed since the last look, ``approvals`` when the list changed."""
+    seen: dict[str, tuple[object, ...]] = {}
+    parked_seen: tuple[str, ...] | None = None
+    yield b": live\n\n"  # the stream is open: the page says so
+    while not await request.is_disconnected():
+        records = await store.journal(limit=100)
+        changed = []
+        for record in records:
+            mark = (record.outcome, record.ended_at, record.progress)
+            if seen.get(record.record_id) != mark:
+                seen[record.record_id] = mark
+                changed.append(record_view(record))
+        if changed:
+            yield b"event: journal\ndata: " + orjson.dumps(changed) + b"\n\n"
+        parked = await store.parked()
+        ids = tuple(call.approval_id for call in parked)
+        if ids != parked_seen:
+            yield b"event: approvals\ndata: " + orjson.dumps([parked_view(call) for call in parked]) + b"\n\n"
+        parked_seen = ids
+        if len(seen) > 10_000:
+            seen = {record.record_id: (record.outcome, record.ended_at, record.progress) for record in records}
+        await asyncio.sleep(LIVE_POLL_SECONDS)

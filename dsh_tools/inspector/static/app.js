@@ -1,0 +1,182 @@
+// The inspector page: plain DOM, no build step. Every value from the store is
+// written with textContent (never as markup), so a tool result holding
+// <script> shows as text.
+"use strict";
+const CSRF = document.querySelector('meta[name="csrf"]').content;
+const $ = (id) => document.getElementById(id);
+const journalRows = new Map(); // recordId -> record
+let filters = new URLSearchParams({ limit: "100" });
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return node;
+}
+const pretty = (value) => JSON.stringify(value, null, 2);
+const when = (seconds) => new Date(seconds * 1000).toLocaleTimeString();
+const waited = (seconds) => `${Math.max(0, Math.round(Date.now() / 1000 - seconds))} s`;
+
+async function getJson(path) {
+  const response = await fetch(path, { credentials: "same-origin" });
+  if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+// -- approvals ------------------------------------------------------------------
+const cards = new Map(); // approvalId -> its card, kept across updates so an edit in progress survives
+function renderApprovals(list) {
+  $("approval-count").textContent = String(list.length);
+  $("no-approvals").hidden = list.length > 0;
+  const wanted = new Set(list.map((call) => call.approvalId));
+  for (const id of [...cards.keys()]) if (!wanted.has(id)) cards.delete(id);
+  for (const call of list) if (!cards.has(call.approvalId)) cards.set(call.approvalId, approvalCard(call));
+  $("approvals").replaceChildren(...list.map((call) => cards.get(call.approvalId)));
+}
+
+function approvalCard(call) {
+  const problem = el("p", { class: "problem", role: "alert" });
+  const editor = el("textarea", { spellcheck: "false" });
+  editor.value = pretty(call.arguments);
+  const editing = el("div", { hidden: "" }, el("label", {}, "Edit the arguments (JSON)", editor),
+    el("div", { class: "actions" }, el("button", { type: "button", class: "approve", onclick: () => sendEdited() }, "Approve with these arguments")));
+  async function send(outcome, args) {
+    problem.textContent = "";
+    const body = { approvalId: call.approvalId, outcome };
+    if (args !== undefined) body.arguments = args;
+    const response = await fetch("/api/decide", {
+      method: "POST", credentials: "same-origin",
+      headers: { "content-type": "application/json", "x-csrf-token": CSRF }, body: JSON.stringify(body),
+    });
+    if (!response.ok) { problem.textContent = await response.text(); return; }
+    refreshApprovals();
+  }
+  function sendEdited() {
+    let args;
+    try { args = JSON.parse(editor.value); } catch (error) { problem.textContent = `not JSON: ${error.message}`; return; }
+    const errors = validate(args, call.parameters, "(root)");
+    if (errors.length) { problem.textContent = `does not match the tool's schema: ${errors.join("; ")}`; return; }
+    send("allowed-once", args);
+  }
+  const card = call.card ? el("pre", { class: "tool-card", "aria-label": "the tool's card" }, pretty(call.card)) : "";
+  return el("li", { class: "card", "data-approval": call.approvalId },
+    el("h3", {}, call.tool),
+    el("p", { class: "meta" }, `agent ${call.agentName} (${call.agentId}) · call ${call.callId} · waiting ${waited(call.createdAt)}`
+      + (call.parentCallId ? ` · inside ${call.parentCallId}` : "")),
+    call.reason ? el("p", {}, `Reason: ${call.reason}`) : "",
+    el("p", { class: "meta" }, call.description),
+    card,
+    el("pre", { "aria-label": "arguments" }, pretty(call.arguments)),
+    el("div", { class: "actions" },
+      el("button", { type: "button", class: "approve", onclick: () => send("allowed-once") }, "Approve"),
+      el("button", { type: "button", class: "reject", onclick: () => send("rejected") }, "Reject"),
+      el("button", { type: "button", "aria-expanded": "false", onclick: (event) => {
+        editing.hidden = !editing.hidden; event.target.setAttribute("aria-expanded", String(!editing.hidden));
+        if (!editing.hidden) editor.focus();
+      } }, "Edit arguments…")),
+    editing, problem);
+}
+
+// The subset of JSON Schema tool parameters use: type, properties, required, items, enum, additionalProperties.
+function validate(value, schema, path) {
+  if (!schema || typeof schema !== "object" || "$preview" in schema) return [];
+  const errors = [];
+  const kinds = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  const kind = value === null ? "null" : Array.isArray(value) ? "array" : typeof value === "number"
+    ? (Number.isInteger(value) ? "integer" : "number") : typeof value;
+  if (kinds.length && !kinds.includes(kind) && !(kind === "integer" && kinds.includes("number")))
+    return [`${path}: expected ${kinds.join(" or ")}`];
+  if (schema.enum && !schema.enum.some((option) => JSON.stringify(option) === JSON.stringify(value)))
+    errors.push(`${path}: not one of the allowed values`);
+  if (kind === "object") {
+    for (const name of schema.required || []) if (!(name in value)) errors.push(`${path}.${name}: required`);
+    const properties = schema.properties || {};
+    for (const [name, item] of Object.entries(value)) {
+      if (name in properties) errors.push(...validate(item, properties[name], `${path}.${name}`));
+      else if (schema.additionalProperties === false) errors.push(`${path}.${name}: not allowed`);
+    }
+  }
+  if (kind === "array" && schema.items) value.forEach((item, index) => errors.push(...validate(item, schema.items, `${path}[${index}]`)));
+  return errors;
+}
+
+async function refreshApprovals() { renderApprovals(await getJson("/api/approvals")); }
+
+// -- journal --------------------------------------------------------------------
+function renderJournal() {
+  const records = [...journalRows.values()].sort((a, b) => b.startedAt - a.startedAt);
+  const byCall = new Map(records.map((r) => [r.callId, r]));
+  const rows = [];
+  for (const record of records) {
+    if (record.parentCallId && byCall.has(record.parentCallId)) continue; // nested under its run_code row
+    rows.push(...recordRows(record, false));
+    const subs = records.filter((r) => r.parentCallId === record.callId).sort((a, b) => a.startedAt - b.startedAt);
+    for (const sub of subs) rows.push(...recordRows(sub, true));
+  }
+  $("journal-rows").replaceChildren(...rows);
+}
+
+const expanded = new Set();
+function recordRows(record, nested) {
+  const took = record.endedAt == null ? "…" : `${Math.round((record.endedAt - record.startedAt) * 1000)} ms`;
+  const progress = record.progress ? ` (${pretty(record.progress)})` : "";
+  const toggle = el("button", { type: "button", "aria-expanded": String(expanded.has(record.recordId)),
+    onclick: () => { expanded.has(record.recordId) ? expanded.delete(record.recordId) : expanded.add(record.recordId); renderJournal(); } }, record.tool);
+  const row = el("tr", { class: nested ? "sub" : "", "data-call": record.callId, "data-outcome": record.outcome },
+    el("td", {}, when(record.startedAt)), el("td", {}, toggle),
+    el("td", {}, el("span", { class: `outcome ${record.outcome}` }, record.outcome + progress)),
+    el("td", {}, record.agentId || "–"), el("td", {}, record.callId), el("td", {}, took));
+  if (!expanded.has(record.recordId)) return [row];
+  const detail = el("td", { colspan: "6" });
+  for (const field of ["arguments", "content", "value", "error", "meta"]) {
+    if (record[field] == null) continue;
+    detail.append(el("h4", {}, field), el("pre", {}, pretty(record[field])));
+  }
+  if (record.approvalId) detail.append(el("p", { class: "meta" }, `approval ${record.approvalId}`));
+  return [row, el("tr", { class: "detail" }, detail)];
+}
+
+async function refreshJournal() {
+  journalRows.clear();
+  for (const record of await getJson(`/api/journal?${filters}`)) journalRows.set(record.recordId, record);
+  renderJournal();
+}
+
+function matchesFilters(record) {
+  if (filters.get("agent") && record.agentId !== filters.get("agent")) return false;
+  if (filters.get("tool") && record.tool !== filters.get("tool")) return false;
+  if (filters.get("outcome") && record.outcome !== filters.get("outcome")) return false;
+  if (filters.get("errors") && !record.isError) return false;
+  return true;
+}
+
+$("filters").addEventListener("submit", (event) => {
+  event.preventDefault();
+  filters = new URLSearchParams({ limit: "100" });
+  for (const [key, value] of new FormData(event.target)) if (value) filters.set(key, String(value));
+  refreshJournal();
+});
+
+// -- live -------------------------------------------------------------------------
+function connect() {
+  const stream = new EventSource("/api/events");
+  stream.addEventListener("open", () => { $("live").textContent = "live"; });
+  stream.addEventListener("error", () => { $("live").textContent = "reconnecting…"; });
+  stream.addEventListener("journal", (event) => {
+    for (const record of JSON.parse(event.data)) if (matchesFilters(record)) journalRows.set(record.recordId, record);
+    renderJournal();
+  });
+  stream.addEventListener("approvals", (event) => renderApprovals(JSON.parse(event.data)));
+}
+
+// The first view comes inside the page (one request to first paint); later ones from the API and the stream.
+const initial = JSON.parse($("initial").textContent);
+renderApprovals(initial.approvals);
+for (const record of initial.journal) journalRows.set(record.recordId, record);
+renderJournal();
+document.body.dataset.ready = "1";
+connect();

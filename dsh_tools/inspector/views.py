@@ -1,0 +1,66 @@
+"""What the inspector sends the page: parked calls and journal records as bounded JSON.
+
+The page never receives a value whole when it is large: every payload goes
+through :func:`~dsh_tools.store.base.preview` with :data:`MAX_FIELD_BYTES`,
+so one 10 MB tool result costs a response a preview and its size, not 10 MB.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from dsh_tools.json_values import JsonValue, thaw_json
+from dsh_tools.store.base import preview
+from dsh_tools.store.records import CallRecord, ParkedCall
+
+__all__ = ["MAX_FIELD_BYTES", "MAX_ROWS", "parked_view", "record_view"]
+
+MAX_FIELD_BYTES: Final = 16 * 1024
+"""The most JSON one payload field may take in a response; larger ones come as a preview and their size."""
+
+MAX_ROWS: Final = 500
+"""The most journal records one response carries."""
+
+
+def _bounded(value: JsonValue) -> Any:
+    return thaw_json(preview(value, MAX_FIELD_BYTES))
+
+
+def parked_view(call: ParkedCall) -> dict[str, Any]:
+    """A parked call as the approvals list shows it (schema included, for editing the arguments)."""
+    return {
+        "approvalId": call.approval_id,
+        "agentId": call.agent_id,
+        "agentName": call.agent_name,
+        "callId": call.call_id,
+        "tool": call.tool_name,
+        "description": call.description,
+        "arguments": _bounded(call.arguments),
+        "parameters": _bounded(call.parameters),
+        "reason": call.reason,
+        "card": _bounded(call.card),
+        "createdAt": call.created_at,
+        "parentCallId": call.parent_call_id,
+    }
+
+
+def record_view(record: CallRecord) -> dict[str, Any]:
+    """A journal record as a row shows it (and expands to)."""
+    return {
+        "recordId": record.record_id,
+        "callId": record.call_id,
+        "agentId": record.agent_id,
+        "tool": record.tool_name,
+        "outcome": record.outcome,
+        "isError": record.is_error,
+        "arguments": _bounded(record.arguments),
+        "content": _bounded(record.content),
+        "value": _bounded(record.value),
+        "error": _bounded(record.error),
+        "meta": _bounded(record.meta),
+        "progress": _bounded(record.progress),
+        "startedAt": record.started_at,
+        "endedAt": record.ended_at,
+        "parentCallId": record.parent_call_id,
+        "approvalId": record.approval_id,
+    }

@@ -1,0 +1,100 @@
+"""The inspector in a real headless Chromium: see a parked call, approve it, watch it run live, no reload."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import async_playwright, expect
+
+from browser import CHROMIUM_ARGS, chromium_path
+
+HERE = Path(__file__).resolve().parent
+SHOTS = Path(os.environ["DSH_SCREENSHOTS"]) if os.environ.get("DSH_SCREENSHOTS") else None
+"""Set ``DSH_SCREENSHOTS=docs/images`` to refresh the screenshots ``docs/inspector.md`` shows."""
+
+
+@pytest.fixture
+def store_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'calls.db'}"
+
+
+@pytest.fixture
+def parked_agent(store_url: str) -> Iterator[subprocess.Popen[str]]:
+    agent = subprocess.Popen([sys.executable, str(HERE / "agent_for_inspector.py"), store_url], stdout=subprocess.PIPE, text=True)
+    assert agent.stdout is not None
+    assert agent.stdout.readline().startswith("parked ")
+    yield agent
+    agent.kill()
+    agent.wait(timeout=30)
+
+
+@pytest.fixture
+def inspector_url(store_url: str) -> Iterator[str]:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "dsh_tools.cli", "inspect", "--store", store_url, "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
+    assert server.stdout is not None
+    line = server.stdout.readline()
+    assert line.startswith("dsh-tools inspector: http://127.0.0.1:"), line
+    yield line.split(": ", 1)[1].strip()
+    server.terminate()
+    server.wait(timeout=30)
+
+
+async def test_approve_in_the_page_and_watch_the_call_run_live(parked_agent: subprocess.Popen[str], inspector_url: str) -> None:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        page = await browser.new_page(viewport={"width": 1200, "height": 800})
+        alerts: list[str] = []
+        page.on("dialog", lambda dialog: alerts.append(dialog.message))
+        await page.goto(inspector_url)
+        assert "token=" not in page.url  # traded for a cookie
+        card = page.locator("li.card")
+        await expect(card).to_have_count(1)
+        await expect(card.locator("h3")).to_have_text("write_file")
+        await expect(card).to_contain_text("agent editor (editor-1)")
+        await expect(card).to_contain_text("Reason: writes to the project")
+        await expect(card.locator('pre[aria-label="arguments"]')).to_contain_text("<script>window.pwned = 1</script> hello")
+        assert await page.evaluate("window.pwned") is None  # shown as text, never run
+        pending_row = page.locator('tr[data-call="call-1"][data-outcome="approval-pending"]')
+        await expect(pending_row).to_have_count(1)
+        if SHOTS is not None:
+            await page.screenshot(path=str(SHOTS / "inspector-approvals.png"), full_page=True)
+
+        await card.get_by_role("button", name="Approve", exact=True).click()
+        await expect(card).to_have_count(0)  # decided: the list empties live
+        ran = page.locator('tr[data-call="call-1"][data-outcome="ok"]')
+        await expect(ran).to_have_count(1, timeout=20_000)  # the agent's process ran it; the row arrived without a reload
+        await ran.get_by_role("button", name="write_file").click()
+        await expect(page.locator("tr.detail")).to_contain_text("wrote 39 bytes to notes.md")
+        if SHOTS is not None:
+            await page.screenshot(path=str(SHOTS / "inspector-journal.png"), full_page=True)
+        await browser.close()
+    assert parked_agent.stdout is not None
+    assert parked_agent.stdout.readline().strip() == "ran ok wrote 39 bytes to notes.md"
+    assert alerts == []
+
+
+async def test_an_edit_that_breaks_the_schema_is_stopped_in_the_page(parked_agent: subprocess.Popen[str], inspector_url: str) -> None:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        page = await browser.new_page()
+        await page.goto(inspector_url)
+        card = page.locator("li.card")
+        await card.get_by_role("button", name="Edit arguments…").click()
+        editor = card.get_by_label("Edit the arguments (JSON)")
+        await editor.fill('{"path": 7}')
+        await card.get_by_role("button", name="Approve with these arguments").click()
+        await expect(card.get_by_role("alert")).to_contain_text("(root).path: expected string")
+        await expect(card).to_have_count(1)  # nothing was sent
+        await editor.fill('{"path": "safe.md", "text": "ok"}')
+        await card.get_by_role("button", name="Approve with these arguments").click()
+        await expect(card).to_have_count(0)
+        await browser.close()
+    assert parked_agent.stdout is not None
+    assert parked_agent.stdout.readline().strip() == "ran ok wrote 2 bytes to safe.md"

@@ -1,0 +1,157 @@
+"""The inspector over HTTP (the app driven directly through an ASGI transport): token, CSRF, escaping, bounds."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+
+import httpx2
+import orjson
+import pytest
+
+from dsh_tools import thaw_json
+from dsh_tools.cli.inspect import is_loopback
+from dsh_tools.inspector import COOKIE, csrf_token, inspector_app
+from dsh_tools.store import CallRecord, MemoryStore, ParkedCall
+
+TOKEN = "t" * 32
+
+
+def parked(approval_id: str = "p1") -> ParkedCall:
+    return ParkedCall(
+        approval_id=approval_id, agent_id="a1", agent_name="writer", call_id="c1", tool_name="write_file",
+        arguments={"path": "a.txt"}, description="Write a file.",
+        parameters={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+        fingerprint="f" * 64, created_at=time.time(),
+    )
+
+
+@pytest.fixture
+async def store() -> MemoryStore:
+    kept = MemoryStore()
+    await kept.park(parked(), max_per_agent=10)
+    return kept
+
+
+@pytest.fixture
+async def client(store: MemoryStore) -> AsyncIterator[httpx2.AsyncClient]:
+    transport = httpx2.ASGITransport(app=inspector_app(store, token=TOKEN))
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as made:
+        yield made
+
+
+AUTH = {"authorization": f"Bearer {TOKEN}"}
+POST = {**AUTH, "x-csrf-token": csrf_token(TOKEN), "content-type": "application/json"}
+
+
+@pytest.mark.parametrize("path", ["/", "/api/approvals", "/api/journal", "/api/events"])
+async def test_every_route_needs_the_token(client: httpx2.AsyncClient, path: str) -> None:
+    assert (await client.get(path)).status_code == 401
+    assert (await client.get(path, headers={"authorization": "Bearer wrong-token-wrong-token"})).status_code == 401
+    assert (await client.get(f"{path}?token=nope")).status_code == 401
+    assert (await client.post("/api/decide", content=b"{}")).status_code == 401
+
+
+async def test_the_urls_token_becomes_a_strict_cookie_and_leaves_the_address_bar(client: httpx2.AsyncClient) -> None:
+    response = await client.get(f"/?token={TOKEN}")
+    assert response.status_code == 303 and response.headers["location"] == "/"
+    cookie = response.headers["set-cookie"]
+    assert f"{COOKIE}={TOKEN}" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
+    client.cookies.set(COOKIE, TOKEN)
+    page = await client.get("/")
+    assert page.status_code == 200 and csrf_token(TOKEN) in page.text and TOKEN not in page.text
+
+
+async def test_a_post_needs_the_csrf_token_and_the_same_origin(client: httpx2.AsyncClient, store: MemoryStore) -> None:
+    body = orjson.dumps({"approvalId": "p1", "outcome": "rejected"})
+    assert (await client.post("/api/decide", content=body, headers=AUTH)).status_code == 403
+    wrong = {**POST, "x-csrf-token": "0" * 64}
+    assert (await client.post("/api/decide", content=body, headers=wrong)).status_code == 403
+    foreign = {**POST, "origin": "http://evil.example"}
+    assert (await client.post("/api/decide", content=body, headers=foreign)).status_code == 403
+    assert (await client.get("/api/decide", headers=AUTH)).status_code == 405  # state changes only by POST
+    assert (await store.get_parked("p1")).state == "parked"  # type: ignore[union-attr]
+    done = await client.post("/api/decide", content=body, headers={**POST, "origin": "http://127.0.0.1:8765"})
+    assert done.status_code == 200 and done.json() == {"approvalId": "p1", "outcome": "rejected"}
+    kept = await store.get_parked("p1")
+    assert kept is not None and kept.decision is not None and kept.decision.decided_by == "inspector"
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        (b"not json", 400),
+        (b'{"approvalId": "p1"}', 400),
+        (b'{"approvalId": "p1", "outcome": "deferred"}', 400),
+        (b'{"approvalId": "nope", "outcome": "rejected"}', 404),
+        (b'{"approvalId": "p1", "outcome": "rejected", "arguments": {"path": "b"}}', 400),
+        (b"[1, 2]", 400),
+    ],
+)
+async def test_a_bad_decision_is_refused_and_decides_nothing(
+    client: httpx2.AsyncClient, store: MemoryStore, body: bytes, status: int
+) -> None:
+    assert (await client.post("/api/decide", content=body, headers=POST)).status_code == status
+    assert (await store.get_parked("p1")).state == "parked"  # type: ignore[union-attr]
+
+
+async def test_edited_arguments_are_recorded_with_the_decision(client: httpx2.AsyncClient, store: MemoryStore) -> None:
+    body = orjson.dumps({"approvalId": "p1", "outcome": "allowed-once", "arguments": {"path": "safe.txt"}})
+    assert (await client.post("/api/decide", content=body, headers=POST)).status_code == 200
+    kept = await store.get_parked("p1")
+    assert kept is not None and kept.decision is not None and thaw_json(kept.decision.arguments) == {"path": "safe.txt"}
+
+
+async def test_values_come_as_json_never_as_markup(client: httpx2.AsyncClient, store: MemoryStore) -> None:
+    hostile = "<script>window.pwned = 1</script>"
+    await store.write([CallRecord("r1", "c9", "a1", "echo", {"text": hostile}, "ok", 1.0, content=({"type": "text", "text": hostile},))], [])
+    page = await client.get("/", headers=AUTH)
+    assert "<script>window.pwned" not in page.text and "</script> " not in page.text  # no value ends the data element
+    assert "\\u003cscript\\u003ewindow.pwned = 1\\u003c/script\\u003e" in page.text
+    rows = await client.get("/api/journal", headers=AUTH)
+    assert rows.headers["content-type"] == "application/json"
+    assert rows.json()[0]["content"] == [{"type": "text", "text": hostile}]
+
+
+async def test_a_ten_megabyte_value_is_a_preview_and_its_size(client: httpx2.AsyncClient, store: MemoryStore) -> None:
+    big = "x" * (10 * 1024 * 1024)
+    roomy = MemoryStore(max_value_bytes=64 * 1024 * 1024)  # a store that kept it whole: the page still bounds it
+    await roomy.write([CallRecord("r1", "c1", "a1", "dump", {}, "ok", 1.0, value={"blob": big})], [])
+    transport = httpx2.ASGITransport(app=inspector_app(roomy, token=TOKEN))
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as other:
+        response = await other.get("/api/journal", headers=AUTH)
+    assert len(response.content) < 64 * 1024
+    (row,) = response.json()
+    assert row["value"]["$bytes"] > 10 * 1024 * 1024 and len(row["value"]["$preview"]) == 1024
+
+
+@pytest.mark.parametrize(("query", "status"), [("outcome=nope", 400), ("limit=abc", 400), ("limit=99999", 200), ("errors=1", 200)])
+async def test_journal_filters_are_checked(client: httpx2.AsyncClient, query: str, status: int) -> None:
+    assert (await client.get(f"/api/journal?{query}", headers=AUTH)).status_code == status
+
+
+def test_a_short_token_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least 16 characters"):
+        inspector_app(MemoryStore(), token="short")
+
+
+@pytest.mark.parametrize(("host", "loopback"), [("127.0.0.1", True), ("localhost", True), ("::1", True), ("127.8.0.1", True),
+                                                 ("0.0.0.0", False), ("192.168.1.4", False), ("example.org", False)])
+def test_loopback_is_recognised(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+
+
+def test_binding_beyond_loopback_warns_loudly_and_prints_the_url(tmp_path: object) -> None:
+    command = [sys.executable, "-m", "dsh_tools.cli", "inspect", "--store", "memory:", "--host", "0.0.0.0", "--port", "0"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    try:
+        assert server.stdout is not None and server.stderr is not None
+        url = server.stdout.readline()
+        assert url.startswith("dsh-tools inspector: http://0.0.0.0:") and "/?token=" in url
+        assert "WARNING: the inspector binds to 0.0.0.0, not loopback" in server.stderr.readline()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
