@@ -15,6 +15,7 @@ __all__ = [
     "ApprovalPendingError",
     "ApprovalStaleError",
     "ApprovalUnavailableError",
+    "ReplayDivergedError",
     "CodeRunFailedError",
     "HarnessError",
     "OutputSchemaError",
@@ -132,12 +133,29 @@ class ToolOutputError(HarnessError):
 
 
 class ApprovalPendingError(HarnessError):
-    """The approver deferred the call (``APPROVAL_PENDING``); ``resume(approval_id, ...)`` finishes it."""
+    """The approver deferred the call (``APPROVAL_PENDING``); ``resume(approval_id, ...)`` finishes it.
 
-    def __init__(self, tool_name: str, approval_id: str) -> None:
-        super().__init__(f'tool "{tool_name}" is waiting for approval', "APPROVAL_PENDING")
+    ``sub_call`` (``(call_id, name)``) is set when a Code Mode program parked
+    because one of its calls was deferred: the ``run_code`` call is the one
+    waiting, for that sub-call's approval. :attr:`meta` is the result's meta.
+    """
+
+    def __init__(self, tool_name: str, approval_id: str, *, sub_call: tuple[str, str] | None = None) -> None:
+        waiting = f'tool "{tool_name}" is waiting for approval'
+        if sub_call is not None:
+            waiting = f'the program is waiting for approval of its call to tool "{sub_call[1]}"'
+        super().__init__(waiting, "APPROVAL_PENDING")
         self.tool_name = tool_name
         self.approval_id = approval_id
+        self.sub_call = sub_call
+
+    @property
+    def meta(self) -> dict[str, object]:
+        """``{"approvalId": ...}``, and ``"subCall": {"callId", "name"}`` for a parked program."""
+        meta: dict[str, object] = {"approvalId": self.approval_id}
+        if self.sub_call is not None:
+            meta["subCall"] = {"callId": self.sub_call[0], "name": self.sub_call[1]}
+        return meta
 
 
 class ApprovalUnavailableError(HarnessError):
@@ -154,3 +172,11 @@ class ApprovalStaleError(HarnessError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, "APPROVAL_STALE")
+
+
+class ReplayDivergedError(HarnessError):
+    """A resumed Code Mode program did not repeat the calls of its earlier run (``REPLAY_DIVERGED``);
+    nothing already journaled was dispatched again."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "REPLAY_DIVERGED")

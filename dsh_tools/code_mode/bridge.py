@@ -22,7 +22,11 @@ For one ``run_code`` execution the bridge
 
 A denied or failed sub-call rejects inside the program with its text; a
 failed run raises ``CodeRunFailedError``, which the pipeline turns into a
-structured ``is_error`` result the model can correct from. A program cannot
+structured ``is_error`` result the model can correct from. A sub-call whose
+approval is deferred *parks the program* (:mod:`.replay`): the sandbox ends,
+sub-calls already dispatched finish, queued ones are dropped, and the
+``run_code`` call settles ``APPROVAL_PENDING``; a rerun after the verdict
+replays the recorded calls. A program cannot
 pass an image on as a value, so the content of a successful sub-call that
 holds an image block is kept and reaches the model beside the ``run_code``
 result, as its ``additional_context``, in dispatch order.
@@ -45,7 +49,8 @@ from dsh_tools.code_mode.runtime import (
     typescript_runtime,
 )
 from dsh_tools.content import ContentBlock, ToolOutput, text_block
-from dsh_tools.errors import CodeRunFailedError, ToolArgsError
+from dsh_tools.code_mode.replay import ParkedProgram, RecordedCall, Replay, replay_for
+from dsh_tools.errors import ApprovalPendingError, CodeRunFailedError, ReplayDivergedError, ToolArgsError
 from dsh_tools.execution import HookContext, PluginSource, ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.json_values import JsonValue, dumps, freeze_json
 from dsh_tools.pipeline.batch import CallLane
@@ -71,13 +76,29 @@ class CodeDispatchError(Exception):
     """A sub-call that ended as an error; the program sees its text as the rejection."""
 
 
-class _Run:
-    """Bookkeeping of one program run: the lane, the counters, the in-flight calls."""
+class _Parked:
+    """The sub-call a program stopped for: its number, id, tool and approval id."""
 
-    def __init__(self, registry: ToolRegistry, outer: ToolExecution, controller: AbortController) -> None:
+    __slots__ = ("number", "call_id", "name", "approval_id")
+
+    def __init__(self, number: int, call_id: str, name: str, approval_id: str) -> None:
+        self.number, self.call_id, self.name, self.approval_id = number, call_id, name, approval_id
+
+
+class _Run:
+    """Bookkeeping of one program run: the lane, the counters, the in-flight calls, what parks or replays it."""
+
+    def __init__(
+        self, registry: ToolRegistry, outer: ToolExecution, controller: AbortController, replay: Replay | None
+    ) -> None:
         self.registry = registry
         self.outer = outer
-        self.controller = controller
+        self.controller = controller  # the sub-calls' signal
+        self.program = AbortController()  # the sandbox's: a parked program stops before its calls do
+        self.replay = replay
+        self.recorded: dict[int, RecordedCall] = {}
+        self.parked: _Parked | None = None
+        self.diverged: str | None = None
         self.lane = CallLane(registry, max_parallel=registry.max_parallel_sub_calls, gates=REGISTRY_GATES)
         self.driver: asyncio.Task[None] | None = None
         self.submitted = 0
@@ -97,9 +118,17 @@ class _Run:
             frozen = freeze_json(args)
             if isinstance(frozen, Failure):
                 raise TypeError(f"tools.{name}(): arguments are not JSON: {frozen.failure()}")
+            if self.parked is not None or self.diverged is not None:
+                raise CodeDispatchError("the program is stopping: it is waiting for approval, or its replay diverged")
             self.submitted += 1
             number = self.submitted
             sub_id = f"{self.outer.call_id}:code:{number}"
+            if self.replay is not None:
+                recorded = self._replayed(number, name, frozen.unwrap())
+                if recorded is not None:
+                    if recorded.is_error:
+                        raise CodeDispatchError(recorded.text)
+                    return recorded.value if typed else recorded.text
             sub_call = ToolExecutionInput(
                 sub_id, name, frozen.unwrap(), self.outer.agent, self.outer.token, self.controller.signal
             )
@@ -109,6 +138,19 @@ class _Run:
             return await asyncio.shield(task)
 
         return call
+
+    def _replayed(self, number: int, name: str, arguments: JsonValue) -> RecordedCall | None:
+        """Call ``number``'s recorded result, ``None`` to run it live; a divergence stops the run."""
+        assert self.replay is not None
+        available = self.registry.resolve(name, self.outer.agent) is not None
+        matched = self.replay.match(number, name, arguments, available)
+        if isinstance(matched, str):
+            self.diverged = matched
+            self.program.abort(ReplayDivergedError(matched))
+            raise CodeDispatchError(matched)
+        if matched is not None:
+            self.recorded[number] = matched  # silent: no pipeline, no observers, no journal row
+        return matched
 
     def _submit(self, sub_call: ToolExecutionInput) -> asyncio.Future[ToolExecutionResult]:
         future = self.lane.submit(sub_call)
@@ -124,11 +166,31 @@ class _Run:
         sub_id, name, args = sub_call.call_id, sub_call.name, sub_call.arguments
         text = result.text  # what a content binding resolves to (or any binding rejects with)
         self._log(sub_id, name, args, result, text)
+        if result.outcome == "approval-pending" and self.parked is None and self.diverged is None:
+            self._park(number, sub_id, name, result)
+        elif result.outcome != "approval-pending":
+            self.recorded[number] = RecordedCall.of(number, name, cast("JsonValue", args), result)
         if result.is_error:
             raise CodeDispatchError(text)
         if any(block.get("type") == "image" for block in result.content):
             self.images.append((number, result.content))
         return result.value if typed else text
+
+    def _park(self, number: int, sub_id: str, name: str, result: ToolExecutionResult) -> None:
+        """A sub-call's approval was deferred: stop the sandbox, drop what has not started, keep what has."""
+        meta = result.meta
+        approval_id = meta.get("approvalId") if isinstance(meta, Mapping) else None
+        if type(approval_id) is not str:
+            return  # a pending result without an id cannot be resumed; the program just sees the rejection
+        self.parked = _Parked(number, sub_id, name, approval_id)
+        self.lane.cancel_queued()
+        self.program.abort(CodeDispatchError("the program parked, waiting for approval"))
+
+    def parked_program(self, code: str) -> ParkedProgram:
+        assert self.parked is not None
+        resumes = self.replay.program.resumes + 1 if self.replay is not None else 0
+        calls = tuple(self.recorded[n] for n in sorted(self.recorded) if n != self.parked.number)
+        return ParkedProgram(self.outer.call_id, code, calls, self.parked.number, self.parked.name, resumes)
 
     def image_context(self) -> HookContext | None:
         """The content of the sub-calls that returned images, in dispatch order, or ``None``."""
@@ -195,23 +257,66 @@ async def run_program(registry: ToolRegistry, args: object, execution: ToolExecu
     if isinstance(runtime, str):
         raise CodeRunFailedError(f"run_code needs a TypeScript code runtime: {runtime}")
     controller = AbortController()
-    follow = execution.signal.add_listener(controller.abort) if execution.signal is not None else None
-    run = _Run(registry, execution, controller)
+    run = _Run(registry, execution, controller, replay_for(execution.token))
+
+    def stop(reason: object) -> None:
+        run.program.abort(reason)
+        controller.abort(reason)
+
+    follow = execution.signal.add_listener(stop) if execution.signal is not None else None
     tools = registry.end_capabilities(execution.agent)
-    namespace = CodeBindingNamespace(
-        "tools", {tool.name: run.binding(tool.name, typed=tool.output_schema is not None) for tool in tools}
-    )
+    bindings = {tool.name: run.binding(tool.name, typed=tool.output_schema is not None) for tool in tools}
+    if run.replay is not None:  # a recorded call's tool that is gone still gets a binding: calling it diverges
+        for entry in run.replay.entries.values():
+            bindings.setdefault(entry.name, run.binding(entry.name, typed=False))
+    namespace = CodeBindingNamespace("tools", bindings)
+    outcome: CodeRunResult | None = None
     try:
-        outcome = await runtime.run(CodeRunRequest(code, [namespace], controller.signal))
+        outcome = await runtime.run(CodeRunRequest(code, [namespace], run.program.signal))
+    except Exception:
+        if run.parked is None and run.diverged is None:
+            raise
+        # the run was stopped on purpose (parked, or its replay diverged): that is what it settles as
     finally:
-        controller.abort(CodeDispatchError("the program run has ended"))
+        ended = CodeDispatchError("the program run has ended")
+        if run.parked is None:
+            controller.abort(ended)  # a parked program's dispatched calls finish; the rest were dropped
+        run.program.abort(ended)
         if follow is not None:
             follow()
         await run.drain()
-    return _output(outcome, run.dispatches, run.image_context())
+        controller.abort(ended)
+    if run.diverged is not None:
+        raise ReplayDivergedError(run.diverged)
+    if run.parked is not None:
+        await _keep_parked(registry, run, code)
+    assert outcome is not None  # a run that raised without parking or diverging raised above
+    if run.replay is not None and outcome.error is None:
+        unfinished = run.replay.unfinished(run.submitted)
+        if unfinished is not None:
+            raise ReplayDivergedError(unfinished)
+    resumed = run.replay.approved.name if run.replay is not None else None
+    return _output(outcome, run.dispatches, run.image_context(), resumed)
 
 
-def _output(outcome: CodeRunResult, dispatches: int, images: HookContext | None) -> ToolOutput:
+async def _keep_parked(registry: ToolRegistry, run: _Run, code: str) -> None:
+    """Attach the program to its parked sub-call's record, then settle ``run_code`` as waiting for it (raises)."""
+    parked = run.parked
+    assert parked is not None
+    program = run.parked_program(code)
+    try:
+        kept = await registry.store.set_program(parked.approval_id, program.wire())  # type: ignore[arg-type]
+    except Exception as error:  # noqa: BLE001 - reported as the run's failure
+        registry.store.note_failure(error)
+        kept = False
+    if not kept:
+        raise CodeRunFailedError(
+            f'the program stopped for the approval of its call to "{parked.name}", but could not be kept waiting'
+        )
+    raise ApprovalPendingError(RUN_CODE_PLUGIN, parked.approval_id, sub_call=(parked.call_id, parked.name))
+
+
+def _output(outcome: CodeRunResult, dispatches: int, images: HookContext | None, resumed: str | None = None) -> ToolOutput:
     logs = [entry.to_json() for entry in outcome.logs]
     if outcome.error is not None:
         captured = "\n".join(entry.text for entry in outcome.logs)
@@ -220,4 +325,6 @@ def _output(outcome: CodeRunResult, dispatches: int, images: HookContext | None)
         message = outcome.error.message.removeprefix("Error: ")
         raise CodeRunFailedError(f"code run failed ({outcome.error.kind}): {message}{detail}")
     text = render_run_text(outcome.logs, outcome.value)
+    if resumed is not None:
+        text = f"(resumed after the approval of {resumed})\n{text}"
     return ToolOutput([text_block(text)], {"logs": logs, "dispatches": dispatches}, additional_context=images)

@@ -114,6 +114,11 @@ class CallLane:
         self._barrier: _Entry | None = None  # the exclusive call in ``_open``, if any
         self._wake: asyncio.Future[None] | None = None
 
+    def cancel_queued(self) -> None:
+        """Drop every call submitted but not started: no policy, no body, no record (their futures are cancelled)."""
+        while self._queue:
+            self._queue.popleft().future.cancel()
+
     # -- feeding ----------------------------------------------------------
     def submit(self, call: ToolExecutionInput) -> asyncio.Future[ToolExecutionResult]:
         """Queue ``call``; the future resolves with its result once it is recorded."""

@@ -16,7 +16,7 @@ from typing import Literal
 
 from returns.result import Failure
 
-from dsh_tools.errors import HarnessError, ToolAbortedError, safe_str
+from dsh_tools.errors import ApprovalPendingError, HarnessError, ToolAbortedError, safe_str
 from dsh_tools.execution import ToolErrorInfo, ToolExecution, ToolExecutionResult
 from dsh_tools.json_walk import unicode_text
 from dsh_tools.outcome import Outcome
@@ -102,8 +102,12 @@ def exception_message(exception: BaseException) -> str:
 
 
 def exception_result(call_id: str, exception: BaseException) -> ToolExecutionResult:
-    """The result of a raised exception (structured ``error`` for ``HarnessError``)."""
-    return error_result(call_id, exception_message(exception), harness_error_info(exception))
+    """The result of a raised exception (structured ``error`` for ``HarnessError``; an
+    ``ApprovalPendingError`` also brings its ``meta``: the approval id the caller resumes with)."""
+    result = error_result(call_id, exception_message(exception), harness_error_info(exception))
+    if type(exception) is ApprovalPendingError:
+        return result.set(meta=exception.meta)
+    return result
 
 
 AbortCode = Literal["ABORTED", "ABORTED_BEFORE_DISPATCH"]

@@ -76,5 +76,4 @@ def _unavailable(execution: ToolExecution, message: str) -> Failure[Settled]:
 
 def pending_result(execution: ToolExecution, approval_id: str) -> ToolExecutionResult:
     """``Error: tool "<name>" is waiting for approval``, code ``APPROVAL_PENDING``, ``meta={"approvalId": id}``."""
-    result = exception_result(execution.call_id, ApprovalPendingError(execution.name, approval_id))
-    return result.set(meta={"approvalId": approval_id})
+    return exception_result(execution.call_id, ApprovalPendingError(execution.name, approval_id))

@@ -402,6 +402,9 @@ class ToolRegistry:
         agent = live_agent(self._ctx, parked.agent_id)
         if agent is None:
             raise LookupError(f"no live agent with id {parked.agent_id!r} here to run approval {approval_id!r}")
+        problem = self._program_problem(parked)
+        if problem is not None:
+            raise RuntimeError(f"approval {approval_id!r} resumes a parked program, and {problem}; nothing was consumed")
         if verdict is None and parked.state == "parked":
             raise ValueError(f"approval {approval_id!r} has no decision yet: pass one of {', '.join(APPROVAL_VERDICTS)}")
         if verdict is not None:
@@ -416,6 +419,8 @@ class ToolRegistry:
             raise TypeError(f"resume_decided() takes an Agent, got {describe_value(agent)}")
         results = []
         for parked in await self._core.lot.store.decided(agent.id):
+            if self._program_problem(parked) is not None:
+                continue  # left decided: a process that can rerun the program will
             try:
                 results.append(await self._run_decided(parked.approval_id, agent, None))
             except KeyError:
@@ -436,6 +441,14 @@ class ToolRegistry:
                 yield result
             await store.wait_for_decision(agent.id, poll_seconds)
 
+    def _program_problem(self, parked: ParkedCall) -> str | None:
+        """Why this registry cannot rerun the program parked with ``parked`` now (``None``: it can, or there is none)."""
+        if parked.program is None:
+            return None
+        from dsh_tools.code_mode.resume import program_unavailable
+
+        return program_unavailable(self)
+
     async def _run_decided(self, approval_id: str, agent: Agent, signal: AbortSignal | None) -> ToolExecutionResult:
         lot = self._core.lot
         claimed = await lot.store.claim(approval_id, owner=OWNER, lease_seconds=lot.lease_seconds)
@@ -445,8 +458,16 @@ class ToolRegistry:
         return await lot.run_claimed(self, claimed, agent, execution)
 
     async def run_parked(self, parked: ParkedCall, execution: ToolExecution, stale: str | None) -> ToolExecutionResult:
-        """Internal (:class:`~dsh_tools.registry.approvals.ParkingLot`): settle a claimed call's verdict and run it."""
+        """Internal (:class:`~dsh_tools.registry.approvals.ParkingLot`): settle a claimed call's verdict and run it.
+
+        A sub-call whose program parked for it goes to Code Mode, which runs
+        the program again after it (``dsh_tools.code_mode.resume``).
+        """
         self._core.journal.note_approval(execution.token, parked.approval_id)
+        if parked.program is not None:
+            from dsh_tools.code_mode.resume import resume_program
+
+            return await resume_program(self, parked, execution, stale)
         if stale is not None:
             return await continue_call(self, Failure(stale_result(execution, stale)), ())
         assert parked.decision is not None  # claimed calls are decided
@@ -463,6 +484,10 @@ class ToolRegistry:
             core.forgetting[agent] = None
             agent.ctx.track(lambda: store.forget_agent(agent.id))
         return approval_id
+
+    def link_approval(self, token: ToolExecutionToken, approval_id: str) -> None:
+        """Internal: the call under ``token`` continues parked call ``approval_id`` (its journal record says so)."""
+        self._core.journal.note_approval(token, approval_id)
 
     def record_event(self, agent_id: str, kind: str, data: FrozenJson) -> None:
         """Internal (``SessionLog``): an agent's session event, for the store."""

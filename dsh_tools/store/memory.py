@@ -61,6 +61,13 @@ class MemoryStore(StoreBase):
     async def get_parked(self, approval_id: str) -> ParkedCall | None:
         return self._parked.get(approval_id) if type(approval_id) is str else None
 
+    async def set_program(self, approval_id: str, program: JsonValue) -> bool:
+        parked = self._parked.get(approval_id)
+        if parked is None or parked.state != "parked":
+            return False
+        self._parked[approval_id] = parked.set(program=program)
+        return True
+
     async def decide(
         self,
         approval_id: str,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, Self, TypeVar
 
 from dsh_tools.approval import ApprovalVerdict
 from dsh_tools.errors import safe_str
-from dsh_tools.json_values import JsonValue
+from dsh_tools.json_values import JsonValue, dumps
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.store import sql
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, check_decision, check_query
@@ -168,6 +168,9 @@ class PostgresStore(StoreBase):
             return None
         rows = await self._rows(f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked WHERE approval_id = ?", (approval_id,))
         return sql.parked_from_row(rows[0]) if rows else None
+
+    async def set_program(self, approval_id: str, program: JsonValue) -> bool:
+        return await self._count(sql.SET_PROGRAM, (dumps(program).decode(), approval_id)) == 1
 
     async def decide(
         self,

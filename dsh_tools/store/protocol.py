@@ -43,6 +43,10 @@ class CallStore(Protocol):
         """One parked call in whatever state it is, or ``None``."""
         ...
 
+    async def set_program(self, approval_id: str, program: JsonValue) -> bool:
+        """Attach a parked program to an undecided parked sub-call; ``False`` if it is not waiting any more."""
+        ...
+
     async def decide(
         self,
         approval_id: str,

@@ -43,9 +43,12 @@ class ParkedCall(Record):
     description, parameters and output schema); ``card`` is the tool's own
     presentation of the call (``present_call(args).to_json()``), when it has one.
     ``claimed_by`` and ``lease_until`` belong to the one process running it.
+    ``program`` is set when the call is a Code Mode sub-call whose program
+    parked waiting for it: the program's code and the results of its calls so
+    far, which a resumed run replays (see ``docs/code-mode.md``).
     """
 
-    _json_fields = frozenset({"arguments", "parameters", "output_schema", "card"})
+    _json_fields = frozenset({"arguments", "parameters", "output_schema", "card", "program"})
     approval_id: str
     agent_id: str
     agent_name: str
@@ -64,6 +67,7 @@ class ParkedCall(Record):
     state: ParkState = "parked"
     claimed_by: str | None = None
     lease_until: float | None = None
+    program: JsonValue | None = None
 
 
 class CallRecord(Record):

@@ -48,7 +48,7 @@ class Dialect:
             "CREATE TABLE dsh_schema (version INTEGER NOT NULL)",
             "CREATE TABLE dsh_parked (approval_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, state TEXT NOT NULL,"
             " created_at DOUBLE PRECISION NOT NULL, decided_at DOUBLE PRECISION, claimed_by TEXT,"
-            " lease_until DOUBLE PRECISION, decision TEXT, body TEXT NOT NULL)",
+            " lease_until DOUBLE PRECISION, decision TEXT, program TEXT, body TEXT NOT NULL)",
             "CREATE INDEX dsh_parked_agent ON dsh_parked (agent_id, state, created_at)",
             "CREATE INDEX dsh_parked_state ON dsh_parked (state, created_at)",
             f"CREATE TABLE dsh_journal (seq {self.serial}, record_id TEXT NOT NULL UNIQUE, call_id TEXT NOT NULL,"
@@ -74,7 +74,8 @@ PARK: Final = (
     "INSERT INTO dsh_parked (approval_id, agent_id, state, created_at, body) SELECT ?, ?, 'parked', ?, ?"
     " WHERE (SELECT count(*) FROM dsh_parked WHERE agent_id = ? AND state IN ('parked', 'decided')) < ?"
 )
-PARKED_COLUMNS: Final = "state, decision, claimed_by, lease_until, body"
+PARKED_COLUMNS: Final = "state, decision, claimed_by, lease_until, program, body"
+SET_PROGRAM: Final = "UPDATE dsh_parked SET program = ? WHERE approval_id = ? AND state = 'parked'"
 DECIDE: Final = (
     "UPDATE dsh_parked SET state = 'decided', decision = ?, decided_at = ? WHERE approval_id = ? AND state = 'parked'"
 )
@@ -132,12 +133,15 @@ def load_record(cls: type[R], text: str | bytes, **extra: object) -> R:
 
 def parked_from_row(row: Sequence[Any]) -> ParkedCall:
     """A ``ParkedCall`` from the ``PARKED_COLUMNS`` of one row."""
-    state, decision, claimed_by, lease_until, body = row
+    state, decision, claimed_by, lease_until, program, body = row
     decided = None if decision is None else load_record(ApprovalDecision, decision)
-    return load_record(ParkedCall, body, state=state, decision=decided, claimed_by=claimed_by, lease_until=lease_until)
+    kept = None if program is None else orjson.loads(program)
+    return load_record(
+        ParkedCall, body, state=state, decision=decided, claimed_by=claimed_by, lease_until=lease_until, program=kept
+    )
 
 
-_PARKED_SKIP: Final = frozenset({"state", "decision", "claimed_by", "lease_until"})
+_PARKED_SKIP: Final = frozenset({"state", "decision", "claimed_by", "lease_until", "program"})
 
 
 def park_params(call: ParkedCall, max_per_agent: int) -> tuple[object, ...]:

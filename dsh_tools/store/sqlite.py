@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Final, TypeVar
 
 from dsh_tools.approval import ApprovalVerdict
-from dsh_tools.json_values import JsonValue
+from dsh_tools.json_values import JsonValue, dumps
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.store import sql
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, check_decision, check_query
@@ -156,6 +156,10 @@ class SqliteStore(StoreBase):
         statement = f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked WHERE approval_id = ?"
         row = await self._run(lambda db: db.execute(statement, (approval_id,)).fetchone())
         return None if row is None else sql.parked_from_row(row)
+
+    async def set_program(self, approval_id: str, program: JsonValue) -> bool:
+        params = (dumps(program).decode(), approval_id)
+        return await self._run(lambda db: self._write(db, lambda d: d.execute(sql.SET_PROGRAM, params).rowcount == 1))
 
     async def decide(
         self,

@@ -1,0 +1,141 @@
+"""Programs that wait for a human: what a parked program keeps, and how its rerun is matched against it.
+
+A program cannot hold a sandbox open while a human decides, so when one of
+its calls is deferred the program *parks*: the sandbox ends, and the parked
+sub-call's record in the store gets the program (:class:`ParkedProgram`): its
+code and, in submission order, every call it made that settled (name,
+arguments and result). Resuming runs the approved call, then the program
+again from the start in a fresh sandbox. Each call the rerun makes is
+matched by number against the earlier run (:class:`Replay`):
+
+* a recorded call with the same tool and equal arguments gets its recorded
+  result, silently (no pipeline, no observers, no journal row);
+* the approved call gets its now-real result (a denial rejects inside the
+  program, which may catch it);
+* calls past the record run live, numbered on from the earlier run's;
+* anything else (another tool, other arguments, a tool that is gone, a run
+  that ends before repeating every recorded call) is a divergence: the rerun
+  stops and the ``run_code`` call settles ``REPLAY_DIVERGED``, naming the
+  first call that differed, with nothing journaled dispatched again.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Final
+
+import orjson
+
+from dsh_tools.execution import ToolExecutionResult, ToolExecutionToken
+from dsh_tools.json_values import JsonValue, dumps, thaw_json
+from dsh_tools.record import Record
+
+__all__ = ["ParkedProgram", "RecordedCall", "Replay", "replay_for", "start_replay"]
+
+_REPLAYS: Final[weakref.WeakKeyDictionary[ToolExecutionToken, Replay]] = weakref.WeakKeyDictionary()
+
+
+class RecordedCall(Record):
+    """One settled call of a program run, as its rerun gets it back."""
+
+    _json_fields = frozenset({"arguments", "value"})
+    number: int
+    call_id: str
+    name: str
+    arguments: JsonValue
+    is_error: bool
+    text: str
+    value: JsonValue | None = None
+
+    @classmethod
+    def of(cls, number: int, name: str, arguments: JsonValue, result: ToolExecutionResult) -> RecordedCall:
+        return cls(number, result.call_id, name, arguments, result.is_error, result.text, result.value)
+
+    def wire(self) -> dict[str, object]:
+        return {
+            "number": self.number, "callId": self.call_id, "name": self.name, "arguments": thaw_json(self.arguments),
+            "isError": self.is_error, "text": self.text, "value": thaw_json(self.value),
+        }
+
+
+class ParkedProgram(Record):
+    """A program waiting for the approval of its call number ``waiting`` (kept in the parked sub-call's record)."""
+
+    run_call_id: str
+    code: str
+    calls: tuple[RecordedCall, ...]
+    waiting: int
+    waiting_name: str
+    resumes: int = 0
+
+    def wire(self) -> dict[str, object]:
+        return {
+            "runCallId": self.run_call_id, "code": self.code, "calls": [call.wire() for call in self.calls],
+            "waiting": self.waiting, "waitingName": self.waiting_name, "resumes": self.resumes,
+        }
+
+    @classmethod
+    def read(cls, stored: object) -> ParkedProgram | None:
+        """The program a store kept, or ``None`` if it does not read as one."""
+        data = thaw_json(stored)
+        try:
+            assert isinstance(data, dict)
+            calls = tuple(
+                RecordedCall(c["number"], c["callId"], c["name"], c["arguments"], c["isError"], c["text"], c["value"])
+                for c in data["calls"]
+            )
+            return cls(data["runCallId"], data["code"], calls, data["waiting"], data["waitingName"], data["resumes"])
+        except (AssertionError, KeyError, TypeError):
+            return None
+
+
+def _same_arguments(left: JsonValue, right: JsonValue) -> bool:
+    """JSON equality (``1`` and ``true`` differ, key order does not matter)."""
+    return orjson.dumps(thaw_json(left), option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+        thaw_json(right), option=orjson.OPT_SORT_KEYS
+    )
+
+
+class Replay:
+    """The matching state of one rerun: recorded calls by number, the approved one's real result among them."""
+
+    def __init__(self, program: ParkedProgram, approved: RecordedCall) -> None:
+        self.program = program
+        self.approved = approved
+        self.entries: dict[int, RecordedCall] = {call.number: call for call in program.calls}
+        self.entries[program.waiting] = approved
+        self.last = max(self.entries)
+
+    def match(self, number: int, name: str, arguments: JsonValue, available: bool) -> RecordedCall | str | None:
+        """The recorded result for call ``number``; ``None`` to run it live; a ``str`` saying how it diverged."""
+        entry = self.entries.get(number)
+        if entry is None:
+            return None
+        if entry.name != name or not _same_arguments(entry.arguments, arguments):
+            shown = dumps(arguments).decode()
+            return (
+                f"the resumed program diverged at call {number}: the earlier run called {entry.name}"
+                f"({dumps(entry.arguments).decode()[:200]}), this run called {name}({shown[:200]})"
+            )
+        if not available and entry is not self.approved:
+            return f"the resumed program diverged at call {number}: tool {name!r} is no longer available to the agent"
+        return entry
+
+    def unfinished(self, submitted: int) -> str | None:
+        """Why a run that ended after ``submitted`` calls diverged (it skipped recorded calls), or ``None``."""
+        if submitted >= self.last:
+            return None
+        missing = self.entries.get(submitted + 1)
+        what = f" ({missing.name})" if missing is not None else ""
+        return f"the resumed program diverged: it ended after {submitted} calls, before repeating call {submitted + 1}{what}"
+
+
+def start_replay(token: ToolExecutionToken, replay: Replay) -> None:
+    """The ``run_code`` call under ``token`` is a rerun: its bindings consult ``replay``."""
+    _REPLAYS[token] = replay
+
+
+def replay_for(token: ToolExecutionToken) -> Replay | None:
+    """The replay a ``run_code`` call's run follows, if it is a rerun (taken: a run consults it once)."""
+    return _REPLAYS.pop(token, None)
+

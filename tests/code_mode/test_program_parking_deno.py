@@ -1,0 +1,134 @@
+"""Programs that wait for a human, end to end in the real Deno sandbox: park, resume, replay, across processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from dsh_tools import (
+    APPROVAL,
+    Agent,
+    ApprovalOutcome,
+    ApprovalRequest,
+    Ask,
+    Context,
+    DenoCodeRuntime,
+    PreNext,
+    PreToolDecision,
+    ToolExecution,
+    ToolExecutionInput,
+    boot,
+    thaw_json,
+    tool,
+)
+
+HERE = Path(__file__).resolve().parent
+
+PROGRAM = """
+const who = await tools.lookup({ name: "ada" });
+console.log("looked up", who);
+let paid;
+try {
+  paid = await tools.charge_card({ amount: 5 });
+} catch (error) {
+  paid = "not charged: " + (error as Error).message;
+}
+const after = await tools.lookup({ name: "bob" });
+return `${who}; ${paid}; ${after}`;
+"""
+
+
+class Defer:
+    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
+        return "deferred"
+
+
+async def charges_ask(exec: ToolExecution, next: PreNext) -> PreToolDecision:
+    return Ask("moves money") if exec.name == "charge_card" else await next()
+
+
+def install(ctx: Context, lookups: list[str], charges: list[int]) -> None:
+    @tool
+    async def lookup(name: str) -> str:
+        """Find a customer."""
+        lookups.append(name)
+        return f"customer {name}"
+
+    @tool
+    async def charge_card(amount: int) -> str:
+        """Charge the card."""
+        charges.append(amount)
+        return f"charged {amount}"
+
+    ctx.tools.register(lookup)
+    ctx.tools.register(charge_card)
+    ctx.on("tools/pre-execute", charges_ask)
+    ctx.provide(APPROVAL, Defer())
+
+
+@pytest.fixture
+async def runtime() -> AsyncIterator[DenoCodeRuntime]:
+    made = DenoCodeRuntime(pool_size=0)
+    yield made
+    await made.dispose()
+
+
+async def test_a_deno_program_parks_and_resumes_by_replay(runtime: DenoCodeRuntime) -> None:
+    lookups: list[str] = []
+    charges: list[int] = []
+    ctx = boot(mode="code", code_runtime=runtime)
+    install(ctx, lookups, charges)
+    agent = Agent(ctx, name="coder")
+    parked = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": PROGRAM}, agent))
+    assert parked.outcome == "approval-pending", parked.text
+    async with asyncio.timeout(30):  # no sandbox waits on a human: the parked run's process was killed
+        while runtime.live_pids:
+            await asyncio.sleep(0.01)
+    meta = thaw_json(parked.meta)
+    assert isinstance(meta, dict) and meta["subCall"] == {"callId": "run:code:2", "name": "charge_card"}
+    assert lookups == ["ada"] and charges == []
+    result = await ctx.tools.resume(meta["approvalId"], "allowed-once")
+    assert result.outcome == "ok", result.text
+    assert result.text == "(resumed after the approval of charge_card)\nlooked up customer ada\ncustomer ada; charged 5; customer bob"
+    assert lookups == ["ada", "bob"] and charges == [5]
+
+
+async def test_a_deno_program_that_parks_then_runs_out_of_time_on_replay_times_out() -> None:
+    runtime = DenoCodeRuntime(pool_size=0, max_wall_ms=3000)
+    program = "await tools.charge_card({ amount: 1 }); while (true) {}"
+    ctx = boot(mode="code", code_runtime=runtime)
+    install(ctx, [], [])
+    agent = Agent(ctx, name="coder")
+    parked = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": program}, agent))
+    result = await ctx.tools.resume(thaw_json(parked.meta)["approvalId"], "allowed-once")  # type: ignore[index]
+    assert result.is_error and "timeout" in result.text, result.text
+    await runtime.dispose()
+
+
+def test_a_program_parked_in_one_process_resumes_in_another(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'calls.db'}"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+
+    def step(*argv: str) -> object:
+        done = subprocess.run(
+            [sys.executable, str(HERE / "program_process.py"), url, *argv], env=env, capture_output=True, text=True, timeout=180
+        )
+        assert done.returncode == 0, done.stderr
+        return orjson.loads(done.stdout.splitlines()[-1])
+
+    parked = step("park")
+    assert isinstance(parked, dict) and parked["outcome"] == "approval-pending" and parked["lookups"] == ["ada"]
+    resumed = step("resume", str(parked["approvalId"]))
+    assert resumed == {
+        "outcome": "ok",
+        "text": "(resumed after the approval of charge_card)\nlooked up customer ada\ncustomer ada; charged 5; customer bob",
+        "lookups": ["bob"],
+        "charges": [5],
+    }
