@@ -229,7 +229,7 @@ def test_nothing_is_registered_until_instrumented() -> None:
     instrument(ctx, NoOpTracerProvider())
     for event in ("tools/pre-execute", "tools/execute", "tools/post-execute", "tools/result"):
         assert len(ctx.events.listeners(event, agent)) == 0  # tracing is a probe, never a listener
-    assert len(ctx.events.probes) == 1
+    assert [type(probe).__name__ for probe in ctx.events.probes] == ["CallJournal", "_Spans"]
 
 
 async def test_overlapping_calls_of_a_batch_get_sibling_spans() -> None:
