@@ -35,6 +35,7 @@ result, as its ``additional_context``, in dispatch order.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, cast
 
@@ -186,11 +187,12 @@ class _Run:
         self.lane.cancel_queued()
         self.program.abort(CodeDispatchError("the program parked, waiting for approval"))
 
-    def parked_program(self, code: str) -> ParkedProgram:
+    def parked_program(self, code: str, seed: int, clock: Sequence[float]) -> ParkedProgram:
         assert self.parked is not None
         resumes = self.replay.program.resumes + 1 if self.replay is not None else 0
         calls = tuple(self.recorded[n] for n in sorted(self.recorded) if n != self.parked.number)
-        return ParkedProgram(self.outer.call_id, code, calls, self.parked.number, self.parked.name, resumes)
+        program = ParkedProgram(self.outer.call_id, code, calls, self.parked.number, self.parked.name, resumes)
+        return program.set(seed=seed, clock=tuple(clock))
 
     def image_context(self) -> HookContext | None:
         """The content of the sub-calls that returned images, in dispatch order, or ``None``."""
@@ -270,9 +272,12 @@ async def run_program(registry: ToolRegistry, args: object, execution: ToolExecu
         for entry in run.replay.entries.values():
             bindings.setdefault(entry.name, run.binding(entry.name, typed=False))
     namespace = CodeBindingNamespace("tools", bindings)
+    previous = run.replay.program if run.replay is not None else None
+    seed = previous.seed if previous is not None and previous.seed is not None else secrets.randbits(32)
+    clock = previous.clock if previous is not None else ()
     outcome: CodeRunResult | None = None
     try:
-        outcome = await runtime.run(CodeRunRequest(code, [namespace], run.program.signal))
+        outcome = await runtime.run(CodeRunRequest(code, [namespace], run.program.signal, seed, clock))
     except Exception:
         if run.parked is None and run.diverged is None:
             raise
@@ -289,7 +294,7 @@ async def run_program(registry: ToolRegistry, args: object, execution: ToolExecu
     if run.diverged is not None:
         raise ReplayDivergedError(run.diverged)
     if run.parked is not None:
-        await _keep_parked(registry, run, code)
+        await _keep_parked(registry, run.parked_program(code, seed, outcome.clock if outcome is not None else ()), run)
     assert outcome is not None  # a run that raised without parking or diverging raised above
     if run.replay is not None and outcome.error is None:
         unfinished = run.replay.unfinished(run.submitted)
@@ -299,11 +304,10 @@ async def run_program(registry: ToolRegistry, args: object, execution: ToolExecu
     return _output(outcome, run.dispatches, run.image_context(), resumed)
 
 
-async def _keep_parked(registry: ToolRegistry, run: _Run, code: str) -> None:
+async def _keep_parked(registry: ToolRegistry, program: ParkedProgram, run: _Run) -> None:
     """Attach the program to its parked sub-call's record, then settle ``run_code`` as waiting for it (raises)."""
     parked = run.parked
     assert parked is not None
-    program = run.parked_program(code)
     try:
         kept = await registry.store.set_program(parked.approval_id, program.wire())  # type: ignore[arg-type]
     except Exception as error:  # noqa: BLE001 - reported as the run's failure

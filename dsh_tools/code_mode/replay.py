@@ -67,11 +67,14 @@ class ParkedProgram(Record):
     waiting: int
     waiting_name: str
     resumes: int = 0
+    seed: int | None = None
+    clock: tuple[float, ...] = ()
 
     def wire(self) -> dict[str, object]:
         return {
             "runCallId": self.run_call_id, "code": self.code, "calls": [call.wire() for call in self.calls],
             "waiting": self.waiting, "waitingName": self.waiting_name, "resumes": self.resumes,
+            "seed": self.seed, "clock": list(self.clock),
         }
 
     @classmethod
@@ -84,8 +87,10 @@ class ParkedProgram(Record):
                 RecordedCall(c["number"], c["callId"], c["name"], c["arguments"], c["isError"], c["text"], c["value"])
                 for c in data["calls"]
             )
-            return cls(data["runCallId"], data["code"], calls, data["waiting"], data["waitingName"], data["resumes"])
-        except (AssertionError, KeyError, TypeError):
+            clock = tuple(float(t) for t in data.get("clock", ()))
+            program = cls(data["runCallId"], data["code"], calls, data["waiting"], data["waitingName"], data["resumes"])
+            return program.set(seed=data.get("seed"), clock=clock)
+        except (AssertionError, KeyError, TypeError, ValueError):
             return None
 
 

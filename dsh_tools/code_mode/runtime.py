@@ -48,12 +48,22 @@ class CodeBindingNamespace(Record):
 
 
 class CodeRunRequest(Record):
-    """One program to run, with its bindings and an optional abort signal."""
+    """One program to run, with its bindings and an optional abort signal.
+
+    ``seed`` and ``clock`` make a rerun repeat its first run (a program that
+    waited for a human is run again from the start): a runtime that honours
+    them draws ``Math.random()`` from ``seed`` and answers the program's first
+    clock reads (``Date.now()``, ``new Date()``, ``performance.now()``) with
+    ``clock``, in order, then the real clock. A runtime may ignore them;
+    a rerun that then makes different calls is detected as a divergence.
+    """
 
     _wire_skip = frozenset({"bindings", "signal"})
     program: str
     bindings: Sequence[CodeBindingNamespace]
     signal: AbortSignal | None = None
+    seed: int | None = None
+    clock: Sequence[float] = ()
 
 
 class CodeLogEntry(Record):
@@ -72,12 +82,17 @@ class CodeRunFailure(Record):
 
 
 class CodeRunResult(Record):
-    """Everything a run produced: logs, the completion value, or the failure."""
+    """Everything a run produced: logs, the completion value, or the failure.
+
+    ``clock`` is what the program's clock reads returned, in order, as far as
+    the runtime saw them (a rerun gets them back as ``CodeRunRequest.clock``).
+    """
 
     _json_fields = frozenset({"value"})
     logs: Sequence[CodeLogEntry]
     value: JsonValue | None = None
     error: CodeRunFailure | None = None
+    clock: Sequence[float] = ()
 
 
 class CodeRuntime(Protocol):

@@ -132,3 +132,51 @@ def test_a_program_parked_in_one_process_resumes_in_another(tmp_path: Path) -> N
         "lookups": ["bob"],
         "charges": [5],
     }
+
+
+async def test_clocks_and_random_repeat_their_first_run_values_on_replay(runtime: DenoCodeRuntime) -> None:
+    program = """
+    const stamp = { now: Date.now(), date: new Date().getTime(), perf: performance.now(), roll: Math.random() };
+    await tools.charge_card({ amount: Math.floor(stamp.roll * 1000) });
+    return stamp;
+    """
+    charges: list[int] = []
+    ctx = boot(mode="code", code_runtime=runtime)
+    install(ctx, [], charges)
+
+    @tool
+    async def note(stamp: str) -> str:
+        """Note a stamp."""
+        return stamp
+
+    agent = Agent(ctx, name="coder")
+    parked = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": program}, agent))
+    assert parked.outcome == "approval-pending", parked.text
+    (pending,) = await ctx.tools.pending_approvals(agent)
+    first_amount = thaw_json(pending.execution.arguments)["amount"]  # type: ignore[index]
+    stored = await ctx.tools.store.get_parked(pending.approval_id)
+    assert stored is not None
+    first_clock = thaw_json(stored.program)["clock"]  # type: ignore[index]
+    result = await ctx.tools.resume(pending.approval_id, "allowed-once")
+    assert result.outcome == "ok", result.text  # the same roll, so the same call: no divergence
+    stamp = orjson.loads(result.text.splitlines()[-1])
+    assert charges == [first_amount] == [int(stamp["roll"] * 1000)]
+    assert [stamp["now"], stamp["date"], stamp["perf"]] == first_clock[:3]  # the first run's reads, repeated
+    kept = [r for r in await ctx.tools.store.journal(call_id="run")]
+    assert [r.outcome for r in kept] == ["approval-pending", "ok"]
+
+
+async def test_an_unrepeatable_program_is_detected_as_a_divergence(runtime: DenoCodeRuntime) -> None:
+    program = """
+    const bytes = crypto.getRandomValues(new Uint32Array(1));
+    await tools.lookup({ name: String(bytes[0]) });
+    await tools.charge_card({ amount: 1 });
+    """
+    lookups: list[str] = []
+    ctx = boot(mode="code", code_runtime=runtime)
+    install(ctx, lookups, [])
+    agent = Agent(ctx, name="coder")
+    parked = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": program}, agent))
+    result = await ctx.tools.resume(thaw_json(parked.meta)["approvalId"], "allowed-once")  # type: ignore[index]
+    assert result.error is not None and result.error.code == "REPLAY_DIVERGED", result.text
+    assert "diverged at call 1" in result.text and len(lookups) == 1  # never dispatched again

@@ -13,6 +13,7 @@ arguments too large to parse in passing are parsed on a worker thread.
 from __future__ import annotations
 
 import asyncio
+import math
 import signal
 from collections.abc import Sequence
 from typing import Any, Final
@@ -36,7 +37,7 @@ from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json
 from dsh_tools.json_walk import unicode_text
 from dsh_tools.signals import AbortSignal
 
-__all__ = ["Budgets", "RunSession", "abort_message"]
+__all__ = ["MAX_CLOCK_READS", "Budgets", "RunSession", "abort_message"]
 
 _LEVELS: Final = frozenset({"log", "info", "warn", "error", "debug"})
 _CHUNK: Final = 1 << 20
@@ -47,6 +48,9 @@ _INLINE_ARGS: Final = 1 << 16
 _ERROR_NAMES: Final = frozenset({"TypeError", "RangeError"})
 _UNENCODABLE: Final = "the binding's result cannot be sent to the program: it is not JSON (a lone surrogate?)"
 
+
+MAX_CLOCK_READS: Final = 10_000
+"""The most clock reads a run records (and a rerun is answered with); past them the clock is live."""
 
 class Budgets:
     """What the host enforces for each run (the harness applies the same bounds first)."""
@@ -113,6 +117,7 @@ class RunSession:
             asyncio.get_running_loop().create_future()
         )
         self._seen_ids: set[int] = set()
+        self._clock: list[float] = []  # the program's clock reads, reported with its calls
         self._queued = 0
         self._calls: set[asyncio.Task[None]] = set()
         self.retired: asyncio.Future[None] | None = None
@@ -155,7 +160,7 @@ class RunSession:
         for _ in range(_SETTLE_TURNS):
             await asyncio.sleep(0)
         self._logs.close()
-        return CodeRunResult(self._logs.entries, value, error)
+        return CodeRunResult(self._logs.entries, value, error, tuple(self._clock))
 
     async def _retire(self, readers: list[asyncio.Task[None]]) -> None:
         try:
@@ -230,6 +235,7 @@ class RunSession:
             if type(level) is str and level in _LEVELS and type(text) is str:
                 self._logs.console(level, text)
         elif kind == "call":
+            self._on_clock(m.get("clock"))
             self._on_call(m.get("id"), m.get("ns"), m.get("fn"), m.get("args"))
         elif kind == "done":
             self._on_done(m)
@@ -266,6 +272,23 @@ class RunSession:
     def _truncated_value(self, head: str, size: int) -> str:
         cut = head.encode("utf-8", "replace")[: self._budgets.max_value].decode("utf-8", "ignore")
         return f"{cut}… [value truncated: {size} characters of JSON, over the {self._budgets.max_value}-byte limit]"
+
+    def _on_clock(self, readings: object) -> None:
+        """Keep the clock reads a call frame reports ("t1,t2,..."); anything malformed, or past the bound, is dropped.
+
+        A program may forge them: they only steer its own rerun's clock, which
+        it could have steered anyway.
+        """
+        if type(readings) is not str or not readings or len(self._clock) >= MAX_CLOCK_READS:
+            return
+        for text in readings.split(",", MAX_CLOCK_READS - len(self._clock))[: MAX_CLOCK_READS - len(self._clock)]:
+            try:
+                value = float(text)
+            except ValueError:
+                return
+            if not math.isfinite(value):
+                return
+            self._clock.append(value)
 
     # -- binding calls -------------------------------------------------------------
 

@@ -268,7 +268,7 @@ function callBinding(ns, fn, label, args) {
     const id = nextId++;
     pending.set(id, { resolve, reject, bytes });
     pendingBytes += bytes;
-    send({ t: "call", id, ns, fn, args: text });
+    send({ t: "call", id, ns, fn, args: text, clock: takeClock() });
     if (!pumping) pumpReplies();
   });
 }
@@ -292,6 +292,61 @@ function installBindings(namespaces) {
     });
     defineProperty(globalThis, global, { value: proxy, writable: true, configurable: true });
   });
+}
+
+// -- a rerun repeats its first run --------------------------------------------
+//
+// A program that waited for a human runs again from the start. So that it
+// makes the same calls, Math.random() draws from the host's seed, and the
+// first clock reads (Date.now(), new Date(), performance.now()) are answered
+// with what the first run read, in order; every read is reported with the
+// next call, as one string (a frame holds primitives only). Past the
+// recorded reads the clock is live again.
+
+const MAX_CLOCK = 10_000;
+let clockReads = [];
+let clockCount = 0;
+
+function takeClock() {
+  const text = call(join, clockReads, ",");
+  clockReads = [];
+  return text;
+}
+
+function installDeterminism(seed, replay) {
+  const RealDate = Date;
+  const realNow = RealDate.now;
+  const perf = globalThis.performance;
+  const realPerfNow = perf.now.bind(perf);
+  const recorded = isArray(replay) ? replay : [];
+  let next = 0;
+  const read = (live) => {
+    const value = next < recorded.length ? recorded[next++] : live();
+    if (clockCount < MAX_CLOCK) { clockReads[clockReads.length] = value; clockCount++; }
+    return value;
+  };
+  const now = () => read(() => call(realNow, RealDate));
+  class ReplayDate extends RealDate {
+    constructor(...args) {
+      if (args.length === 0) super(now());
+      else super(...args);
+    }
+    static now() { return now(); }
+  }
+  const DateProxy = new Proxy(ReplayDate, { apply() { return new RealDate(now()).toString(); } });
+  defineProperty(globalThis, "Date", { value: DateProxy, writable: true, configurable: true });
+  defineProperty(perf, "now", { value: () => read(realPerfNow), writable: true, configurable: true });
+  if (typeof seed === "number") {
+    let a = seed >>> 0; // mulberry32: small, fast, and the same sequence for the same seed
+    const random = () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    defineProperty(Math, "random", { value: random, writable: true, configurable: true });
+  }
 }
 
 // -- what the program must not see or keep -----------------------------------
@@ -387,6 +442,7 @@ async function main() {
     if (!settled) { settled = true; send({ t: "idle" }); }
   });
   installConsole();
+  installDeterminism(run.seed, run.clock);
   installBindings(run.namespaces);
   confine();
   let mod;

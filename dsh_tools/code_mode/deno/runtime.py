@@ -24,7 +24,7 @@ import orjson
 
 from dsh_tools.code_mode.deno._pool import ProcessPool
 from dsh_tools.code_mode.deno._process import Limits, SandboxProcess, prepare_sandbox_dir
-from dsh_tools.code_mode.deno._run import Budgets, RunSession, abort_message
+from dsh_tools.code_mode.deno._run import MAX_CLOCK_READS, Budgets, RunSession, abort_message
 from dsh_tools.code_mode.deno._watchdog import Watchdog
 from dsh_tools.code_mode.runtime import CodeRunFailure, CodeRunRequest, CodeRunResult
 
@@ -229,6 +229,8 @@ def _encode_run(request: CodeRunRequest) -> bytes | CodeRunFailure:
         return orjson.dumps({
             "program": request.program,
             "namespaces": [[ns.global_name, [str(k) for k in ns.functions]] for ns in request.bindings],
+            "seed": request.seed if type(request.seed) is int and 0 <= request.seed < 2**32 else None,
+            "clock": [float(t) for t in request.clock[:MAX_CLOCK_READS]],
         })
     except TypeError:  # orjson refuses lone surrogates: not Unicode text, so not a program
         return CodeRunFailure("exception", "the program or a binding name holds a lone surrogate (not valid Unicode text)")
