@@ -97,6 +97,16 @@ def _details(key: str, details: Mapping[str, Any]) -> list[str]:
         return lines
     if key == "code-mode" and "runMs" in details:
         return ["", f"(the Deno run took {details['runMs']} ms)"]
+    if key == "paused-program" and "resumed" in details:
+        sub = details["subCall"]
+        lines = ["", f"parked: approval {details['approvalId']} for {sub['tool']} [{sub['callId']}]",
+                 "a human approves it (store.decide), and resume_decided reruns the program:"]
+        resumed = details["resumed"]
+        lines.append(f"← {resumed['outcome']} [{resumed['callId']}]")
+        lines += _indented(resumed["text"], "  | ")
+        lines.append("the journal of the run and its calls:")
+        lines += [f"  {row['callId']:<16} {row['tool']:<12} {row['outcome']}" for row in details["journal"]]
+        return lines
     return []
 
 

@@ -241,9 +241,49 @@ async def dispatch_log_step(session: DemoSession, number: int) -> Step:
     )
 
 
+PAUSED_PROGRAM: Final = """\
+const counts = await tools.count_words({ path: "README.md" });
+console.log(`README.md has ${counts.words} words; writing that down`);
+await tools.write_file({ path: "notes/words.md", content: `README.md: ${counts.words} words\\n` });
+return await tools.read_file({ path: "notes/words.md" });
+"""
+"""A program whose write needs a human: it parks, and resumes by replay once someone approves."""
+
+
+async def paused_program_step(session: DemoSession, number: int) -> Step:
+    title = "A program that waits for a human"
+    if session.ctx.tools.mode == "native":
+        return Step(number, "paused-program", title, "Skipped in native mode: there is no run_code transport.",
+                    skipped=True)
+    parked = await session.call(RUN_CODE_NAME, {"code": PAUSED_PROGRAM})
+    tools = session.ctx.tools
+    (pending,) = await tools.pending_approvals(session.agent)
+    await tools.store.decide(pending.approval_id, "allowed-once", decided_by="a human, a minute later")
+    (resumed,) = await tools.resume_decided(session.agent)
+    return Step(
+        number, "paused-program", title,
+        "The program's write_file needs approval, and the approver answers \"deferred\" (a human will decide "
+        "later). The whole program parks: its sandbox ends and run_code settles APPROVAL_PENDING. Someone records "
+        "a decision in the store (from any process: a page, the CLI); resume_decided then runs the write and "
+        "the program again from the start, answering count_words from the journal instead of calling it again.",
+        (parked,),
+        details={
+            "program": PAUSED_PROGRAM,
+            "approvalId": pending.approval_id,
+            "subCall": {"callId": pending.execution.call_id, "tool": pending.execution.name},
+            "resumed": {"callId": resumed.call_id, "outcome": resumed.outcome, "text": resumed.text},
+            "journal": [
+                {"callId": r.call_id, "tool": r.tool_name, "outcome": r.outcome}
+                for r in await tools.store.journal(agent_id=session.agent.id)
+                if r.call_id == parked.call_id or r.parent_call_id == parked.call_id
+            ],
+        },
+    )
+
+
 STEPS: Final[tuple[StepPlay, ...]] = (
     prompt_step, success_step, invalid_args_step, denial_step, approval_step,
-    timeout_step, redaction_step, parallel_step, code_mode_step, dispatch_log_step,
+    timeout_step, redaction_step, parallel_step, code_mode_step, dispatch_log_step, paused_program_step,
 )
 
 

@@ -31,7 +31,8 @@ ToolsFactory = Callable[[Path], Sequence[ToolDefinition]]
 """Makes the demo's tools, confined to the workspace it is given."""
 
 AGENT_NAME = "demo-agent"
-APPROVAL_SCRIPT: tuple[ApprovalOutcome, ...] = ("allowed-once", "rejected", "allowed-once")
+APPROVAL_SCRIPT: tuple[ApprovalOutcome, ...] = ("allowed-once", "rejected", "allowed-once", "deferred")
+"""The scripted human: allow, reject, allow (the parallel write), then "later" (the paused program's write)."""
 
 
 class DemoSession:

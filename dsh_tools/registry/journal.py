@@ -54,15 +54,18 @@ class CallJournal:
         self._memory = store if type(store) is MemoryStore else None  # the fast path (module docstring)
         self._open: dict[ToolExecutionToken, _Open] = {}
         self._approvals: dict[ToolExecutionToken, str] = {}
+        self._parents: dict[ToolExecutionToken, str] = {}  # resumed sub-calls: their program's run_code call
         self._records: dict[str, CallRecord] = {}
         self._events: list[SessionEvent] = []
         self._waiters: list[asyncio.Future[None]] = []
         self._writer: asyncio.Task[None] | None = None
 
     # -- what the registry tells it ------------------------------------------------
-    def note_approval(self, token: ToolExecutionToken, approval_id: str) -> None:
-        """The call under ``token`` runs a parked call: its record links to ``approval_id``."""
+    def note_approval(self, token: ToolExecutionToken, approval_id: str, parent_call_id: str | None = None) -> None:
+        """The call under ``token`` runs a parked call: its record links to ``approval_id`` (and its program's run)."""
         self._approvals[token] = approval_id
+        if parent_call_id is not None:
+            self._parents[token] = parent_call_id
 
     def record_event(self, agent_id: str, kind: str, data: FrozenJson) -> None:
         """A session event, committed with the next journal write."""
@@ -79,8 +82,7 @@ class CallJournal:
 
     # -- CallProbe -----------------------------------------------------------------
     def opened(self, execution: ToolExecution) -> None:
-        parent = self._open.get(execution.parent) if execution.parent is not None else None
-        entry = _Open(secrets.token_hex(12), execution.call_id, time.time(), parent.call_id if parent else None)
+        entry = _Open(secrets.token_hex(12), execution.call_id, time.time(), self._parent_of(execution))
         self._open[execution.token] = entry
         self._queue(self._record(execution, entry, "running"))
 
@@ -100,8 +102,7 @@ class CallJournal:
         """Queue the settled record; the commit the caller awaits before handing the result back."""
         entry = self._open.pop(execution.token, None)
         if entry is None:  # settled at admission or by a verdict: it never opened
-            parent = self._open.get(execution.parent) if execution.parent is not None else None
-            entry = _Open(secrets.token_hex(12), execution.call_id, time.time(), parent.call_id if parent else None)
+            entry = _Open(secrets.token_hex(12), execution.call_id, time.time(), self._parent_of(execution))
         record = self._record(execution, entry, result.outcome).set(
             content=result.content,
             value=result.value,
@@ -112,10 +113,15 @@ class CallJournal:
             approval_id=self._approval_of(execution, result),
         )
         self._approvals.pop(execution.token, None)
+        self._parents.pop(execution.token, None)
         self._queue(record)
         return None if self._memory is not None else self._commit()
 
     # -- records ---------------------------------------------------------------------
+    def _parent_of(self, execution: ToolExecution) -> str | None:
+        parent = self._open.get(execution.parent) if execution.parent is not None else None
+        return parent.call_id if parent is not None else self._parents.get(execution.token)
+
     def _approval_of(self, execution: ToolExecution, result: ToolExecutionResult) -> str | None:
         linked = self._approvals.get(execution.token)
         if linked is not None:

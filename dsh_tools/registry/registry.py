@@ -463,7 +463,7 @@ class ToolRegistry:
         A sub-call whose program parked for it goes to Code Mode, which runs
         the program again after it (``dsh_tools.code_mode.resume``).
         """
-        self._core.journal.note_approval(execution.token, parked.approval_id)
+        self._core.journal.note_approval(execution.token, parked.approval_id, parked.parent_call_id)
         if parked.program is not None:
             from dsh_tools.code_mode.resume import resume_program
 

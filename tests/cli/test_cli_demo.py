@@ -11,7 +11,7 @@ from cli_helpers import run_cli
 
 STEP_KEYS = [
     "prompt", "success", "invalid-args", "denial", "approval", "timeout", "post-execute", "parallel", "code-mode",
-    "dispatch-log",
+    "dispatch-log", "paused-program",
 ]
 
 
@@ -155,3 +155,20 @@ def test_parallel_reads_overlap_and_the_write_is_a_barrier(transcript: dict[str,
     assert write["startMs"] >= max(r["endMs"] for r in before), "the write waits for the reads before it"
     assert min(r["startMs"] for r in after) >= write["endMs"], "and the reads after it wait for the write"
     assert max(r["startMs"] for r in after) < min(r["endMs"] for r in after)
+
+
+def test_a_program_parks_for_a_human_and_resumes_by_replay(transcript: dict[str, Any]) -> None:
+    paused = step(transcript, "paused-program")
+    (parked,) = paused["calls"]
+    assert parked["tool"] == "run_code" and parked["errorCode"] == "APPROVAL_PENDING"
+    assert parked["text"] == 'Error: the program is waiting for approval of its call to tool "write_file"'
+    details = paused["details"]
+    assert details["subCall"] == {"callId": f"{parked['callId']}:code:2", "tool": "write_file"}
+    resumed = details["resumed"]
+    assert resumed["callId"] == parked["callId"] and resumed["outcome"] == "ok"
+    assert resumed["text"].startswith("(resumed after the approval of write_file)\nREADME.md has ")
+    outcomes = [(r["tool"], r["outcome"]) for r in details["journal"]]
+    assert outcomes == [
+        ("count_words", "ok"), ("write_file", "approval-pending"), ("run_code", "approval-pending"),
+        ("write_file", "ok"), ("read_file", "ok"), ("run_code", "ok"),
+    ]  # count_words ran once: the rerun got it from the journal

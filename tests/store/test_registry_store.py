@@ -82,8 +82,14 @@ async def test_past_the_cap_a_deferral_is_approval_unavailable_and_never_runs() 
     assert (await ctx.tools.execute(call(other, "c4"))).outcome == "approval-pending"  # the cap is per agent
 
 
-async def test_a_program_looping_over_a_deferred_tool_parks_at_most_the_cap() -> None:
-    """The attack from the hostile review: a program deferring 4 MB calls in a loop may not park without bound."""
+async def test_programs_deferring_big_calls_park_at_most_the_cap() -> None:
+    """The attack from the hostile review: programs deferring 4 MB calls may not park without bound.
+
+    A program parks at its first deferred call (and only that one waits); a
+    model sending program after program is held by ``max_parked_per_agent``:
+    past it, the deferred call settles ``APPROVAL_UNAVAILABLE`` and rejects
+    inside the program instead of parking.
+    """
     big = "x" * (4 * 1024 * 1024)
     answers: list[str] = []
 
@@ -101,10 +107,13 @@ async def test_a_program_looping_over_a_deferred_tool_parks_at_most_the_cap() ->
     ctx.on("tools/pre-execute", ask_for_writes)
     ctx.provide(APPROVAL, Defer())
     agent = Agent(ctx, name="coder")
-    await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": "loop"}, agent))
-    assert len(await ctx.tools.pending_approvals(agent)) == 3
-    assert sum("waiting for approval" in a for a in answers) == 3
-    assert sum("max_parked_per_agent" in a for a in answers) == 9 and runs == []
+    outcomes = [
+        (await ctx.tools.execute(ToolExecutionInput(f"run{n}", "run_code", {"code": "loop"}, agent))).outcome
+        for n in range(6)
+    ]
+    assert outcomes == ["approval-pending"] * 3 + ["ok"] * 3
+    assert len(await ctx.tools.pending_approvals(agent)) == 3 and runs == []
+    assert sum("max_parked_per_agent" in a for a in answers) == 3 * 12  # the later programs were refused every time
 
 
 class FailingParkStore(MemoryStore):
