@@ -100,7 +100,10 @@ class _Run:
         self.recorded: dict[int, RecordedCall] = {}
         self.parked: _Parked | None = None
         self.diverged: str | None = None
-        self.lane = CallLane(registry, max_parallel=registry.max_parallel_sub_calls, gates=REGISTRY_GATES)
+        self.lane = CallLane(
+            registry, max_parallel=registry.max_parallel_sub_calls, gates=REGISTRY_GATES, on_recorded=self._on_recorded
+        )
+        self.numbers: dict[str, tuple[int, str]] = {}  # sub-call id -> (number, tool), for parking
         self.driver: asyncio.Task[None] | None = None
         self.submitted = 0
         self.dispatches = 0
@@ -133,6 +136,7 @@ class _Run:
             sub_call = ToolExecutionInput(
                 sub_id, name, frozen.unwrap(), self.outer.agent, self.outer.token, self.controller.signal
             )
+            self.numbers[sub_id] = (number, name)
             task = asyncio.ensure_future(self._dispatch(sub_call, self._submit(sub_call), number, typed))
             self.in_flight.add(task)
             task.add_done_callback(self.in_flight.discard)
@@ -167,9 +171,7 @@ class _Run:
         sub_id, name, args = sub_call.call_id, sub_call.name, sub_call.arguments
         text = result.text  # what a content binding resolves to (or any binding rejects with)
         self._log(sub_id, name, args, result, text)
-        if result.outcome == "approval-pending" and self.parked is None and self.diverged is None:
-            self._park(number, sub_id, name, result)
-        elif result.outcome != "approval-pending":
+        if result.outcome != "approval-pending":
             self.recorded[number] = RecordedCall.of(number, name, cast("JsonValue", args), result)
         if result.is_error:
             raise CodeDispatchError(text)
@@ -177,13 +179,20 @@ class _Run:
             self.images.append((number, result.content))
         return result.value if typed else text
 
-    def _park(self, number: int, sub_id: str, name: str, result: ToolExecutionResult) -> None:
-        """A sub-call's approval was deferred: stop the sandbox, drop what has not started, keep what has."""
+    def _on_recorded(self, result: ToolExecutionResult) -> None:
+        """The lane recorded a sub-call; a deferred one parks the program before anything else starts.
+
+        Parking stops the sandbox and drops the calls only queued; calls
+        already dispatched finish (``drain``) and are kept.
+        """
+        if result.outcome != "approval-pending" or self.parked is not None or self.diverged is not None:
+            return
         meta = result.meta
         approval_id = meta.get("approvalId") if isinstance(meta, Mapping) else None
-        if type(approval_id) is not str:
+        known = self.numbers.get(result.call_id)
+        if type(approval_id) is not str or known is None:
             return  # a pending result without an id cannot be resumed; the program just sees the rejection
-        self.parked = _Parked(number, sub_id, name, approval_id)
+        self.parked = _Parked(known[0], result.call_id, known[1], approval_id)
         self.lane.cancel_queued()
         self.program.abort(CodeDispatchError("the program parked, waiting for approval"))
 

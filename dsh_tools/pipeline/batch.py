@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Final
 
 from returns.result import Failure
@@ -101,8 +101,12 @@ class CallLane:
         max_parallel: int = DEFAULT_MAX_PARALLEL,
         gates: Sequence[Gate] = STANDARD_GATES,
         defer_commits: bool = False,
+        on_recorded: Callable[[ToolExecutionResult], None] | None = None,
     ) -> None:
         self._host = host
+        # Told each result as it is recorded, before the lane starts another call (Code Mode
+        # parks a program there: nothing queued after a deferred call may start).
+        self._on_recorded = on_recorded
         # With defer_commits, the journal commits of recorded calls wait here for the lane's owner
         # (execute_batch awaits them once, before handing any result back); else each call awaits its own.
         self.commits: list[Awaitable[None]] | None = [] if defer_commits else None
@@ -210,6 +214,8 @@ class CallLane:
             assert entry.execution is not None
             settled = await close_call(self._host, entry.execution, _dispatch_result(entry))
         result = await notify_result(self._host, finalize(settled), deferred_commits=self.commits)
+        if self._on_recorded is not None:
+            self._on_recorded(result)
         if entry is self._barrier:
             self._barrier = None
         if not entry.future.done():

@@ -244,3 +244,41 @@ async def test_a_program_parked_in_one_registry_resumes_in_another_on_a_shared_s
 
 def _value(result: ToolExecutionResult) -> object:
     return thaw_json(result.value)
+
+
+async def test_calls_dispatched_when_the_program_parks_finish_and_queued_ones_run_live_on_replay() -> None:
+    import asyncio
+
+    world = World()
+    started: list[str] = []
+
+    async def fan_out(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
+        results = await asyncio.gather(
+            tools["lookup"]({"name": "ada"}),  # dispatched before the charge's policy runs
+            tools["charge_card"]({"amount": 5}),  # deferred: the program parks here
+            tools["lookup"]({"name": "bob"}),  # only queued when it parks: dropped, then live on replay
+            return_exceptions=True,
+        )
+        started.append("ran")
+        return CodeRunResult(logs=(), value=", ".join(str(r) for r in results))
+
+    ctx, agent = app(world, {"fan": fan_out})
+    parked = await ctx.tools.execute(run_code(agent, "fan"))
+    assert parked.outcome == "approval-pending"
+    assert world.lookups == ["ada"]  # bob never started
+    assert [r.call_id for r in await ctx.tools.store.journal(parent_call_id="run")] == ["run:code:1", "run:code:2"]
+    result = await ctx.tools.resume(thaw_json(parked.meta)["approvalId"], "allowed-once")  # type: ignore[index]
+    assert result.text.endswith("customer ada, charged 5, customer bob")
+    assert world.lookups == ["ada", "bob"] and world.charges == [5]
+
+
+def test_forged_clock_reads_are_bounded_and_checked() -> None:
+    from dsh_tools.code_mode.deno._run import MAX_CLOCK_READS, RunSession
+
+    session = object.__new__(RunSession)
+    session._clock = []  # noqa: SLF001 - the one field _on_clock touches
+    for hostile in (None, 7, "", "nan", "1,inf", "1,2,x,4", ["1"], "1e400"):
+        session._on_clock(hostile)  # noqa: SLF001
+    assert session._clock == [1.0, 1.0, 2.0]  # noqa: SLF001 - the well-formed prefix of each, and nothing else
+    session._on_clock(",".join(["1"] * (3 * MAX_CLOCK_READS)))  # noqa: SLF001
+    assert len(session._clock) == MAX_CLOCK_READS  # noqa: SLF001
