@@ -358,7 +358,7 @@ async def test_a_host_that_cannot_park_settles_deferred_as_one_error() -> None:
     assert writes.calls == [] and len(results.seen) == 1
 
 
-async def test_a_deferred_code_mode_sub_call_rejects_in_the_program_and_resumes_outside_it() -> None:
+async def test_a_deferred_code_mode_sub_call_parks_the_program_and_resumes_it() -> None:
     from dsh_tools import CodeRunRequest, CodeRunResult
     from dsh_tools.testing import Bindings, ScriptedCodeRuntime
 
@@ -382,8 +382,10 @@ async def test_a_deferred_code_mode_sub_call_rejects_in_the_program_and_resumes_
     (pending,) = await ctx.tools.pending_approvals(agent)
     assert pending.execution.call_id == "run:code:1" and pending.parent_call_id == "run"
     result = await ctx.tools.resume(pending.approval_id, "allowed-once")
-    assert result.text == "wrote 2 bytes to a.txt"
-    # the run's own signal was aborted when the run settled; the resumed body does not run under it
+    # the program ran again: the approved call got its result, and resume returns the run's own
+    assert result.call_id == "run" and result.text == "(resumed after the approval of write_file)\n(run_code completed with no output)"
+    assert len(writes.calls) == 1
+    # the first run's signal was aborted when it parked; the resumed body does not run under it
     body_signal = writes.calls[0].signal
     assert not (body_signal is not None and body_signal.aborted)
 
