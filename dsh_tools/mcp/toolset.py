@@ -16,13 +16,12 @@ from typing import Final
 
 import mcp_types as mt
 from mcp.client.session import ClientSession, IncomingMessage
-from pydantic import ValidationError
 
 from dsh_tools.disposer import Disposer
 from dsh_tools.errors import safe_str
 from dsh_tools.host.context import Context
 from dsh_tools.json_values import dumps
-from dsh_tools.mcp.connection import Connection, ServerParameters, open_connection, validation_summary, wrap_session
+from dsh_tools.mcp.connection import DEFAULT_MAX_MESSAGE_BYTES, Connection, ServerParameters, open_connection, wrap_session
 from dsh_tools.mcp.errors import McpClosedError, McpProtocolError
 from dsh_tools.mcp.tool import McpTool
 from dsh_tools.schema import check_timeout_ms
@@ -108,16 +107,13 @@ class McpToolset:
                 raise
 
     async def _list(self) -> list[mt.Tool]:
-        session = self._connection.session
-        assert session is not None
+        """Every page of ``tools/list``, through the connection (so a broken or closed one raises, never hangs)."""
+        label = self._connection.label
         tools: list[mt.Tool] = []
         cursor: str | None = None
         for _ in range(MAX_PAGES):
-            try:
-                page = await session.list_tools(params=mt.PaginatedRequestParams(cursor=cursor) if cursor else None)
-            except ValidationError as error:  # the SDK's own reading of the listing refused it
-                summary = validation_summary(error)
-                raise McpProtocolError(f"{self._connection.label} sent a malformed tools/list result: {summary}") from None
+            params = mt.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await self._connection.request(f"tools/list of {label}", lambda session: session.list_tools(params=params))
             tools.extend(page.tools)
             cursor = page.next_cursor
             if not cursor:
@@ -220,6 +216,7 @@ async def mcp_tools(
     allow: Sequence[str] | None = None,
     deny: Sequence[str] | None = None,
     timeout_ms: float | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> McpToolset:
     """Connect to an MCP server and register its tools through ``ctx``.
 
@@ -235,16 +232,23 @@ async def mcp_tools(
     ``tools/list`` answer that cannot be read ``McpProtocolError``; in each
     case nothing stays registered or connected. Connecting has no deadline
     of its own: bound it with ``asyncio.timeout``.
+
+    ``max_message_bytes`` caps one message from a server we connect to over
+    stdio (one line): past it the connection is closed and calls settle
+    ``MCP_PROTOCOL_ERROR`` (docs/mcp.md).
     """
     allowed, denied = _names(allow, "allow"), _names(deny, "deny") or frozenset()
     if prefix is not None and (type(prefix) is not str or not prefix):
         raise ValueError("mcp_tools(prefix=...) must be a non-empty str")
+    for label, bound in (("max_message_bytes", max_message_bytes),):
+        if type(bound) is not int or bound < 1:
+            raise ValueError(f"mcp_tools({label}=...) must be a positive int")
     budget = check_timeout_ms(timeout_ms, "mcp_tools")
     ctx.tools  # noqa: B018 - fail before connecting when ctx has no registry (RuntimeError)
     if isinstance(session_or_params, ClientSession):
         connection = wrap_session(session_or_params)
     else:
-        connection = await open_connection(session_or_params)
+        connection = await open_connection(session_or_params, max_message_bytes=max_message_bytes)
     try:
         toolset = McpToolset(ctx, connection, prefix=prefix, allow=allowed, deny=denied, timeout_ms=budget)
     except BaseException:

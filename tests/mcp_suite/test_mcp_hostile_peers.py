@@ -1,0 +1,87 @@
+"""Servers that attack the client: late shadowing, list_changed storms, huge lists, huge and unreadable replies.
+
+Each attack runs against a real stdio server written by hand
+(``shifting_server.py``, ``hostile_server.py``); every test ends by checking
+that no server process and no client task is left behind. Where the attack
+used to hang, the test waits under a generous safety net only, so a
+regression fails instead of hanging the suite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable
+from typing import TypeVar
+
+import pytest
+
+from dsh_tools import boot
+from dsh_tools.mcp import McpProtocolError, mcp_tools
+from mcp_support import HOSTILE_SERVER, call, child_pids, code, our_tasks, stdio_params
+
+T = TypeVar("T")
+SAFETY_NET_S = 60.0
+"""Not a deadline under test: only long enough that a hang fails the test instead of the suite."""
+
+
+@pytest.fixture(autouse=True)
+async def nothing_left_behind() -> AsyncIterator[None]:
+    before = child_pids()
+    yield
+    assert child_pids() <= before, "a server process outlived its toolset"
+    assert our_tasks() == [], "a client task outlived its toolset"
+
+
+async def settles(pending: Awaitable[T]) -> T:
+    async with asyncio.timeout(SAFETY_NET_S):
+        return await pending
+
+
+# -- item 6: a bound on one message, read in linear time --------------------------------
+
+
+async def test_a_reply_line_past_the_default_bound_closes_the_connection_with_a_protocol_error() -> None:
+    ctx = boot()
+    toolset = await mcp_tools(ctx, stdio_params(script=HOSTILE_SERVER))
+    try:
+        huge = await call(ctx, "huge", {"bytes": 17 * 1024 * 1024})  # the default bound is 16 MiB
+        assert code(huge) == "MCP_PROTOCOL_ERROR"
+        assert "a line longer than 16777216 bytes (max_message_bytes=16777216)" in huge.text
+        later = await call(ctx, "no_value")
+        assert code(later) == "MCP_PROTOCOL_ERROR" and "was closed" in later.text
+    finally:
+        await toolset.aclose()
+
+
+async def test_max_message_bytes_is_the_bound() -> None:
+    ctx = boot()
+    toolset = await mcp_tools(ctx, stdio_params(script=HOSTILE_SERVER), max_message_bytes=4096)
+    try:
+        assert (await call(ctx, "huge", {"bytes": 1000})).text == "x" * 1000
+        assert code(await call(ctx, "huge", {"bytes": 5000})) == "MCP_PROTOCOL_ERROR"
+    finally:
+        await toolset.aclose()
+    with pytest.raises(ValueError, match=r"max_message_bytes=\.\.\.\) must be a positive int"):
+        await mcp_tools(ctx, stdio_params(script=HOSTILE_SERVER), max_message_bytes=0)
+
+
+# -- item 7: a reply nobody can read settles, never hangs -------------------------------
+
+
+async def test_a_reply_nested_past_the_parsers_limit_settles_a_protocol_error() -> None:
+    ctx = boot()
+    toolset = await mcp_tools(ctx, stdio_params(script=HOSTILE_SERVER))  # no timeout_ms: nothing else would end it
+    try:
+        deep = await settles(call(ctx, "deep"))
+        assert code(deep) == "MCP_PROTOCOL_ERROR"
+        assert "a message that cannot be read (Invalid JSON: recursion limit exceeded" in deep.text
+    finally:
+        await toolset.aclose()
+
+
+async def test_a_listing_nested_past_the_parsers_limit_raises_at_connect() -> None:
+    listing = '{"tools": [{"name": "d", "inputSchema": {"type": "object", "x": ' + "[" * 10_000 + "]" * 10_000 + "}}]}"
+    ctx = boot()
+    with pytest.raises(McpProtocolError, match=r"tools/list of MCP server .* a message that cannot be read"):
+        await settles(mcp_tools(ctx, stdio_params(listing, script=HOSTILE_SERVER)))
+    assert ctx.tools.visible() == []
