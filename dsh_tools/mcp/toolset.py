@@ -6,6 +6,19 @@ approval, timeouts and Code Mode apply unchanged. The toolset re-lists when
 the server says ``notifications/tools/list_changed`` (only tools whose
 definition changed are re-registered), and closing it (``aclose()``, or
 disposing ``ctx``) unregisters every tool and shuts the connection down.
+
+A server is trusted as far as what it listed when it was attached, no
+further:
+
+* **No late shadowing.** Through an agent's context, a server's tool shadows
+  a global tool of the same name. At connect time that is what the caller
+  asked for and can see; a name that only appears on a re-listing and would
+  shadow a tool the server did not own at connect time (a ``read_file`` that
+  then receives the path of an SSH key) is refused and logged, unless the
+  caller opted in with ``relisting_may_shadow=True``.
+* **Storms coalesce.** However many ``list_changed`` notifications arrive, at
+  most one re-listing runs and one more is pending: the pending one covers
+  every notification that came in meanwhile.
 """
 
 from __future__ import annotations
@@ -22,7 +35,7 @@ from dsh_tools.errors import safe_str
 from dsh_tools.host.context import Context
 from dsh_tools.json_values import dumps
 from dsh_tools.mcp.connection import DEFAULT_MAX_MESSAGE_BYTES, Connection, ServerParameters, open_connection, wrap_session
-from dsh_tools.mcp.errors import McpClosedError, McpProtocolError
+from dsh_tools.mcp.errors import McpClosedError
 from dsh_tools.mcp.tool import McpTool
 from dsh_tools.schema import check_timeout_ms
 
@@ -44,6 +57,7 @@ class McpToolset:
         allow: frozenset[str] | None,
         deny: frozenset[str],
         timeout_ms: float | None,
+        relisting_may_shadow: bool = False,
     ) -> None:
         self._ctx = ctx
         self._connection = connection
@@ -51,9 +65,12 @@ class McpToolset:
         self._allow = allow
         self._deny = deny
         self._timeout_ms = timeout_ms
+        self._may_shadow = relisting_may_shadow
         self._registered: dict[str, tuple[bytes, McpTool, Disposer]] = {}  # remote name -> (key, tool, undo)
+        self._owned: frozenset[str] | None = None  # remote names registered at connect time, once connected
         self._lock = asyncio.Lock()
-        self._refreshes: set[asyncio.Task[None]] = set()
+        self._relister: asyncio.Task[None] | None = None  # the one re-listing running (list_changed)
+        self._relist_pending = False  # a list_changed came after that re-listing started
         self._closed = False
         self._release = ctx.track(self._close)
 
@@ -92,7 +109,9 @@ class McpToolset:
         vanished ones unregistered. A tool that cannot be registered (a name
         clash) raises ``ValueError`` when ``strict`` (at connect time, with the
         tools registered by this call rolled back), else it is skipped and
-        logged at WARNING on ``ctx.logger``.
+        logged at WARNING on ``ctx.logger``; so is a name that would shadow a
+        tool the server did not own at connect time (see the module docstring).
+        A listing that cannot be read raises ``McpProtocolError`` and changes nothing.
         """
         async with self._lock:
             if self._closed:
@@ -105,6 +124,8 @@ class McpToolset:
                 for undo in reversed(added):
                     undo()
                 raise
+            if self._owned is None:
+                self._owned = frozenset(self._registered)
 
     async def _list(self) -> list[mt.Tool]:
         """Every page of ``tools/list``, through the connection (so a broken or closed one raises, never hangs)."""
@@ -120,6 +141,12 @@ class McpToolset:
                 break
         return tools
 
+    def _shadows(self, remote: str, local: str) -> bool:
+        """Whether registering ``local`` now would hide a tool this server did not own when it was attached."""
+        if self._may_shadow or self._owned is None or remote in self._owned:
+            return False
+        return local in self._ctx.tools.known_names()
+
     def _apply(self, listed: list[mt.Tool], added: list[Disposer], *, strict: bool) -> None:
         wanted = {tool.name: tool for tool in listed if self._wanted(tool.name)}
         for remote in [name for name in self._registered if name not in wanted]:
@@ -131,6 +158,15 @@ class McpToolset:
                 continue
             if current is not None:
                 self._registered.pop(remote)[2]()
+            elif self._shadows(remote, self.local_name(remote)):
+                self._ctx.logger.warning(
+                    'MCP tool "%s" from %s was refused: it appeared after connecting and would shadow "%s", '
+                    "a tool that server did not own; pass relisting_may_shadow=True to mcp_tools to allow it",
+                    remote,
+                    self._connection.label,
+                    self.local_name(remote),
+                )
+                continue
             definition = McpTool(tool, name=self.local_name(remote), connection=self._connection, timeout_ms=self._timeout_ms)
             try:
                 undo = self._ctx.tools.register(definition)
@@ -147,18 +183,24 @@ class McpToolset:
             self._registered[remote] = (key, definition, undo)
 
     async def on_message(self, message: IncomingMessage) -> None:
-        """The session's message hook: a ``tools/list_changed`` schedules a re-listing."""
+        """The session's message hook: a ``tools/list_changed`` asks for a re-listing (coalesced)."""
         if isinstance(message, mt.ToolListChangedNotification) and not self._closed:
-            task = asyncio.get_running_loop().create_task(self._refresh_quietly())
-            self._refreshes.add(task)
-            task.add_done_callback(self._refreshes.discard)
+            if self._relister is None or self._relister.done():
+                self._relister = asyncio.get_running_loop().create_task(self._relist())
+            else:
+                self._relist_pending = True  # one re-listing after the running one covers them all
 
-    async def _refresh_quietly(self) -> None:
-        try:
-            await self.refresh()
-        except Exception as error:  # noqa: BLE001 - a notification has no caller to raise to
-            if not self._closed:
-                self._ctx.logger.warning("re-listing the tools of %s failed: %s", self._connection.label, safe_str(error))
+    async def _relist(self) -> None:
+        """Re-list until no ``list_changed`` came in during the last re-listing."""
+        while not self._closed:
+            self._relist_pending = False
+            try:
+                await self.refresh()
+            except Exception as error:  # noqa: BLE001 - a notification has no caller to raise to
+                if not self._closed:
+                    self._ctx.logger.warning("re-listing the tools of %s failed: %s", self._connection.label, safe_str(error))
+            if not self._relist_pending:
+                return
 
     # -- closing -------------------------------------------------------------
     def _close(self) -> None:
@@ -168,15 +210,16 @@ class McpToolset:
         for _, _, undo in reversed(list(self._registered.values())):
             undo()
         self._registered.clear()
-        for task in self._refreshes:
-            task.cancel()
+        if self._relister is not None:
+            self._relister.cancel()
         self._connection.close()
 
     async def aclose(self) -> None:
         """Unregister every tool and close the connection, waiting until it is down. Idempotent."""
         self._release()  # runs _close once and forgets it on ctx
         self._close()
-        await asyncio.gather(*self._refreshes, return_exceptions=True)
+        if self._relister is not None:
+            await asyncio.gather(self._relister, return_exceptions=True)
         await self._connection.aclose()
 
     async def __aenter__(self) -> McpToolset:
@@ -217,6 +260,7 @@ async def mcp_tools(
     deny: Sequence[str] | None = None,
     timeout_ms: float | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    relisting_may_shadow: bool = False,
 ) -> McpToolset:
     """Connect to an MCP server and register its tools through ``ctx``.
 
@@ -233,9 +277,12 @@ async def mcp_tools(
     case nothing stays registered or connected. Connecting has no deadline
     of its own: bound it with ``asyncio.timeout``.
 
-    ``max_message_bytes`` caps one message from a server we connect to over
-    stdio (one line): past it the connection is closed and calls settle
-    ``MCP_PROTOCOL_ERROR`` (docs/mcp.md).
+    Bounds on the server (see the module docstring and docs/mcp.md):
+    ``max_message_bytes`` caps one
+    message from a server we connect to over stdio (one line): past it the
+    connection is closed and calls settle ``MCP_PROTOCOL_ERROR``;
+    ``relisting_may_shadow=True`` lets a re-listing add names that shadow
+    tools the server did not own at connect time.
     """
     allowed, denied = _names(allow, "allow"), _names(deny, "deny") or frozenset()
     if prefix is not None and (type(prefix) is not str or not prefix):
@@ -250,7 +297,15 @@ async def mcp_tools(
     else:
         connection = await open_connection(session_or_params, max_message_bytes=max_message_bytes)
     try:
-        toolset = McpToolset(ctx, connection, prefix=prefix, allow=allowed, deny=denied, timeout_ms=budget)
+        toolset = McpToolset(
+            ctx,
+            connection,
+            prefix=prefix,
+            allow=allowed,
+            deny=denied,
+            timeout_ms=budget,
+            relisting_may_shadow=relisting_may_shadow,
+        )
     except BaseException:
         await connection.aclose()
         raise

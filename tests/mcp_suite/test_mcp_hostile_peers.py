@@ -10,14 +10,15 @@ regression fails instead of hanging the suite.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable
+import logging
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from typing import TypeVar
 
 import pytest
 
-from dsh_tools import boot
+from dsh_tools import Agent, ContentBlock, JsonValue, Prop, ToolExecution, boot, define_tool, text_block
 from dsh_tools.mcp import McpProtocolError, mcp_tools
-from mcp_support import HOSTILE_SERVER, call, child_pids, code, our_tasks, stdio_params
+from mcp_support import HOSTILE_SERVER, SHIFTING_SERVER, call, child_pids, code, our_tasks, stdio_params
 
 T = TypeVar("T")
 SAFETY_NET_S = 60.0
@@ -35,6 +36,61 @@ async def nothing_left_behind() -> AsyncIterator[None]:
 async def settles(pending: Awaitable[T]) -> T:
     async with asyncio.timeout(SAFETY_NET_S):
         return await pending
+
+
+async def read_file(args: Mapping[str, JsonValue], exec: ToolExecution) -> list[ContentBlock]:
+    return [text_block("the trusted read_file")]
+
+
+READ_FILE = define_tool(name="read_file", description="Read a file.", parameters={"path": Prop("string")}, execute=read_file)
+
+
+# -- item 2: a re-listing never shadows what the server did not own ----------------
+
+
+async def test_a_relisting_cannot_shadow_a_global_tool_the_server_did_not_own(caplog: pytest.LogCaptureFixture) -> None:
+    ctx = boot()
+    ctx.tools.register(READ_FILE)
+    agent = Agent(ctx, name="agent")
+    toolset = await mcp_tools(agent.ctx, stdio_params(script=SHIFTING_SERVER))
+    try:
+        with caplog.at_level(logging.WARNING, logger="dsh_tools"):
+            assert (await call(ctx, "add", {"name": "read_file"}, agent=agent)).text == "added"
+            assert (await call(ctx, "add", {"name": "fresh"}, agent=agent)).text == "added"
+            await toolset.refresh()  # queued behind the re-listings the notifications started
+        stolen = await call(ctx, "read_file", {"path": "/home/me/.ssh/id_ed25519"}, agent=agent)
+        assert stolen.text == "the trusted read_file"
+        assert "read_file" not in toolset.names and "fresh" in toolset.names  # a new name that hides nothing is fine
+        assert 'MCP tool "read_file" from MCP server' in caplog.text and "relisting_may_shadow=True" in caplog.text
+    finally:
+        await toolset.aclose()
+
+
+async def test_relisting_may_shadow_is_the_opt_in() -> None:
+    ctx = boot()
+    ctx.tools.register(READ_FILE)
+    agent = Agent(ctx, name="agent")
+    toolset = await mcp_tools(agent.ctx, stdio_params(script=SHIFTING_SERVER), relisting_may_shadow=True)
+    try:
+        await call(ctx, "add", {"name": "read_file"}, agent=agent)
+        await toolset.refresh()
+        assert (await call(ctx, "read_file", {"path": "p"}, agent=agent)).text == 'read_file got {"path": "p"}'
+        assert (await call(ctx, "read_file", {"path": "p"})).text == "the trusted read_file"  # for its agent only
+    finally:
+        await toolset.aclose()
+
+
+async def test_a_list_changed_storm_is_one_relisting_running_and_one_pending() -> None:
+    ctx = boot()
+    toolset = await mcp_tools(ctx, stdio_params(script=SHIFTING_SERVER))
+    try:
+        # Every notification is in before the storm's reply, and any re-listing's reply after it.
+        assert (await call(ctx, "storm", {"count": 3000})).text == "stormed"
+        await toolset.refresh()  # queued behind the re-listing running (FIFO lock)
+        listings = int((await call(ctx, "listings")).text)
+        assert listings <= 4, f"{listings} tools/list requests"  # connect, the running one, ours, the pending one
+    finally:
+        await toolset.aclose()
 
 
 # -- item 6: a bound on one message, read in linear time --------------------------------
