@@ -19,6 +19,9 @@ further:
 * **Storms coalesce.** However many ``list_changed`` notifications arrive, at
   most one re-listing runs and one more is pending: the pending one covers
   every notification that came in meanwhile.
+* **Bounded lists.** A listing of more than ``max_tools`` tools is refused
+  (``McpProtocolError``; registered tools stay as they were), before any of
+  them costs a compiled validator.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from dsh_tools.errors import safe_str
 from dsh_tools.host.context import Context
 from dsh_tools.json_values import dumps
 from dsh_tools.mcp.connection import DEFAULT_MAX_MESSAGE_BYTES, Connection, ServerParameters, open_connection, wrap_session
-from dsh_tools.mcp.errors import McpClosedError
+from dsh_tools.mcp.errors import McpClosedError, McpProtocolError
 from dsh_tools.mcp.tool import McpTool
 from dsh_tools.schema import check_timeout_ms
 
@@ -43,6 +46,9 @@ __all__ = ["McpToolset", "mcp_tools"]
 
 MAX_PAGES: Final = 1_000
 """A server that keeps returning cursors past this many ``tools/list`` pages is cut off."""
+
+DEFAULT_MAX_TOOLS: Final = 1_000
+"""The default cap on the tools one server may list (``mcp_tools(max_tools=...)``)."""
 
 
 class McpToolset:
@@ -57,6 +63,7 @@ class McpToolset:
         allow: frozenset[str] | None,
         deny: frozenset[str],
         timeout_ms: float | None,
+        max_tools: int = DEFAULT_MAX_TOOLS,
         relisting_may_shadow: bool = False,
     ) -> None:
         self._ctx = ctx
@@ -65,6 +72,7 @@ class McpToolset:
         self._allow = allow
         self._deny = deny
         self._timeout_ms = timeout_ms
+        self._max_tools = max_tools
         self._may_shadow = relisting_may_shadow
         self._registered: dict[str, tuple[bytes, McpTool, Disposer]] = {}  # remote name -> (key, tool, undo)
         self._owned: frozenset[str] | None = None  # remote names registered at connect time, once connected
@@ -111,7 +119,8 @@ class McpToolset:
         tools registered by this call rolled back), else it is skipped and
         logged at WARNING on ``ctx.logger``; so is a name that would shadow a
         tool the server did not own at connect time (see the module docstring).
-        A listing that cannot be read raises ``McpProtocolError`` and changes nothing.
+        A listing that cannot be read, or of more than ``max_tools`` tools,
+        raises ``McpProtocolError`` and changes nothing.
         """
         async with self._lock:
             if self._closed:
@@ -136,6 +145,11 @@ class McpToolset:
             params = mt.PaginatedRequestParams(cursor=cursor) if cursor else None
             page = await self._connection.request(f"tools/list of {label}", lambda session: session.list_tools(params=params))
             tools.extend(page.tools)
+            if len(tools) > self._max_tools:
+                raise McpProtocolError(
+                    f"{label} lists more than {self._max_tools} tools; "
+                    "pass max_tools= to mcp_tools to accept more, or allow= to pick the ones you need"
+                )
             cursor = page.next_cursor
             if not cursor:
                 break
@@ -259,6 +273,7 @@ async def mcp_tools(
     allow: Sequence[str] | None = None,
     deny: Sequence[str] | None = None,
     timeout_ms: float | None = None,
+    max_tools: int = DEFAULT_MAX_TOOLS,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     relisting_may_shadow: bool = False,
 ) -> McpToolset:
@@ -278,7 +293,7 @@ async def mcp_tools(
     of its own: bound it with ``asyncio.timeout``.
 
     Bounds on the server (see the module docstring and docs/mcp.md):
-    ``max_message_bytes`` caps one
+    ``max_tools`` caps the tools it may list; ``max_message_bytes`` caps one
     message from a server we connect to over stdio (one line): past it the
     connection is closed and calls settle ``MCP_PROTOCOL_ERROR``;
     ``relisting_may_shadow=True`` lets a re-listing add names that shadow
@@ -287,7 +302,7 @@ async def mcp_tools(
     allowed, denied = _names(allow, "allow"), _names(deny, "deny") or frozenset()
     if prefix is not None and (type(prefix) is not str or not prefix):
         raise ValueError("mcp_tools(prefix=...) must be a non-empty str")
-    for label, bound in (("max_message_bytes", max_message_bytes),):
+    for label, bound in (("max_tools", max_tools), ("max_message_bytes", max_message_bytes)):
         if type(bound) is not int or bound < 1:
             raise ValueError(f"mcp_tools({label}=...) must be a positive int")
     budget = check_timeout_ms(timeout_ms, "mcp_tools")
@@ -304,6 +319,7 @@ async def mcp_tools(
             allow=allowed,
             deny=denied,
             timeout_ms=budget,
+            max_tools=max_tools,
             relisting_may_shadow=relisting_may_shadow,
         )
     except BaseException:

@@ -93,6 +93,29 @@ async def test_a_list_changed_storm_is_one_relisting_running_and_one_pending() -
         await toolset.aclose()
 
 
+# -- item 9: a cap on the tools one server may list -------------------------------------
+
+
+async def test_a_server_listing_more_tools_than_the_cap_is_refused_with_a_clear_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ctx = boot()
+    with pytest.raises(McpProtocolError, match=r"lists more than 1000 tools; pass max_tools= to mcp_tools"):
+        await settles(mcp_tools(ctx, stdio_params("--many", "20000", script=SHIFTING_SERVER)))
+    assert ctx.tools.visible() == []
+    toolset = await mcp_tools(ctx, stdio_params("--many", "1", script=SHIFTING_SERVER), max_tools=5)
+    try:
+        assert len(toolset.names) == 4
+        with caplog.at_level(logging.WARNING, logger="dsh_tools"):
+            await call(ctx, "add", {"name": "fifth"})
+            await call(ctx, "add", {"name": "sixth"})
+            with pytest.raises(McpProtocolError, match="lists more than 5 tools"):
+                await toolset.refresh()
+        assert "sixth" not in toolset.names  # a refused listing changes nothing
+    finally:
+        await toolset.aclose()
+
+
 # -- item 6: a bound on one message, read in linear time --------------------------------
 
 
