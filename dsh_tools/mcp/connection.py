@@ -20,7 +20,7 @@ cancelled; each is one ``HarnessError`` with its own code, or the caller's
 own cancellation, untouched.
 
 A server that breaks the protocol so that a reply may have been lost (a
-message past ``max_message_bytes``, a line that was meant as a message but
+message past ``max_message_bytes`` on stdio or HTTP, a line that was meant as a message but
 cannot be read) is failed (:meth:`Connection.fail`): every request in flight, and
 every later one, settles ``MCP_PROTOCOL_ERROR``, and the transport is shut
 down. Waiting for an answer that can no longer come would hang the caller.
@@ -39,19 +39,19 @@ from mcp.client.session import ClientSession, IncomingMessage
 from mcp.client.session_group import StreamableHttpParameters
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from dsh_tools.errors import HarnessError, ToolAbortedError, safe_str
 from dsh_tools.mcp.errors import McpClosedError, McpConnectionError, McpProtocolError
+from dsh_tools.mcp.http import bounded_http_client
 from dsh_tools.mcp.stdio import bounded_stdio_client
 from dsh_tools.signals import AbortSignal
 
 __all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "Connection", "ServerParameters", "open_connection", "validation_summary", "wrap_session"]
 
 DEFAULT_MAX_MESSAGE_BYTES: Final = 16 * 1024 * 1024
-"""The default bound on one message from a server (a stdio line, an HTTP reply body): 16 MiB."""
+"""The default bound on one message from a server (a stdio line, an HTTP reply body or SSE event): 16 MiB."""
 
 T = TypeVar("T")
 Ending: TypeAlias = tuple[Literal["closed", "lost", "protocol"], str]
@@ -196,8 +196,16 @@ class Connection:
         if isinstance(params, StdioServerParameters):
             return bounded_stdio_client(params, max_message_bytes=max_message_bytes, on_violation=self.fail)
         timeout = httpx2.Timeout(params.timeout, read=params.sse_read_timeout)
-        client = await stack.enter_async_context(create_mcp_http_client(headers=params.headers, timeout=timeout))
-        return streamable_http_client(params.url, http_client=client, terminate_on_close=params.terminate_on_close)
+        client = bounded_http_client(
+            headers=params.headers, timeout=timeout, max_message_bytes=max_message_bytes, on_violation=self.fail
+        )
+        await stack.enter_async_context(client)
+        return streamable_http_client(
+            params.url,
+            http_client=client,
+            terminate_on_close=params.terminate_on_close,
+            max_sse_event_size=max_message_bytes,
+        )
 
     async def _own(self, params: ServerParameters, ready: asyncio.Future[None], max_message_bytes: int) -> None:
         try:

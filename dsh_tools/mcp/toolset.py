@@ -294,8 +294,9 @@ async def mcp_tools(
 
     Bounds on the server (see the module docstring and docs/mcp.md):
     ``max_tools`` caps the tools it may list; ``max_message_bytes`` caps one
-    message from a server we connect to over stdio (one line): past it the
-    connection is closed and calls settle ``MCP_PROTOCOL_ERROR``;
+    message from a server we connect to (a stdio line, an HTTP reply body or
+    SSE event): past it the connection is closed and calls settle
+    ``MCP_PROTOCOL_ERROR``;
     ``relisting_may_shadow=True`` lets a re-listing add names that shadow
     tools the server did not own at connect time.
     """

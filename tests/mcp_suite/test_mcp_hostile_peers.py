@@ -17,8 +17,8 @@ from typing import TypeVar
 import pytest
 
 from dsh_tools import Agent, ContentBlock, JsonValue, Prop, ToolExecution, boot, define_tool, text_block
-from dsh_tools.mcp import McpProtocolError, mcp_tools
-from mcp_support import HOSTILE_SERVER, SHIFTING_SERVER, call, child_pids, code, our_tasks, stdio_params
+from dsh_tools.mcp import McpProtocolError, StreamableHttpParameters, mcp_tools, serve_mcp
+from mcp_support import HOSTILE_SERVER, SHIFTING_SERVER, call, child_pids, code, http_server, our_tasks, stdio_params
 
 T = TypeVar("T")
 SAFETY_NET_S = 60.0
@@ -142,6 +142,33 @@ async def test_max_message_bytes_is_the_bound() -> None:
         await toolset.aclose()
     with pytest.raises(ValueError, match=r"max_message_bytes=\.\.\.\) must be a positive int"):
         await mcp_tools(ctx, stdio_params(script=HOSTILE_SERVER), max_message_bytes=0)
+
+
+async def huge_text(args: Mapping[str, JsonValue], exec: ToolExecution) -> list[ContentBlock]:
+    size = args["bytes"]
+    assert isinstance(size, int)
+    return [text_block("x" * size)]
+
+
+HUGE = define_tool(name="huge", description="A reply of n bytes.", parameters={"bytes": Prop("integer")}, execute=huge_text)
+
+
+@pytest.mark.parametrize("json_response", [False, True], ids=["sse", "json"])
+async def test_an_http_reply_past_the_default_bound_closes_the_connection_with_a_protocol_error(json_response: bool) -> None:
+    served = boot()
+    served.tools.register(HUGE)
+    app = serve_mcp(served, agent=Agent(served, name="served")).streamable_http_app(json_response=json_response)
+    async with http_server(app) as url:
+        ctx = boot()
+        toolset = await mcp_tools(ctx, StreamableHttpParameters(url=url))
+        try:
+            assert (await call(ctx, "huge", {"bytes": 1000})).text == "x" * 1000
+            huge = await settles(call(ctx, "huge", {"bytes": 17 * 1024 * 1024}))  # the default bound is 16 MiB
+            assert code(huge) == "MCP_PROTOCOL_ERROR" and "(max_message_bytes=16777216)" in huge.text
+            later = await call(ctx, "huge", {"bytes": 1})
+            assert code(later) == "MCP_PROTOCOL_ERROR" and "was closed" in later.text
+        finally:
+            await toolset.aclose()
 
 
 # -- item 7: a reply nobody can read settles, never hangs -------------------------------
