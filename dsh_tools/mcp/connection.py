@@ -39,12 +39,13 @@ from mcp.client.session import ClientSession, IncomingMessage
 from mcp.client.session_group import StreamableHttpParameters
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from dsh_tools.errors import HarnessError, ToolAbortedError, safe_str
 from dsh_tools.mcp.errors import McpClosedError, McpConnectionError, McpProtocolError
-from dsh_tools.mcp.http import bounded_http_client
+from dsh_tools.mcp.http import bound_replies
 from dsh_tools.mcp.stdio import bounded_stdio_client
 from dsh_tools.signals import AbortSignal
 
@@ -196,8 +197,10 @@ class Connection:
         if isinstance(params, StdioServerParameters):
             return bounded_stdio_client(params, max_message_bytes=max_message_bytes, on_violation=self.fail)
         timeout = httpx2.Timeout(params.timeout, read=params.sse_read_timeout)
-        client = bounded_http_client(
-            headers=params.headers, timeout=timeout, max_message_bytes=max_message_bytes, on_violation=self.fail
+        client = bound_replies(
+            create_mcp_http_client(headers=params.headers, timeout=timeout),
+            max_message_bytes=max_message_bytes,
+            on_violation=self.fail,
         )
         await stack.enter_async_context(client)
         return streamable_http_client(

@@ -2,8 +2,9 @@
 
 The SDK reads a JSON reply whole (``response.aread()``, no bound) and bounds
 an SSE event on its own terms (``max_sse_event_size``, 1 MiB by default,
-reported as a lost connection). Our HTTP client wraps every response body
-instead, counting as the bytes arrive:
+reported as a lost connection). We wrap every response body
+(a response hook on the SDK's own client) instead, counting as the bytes
+arrive:
 
 * a JSON (or any non-SSE) body: its total size;
 * an SSE stream (one response may carry many events for as long as the
@@ -23,7 +24,7 @@ from typing import Final
 
 import httpx2
 
-__all__ = ["bounded_http_client"]
+__all__ = ["bound_replies"]
 
 _BOUNDARIES: Final = ((b"\r\n\r\n", 4), (b"\n\n", 2), (b"\r\r", 2))
 
@@ -71,29 +72,20 @@ class _BoundedBody(httpx2.AsyncByteStream):
         await self._inner.aclose()
 
 
-class _BoundedTransport(httpx2.AsyncBaseTransport):
-    def __init__(self, limit: int, on_violation: Callable[[str], None]) -> None:
-        self._inner = httpx2.AsyncHTTPTransport()
-        self._limit = limit
-        self._on_violation = on_violation
+def bound_replies(
+    client: httpx2.AsyncClient, *, max_message_bytes: int, on_violation: Callable[[str], None]
+) -> httpx2.AsyncClient:
+    """``client`` (the SDK's own, from ``create_mcp_http_client``) with every response body bounded.
 
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        response = await self._inner.handle_async_request(request)
+    A response hook, not a transport: it wraps the body whatever transport
+    carried it (a proxy's from the environment included).
+    """
+
+    async def bound(response: httpx2.Response) -> None:
         assert isinstance(response.stream, httpx2.AsyncByteStream)
         events = response.headers.get("content-type", "").startswith("text/event-stream")
-        body = _BoundedBody(response.stream, limit=self._limit, events=events, on_violation=self._on_violation)
-        return httpx2.Response(
-            response.status_code, headers=response.headers, stream=body, extensions=response.extensions, request=request
-        )
+        response.stream = _BoundedBody(response.stream, limit=max_message_bytes, events=events, on_violation=on_violation)
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-def bounded_http_client(
-    *, headers: dict[str, str] | None, timeout: httpx2.Timeout, max_message_bytes: int, on_violation: Callable[[str], None]
-) -> httpx2.AsyncClient:
-    """What ``mcp.shared._httpx_utils.create_mcp_http_client`` builds, with every response body bounded."""
-    return httpx2.AsyncClient(
-        headers=headers, timeout=timeout, transport=_BoundedTransport(max_message_bytes, on_violation)
-    )
+    hooks = client.event_hooks
+    client.event_hooks = {"request": hooks["request"], "response": [*hooks["response"], bound]}
+    return client
