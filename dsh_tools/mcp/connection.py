@@ -223,14 +223,7 @@ class Connection:
                 await self._close_requested.wait()
         except BaseException as error:  # noqa: BLE001 - the owner reports, it never crashes the loop
             if not ready.done():
-                failed = self._ended.done() and self._ended.result()[0] == "protocol"
-                ready.set_exception(
-                    self._ended_error("initialize")
-                    if failed
-                    else error
-                    if isinstance(error, Exception)
-                    else McpConnectionError("cancelled")
-                )
+                ready.set_exception(self._connect_failure(error))
             self._end("lost", f"{type(error).__name__}: {_first_line(error)}")
             if not isinstance(error, Exception):
                 raise
@@ -238,6 +231,13 @@ class Connection:
             self._end("closed")
             for stop in list(self._inflight.values()):
                 stop()  # a call the SDK would leave waiting on a dead session
+
+
+    def _connect_failure(self, error: BaseException) -> Exception:
+        """Why connecting failed: the server's protocol breach (which cancelled us), else what was raised."""
+        if self._ended.done() and self._ended.result()[0] == "protocol":
+            return self._ended_error("initialize")
+        return error if isinstance(error, Exception) else McpConnectionError("cancelled")
 
 
 def validation_summary(error: ValidationError) -> str:

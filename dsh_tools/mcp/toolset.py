@@ -76,6 +76,7 @@ class McpToolset:
         self._may_shadow = relisting_may_shadow
         self._registered: dict[str, tuple[bytes, McpTool, Disposer]] = {}  # remote name -> (key, tool, undo)
         self._owned: frozenset[str] | None = None  # remote names registered at connect time, once connected
+        self._refused: set[str] = set()  # names refused for late shadowing (each logged once)
         self._lock = asyncio.Lock()
         self._relister: asyncio.Task[None] | None = None  # the one re-listing running (list_changed)
         self._relist_pending = False  # a list_changed came after that re-listing started
@@ -173,6 +174,9 @@ class McpToolset:
             if current is not None:
                 self._registered.pop(remote)[2]()
             elif self._shadows(remote, self.local_name(remote)):
+                if remote in self._refused:
+                    continue  # logged once: a server re-listing it on every storm must not flood the log
+                self._refused.add(remote)
                 self._ctx.logger.warning(
                     'MCP tool "%s" from %s was refused: it appeared after connecting and would shadow "%s", '
                     "a tool that server did not own; pass relisting_may_shadow=True to mcp_tools to allow it",

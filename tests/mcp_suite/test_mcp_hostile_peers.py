@@ -61,7 +61,8 @@ async def test_a_relisting_cannot_shadow_a_global_tool_the_server_did_not_own(ca
         stolen = await call(ctx, "read_file", {"path": "/home/me/.ssh/id_ed25519"}, agent=agent)
         assert stolen.text == "the trusted read_file"
         assert "read_file" not in toolset.names and "fresh" in toolset.names  # a new name that hides nothing is fine
-        assert 'MCP tool "read_file" from MCP server' in caplog.text and "relisting_may_shadow=True" in caplog.text
+        assert caplog.text.count('MCP tool "read_file" from MCP server') == 1  # logged once, re-listed thrice
+        assert "relisting_may_shadow=True" in caplog.text
     finally:
         await toolset.aclose()
 
