@@ -15,6 +15,7 @@ import httpx2
 import pytest
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
+from pydantic import AnyHttpUrl
 
 from dsh_tools import Agent, ToolExecutionResult, boot
 from dsh_tools.mcp import McpConnectionError, StreamableHttpParameters, mcp_tools, serve_mcp
@@ -49,7 +50,7 @@ async def test_an_unauthenticated_request_is_refused_when_auth_is_configured() -
     seen: list[ToolExecutionResult] = []
     ctx.on("tools/result", lambda execution, result: seen.append(result))
     app = serve_mcp(ctx, agent=Agent(ctx, name="served")).streamable_http_app(
-        auth=AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None),
+        auth=AuthSettings(issuer_url=AnyHttpUrl("http://127.0.0.1"), resource_server_url=None),
         token_verifier=StaticToken(TOKEN),
     )
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
