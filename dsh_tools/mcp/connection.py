@@ -20,10 +20,11 @@ cancelled; each is one ``HarnessError`` with its own code, or the caller's
 own cancellation, untouched.
 
 A server that breaks the protocol so that a reply may have been lost (a
-message past ``max_message_bytes`` on stdio or HTTP, a line that was meant as a message but
-cannot be read) is failed (:meth:`Connection.fail`): every request in flight, and
-every later one, settles ``MCP_PROTOCOL_ERROR``, and the transport is shut
-down. Waiting for an answer that can no longer come would hang the caller.
+message past ``max_message_bytes`` on stdio or HTTP, a line that was meant
+as a message but cannot be read) is failed (:meth:`Connection.fail`): every
+request in flight, and every later one, settles ``MCP_PROTOCOL_ERROR``, and
+the transport is shut down. Waiting for an answer that can no longer come
+would hang the caller.
 """
 
 from __future__ import annotations
@@ -232,7 +233,6 @@ class Connection:
             for stop in list(self._inflight.values()):
                 stop()  # a call the SDK would leave waiting on a dead session
 
-
     def _connect_failure(self, error: BaseException) -> Exception:
         """Why connecting failed: the server's protocol breach (which cancelled us), else what was raised."""
         if self._ended.done() and self._ended.result()[0] == "protocol":
@@ -254,8 +254,6 @@ def validation_summary(error: ValidationError) -> str:
 def _first_line(error: BaseException) -> str:
     text = safe_str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
-
-
 
 
 def _label(params: ServerParameters) -> str:

@@ -94,7 +94,9 @@ def parse_line(line: bytes, params: StdioServerParameters) -> SessionMessage | s
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
     except ValueError as error:
-        stripped = text.lstrip()
+        stripped = text.strip()
+        if not stripped:
+            return None  # a blank line carries nothing
         if not stripped.startswith(("{", "[")):
             logger.warning("an MCP server wrote a line that is not JSON-RPC to stdout; skipped: %.200r", text)
             return None
