@@ -164,8 +164,8 @@ async def _unless_aborted(asking: asyncio.Future[mt.ElicitResult], signal: Abort
     """The client's answer, or ``None`` once ``signal`` is aborted (the question then withdrawn).
 
     A client that never answers must not keep the call from settling: the
-    call's signal is the only thing that still moves (the client's cancel,
-    a deadline), so it ends the wait, and cancelling the request makes the
+    call's signal is the only thing that still moves (the client's cancel
+    aborts it), so it ends the wait, and cancelling the request makes the
     SDK tell the client with ``notifications/cancelled``.
     """
     if signal is None:
