@@ -34,10 +34,18 @@ tracer whose spans do not record (a no-op provider, a sampler's drop) no
 events or attributes are built, and a span with no valid context (a no-op
 tracer's placeholder outside any span) is not made current: it carries nothing. Needs the ``otel`` extra
 (``pip install 'dsh-tools[otel]'``; ``opentelemetry-sdk`` to export).
+
+Telemetry never changes a call: the tracer, its span processors and its
+exporters are someone else's code, and any of them may raise (``on_start``
+inside ``start_span``, ``on_end`` inside ``span.end()``). Each probe step
+contains that: the failure is logged at WARNING on ``ctx.logger`` and counted
+on the handle (:attr:`Instrumentation.failures`), and the call goes on with
+its own outcome, untraced from there, and still reaches its observers.
 """
 
 from __future__ import annotations
 
+import logging
 from contextvars import Token
 from typing import TYPE_CHECKING, Final, cast, final
 
@@ -51,18 +59,44 @@ if TYPE_CHECKING:
 
     from dsh_tools.host.context import Agent, Context
 
-__all__ = ["instrument"]
+__all__ = ["Instrumentation", "instrument"]
 
 _REASON_LIMIT: Final = 1000
 """Longest reason or feedback text put on an event (policy text, not tool output)."""
 
 
-def instrument(ctx: Context, tracer_provider: TracerProvider | None = None) -> Disposer:
-    """Trace every call ``ctx`` hears with OpenTelemetry; the disposer stops it.
+class Instrumentation(Disposer):
+    """What :func:`instrument` returns: the disposer that stops tracing, and what tracing cost.
+
+    ``failures`` counts the times the tracer (or a span processor or exporter
+    behind it) raised; each was logged and contained, and no call's outcome
+    changed because of it. A dashboard can alert on it going up.
+    """
+
+    __slots__ = ("_spans", "_stop")
+
+    def __init__(self, stop: Disposer, spans: _Spans) -> None:
+        super().__init__(stop)
+        self._stop = stop  # ctx's own disposer: disposing ctx runs it without us
+        self._spans = spans
+
+    @property
+    def disposed(self) -> bool:
+        return self._stop.disposed
+
+    @property
+    def failures(self) -> int:
+        """How many times telemetry raised and was contained (logged at WARNING on ``ctx.logger``)."""
+        return self._spans.failures
+
+
+def instrument(ctx: Context, tracer_provider: TracerProvider | None = None) -> Instrumentation:
+    """Trace every call ``ctx`` hears with OpenTelemetry; the returned handle (a ``Disposer``) stops it.
 
     ``tracer_provider`` defaults to the global one (``trace.set_tracer_provider``).
     Through a scoped context (``agent.ctx``) only that agent's calls are traced.
     The probe lives as long as ``ctx``; disposing ends the spans still open.
+    A tracer that raises never reaches the call: see :class:`Instrumentation`.
     """
     try:
         from opentelemetry import trace
@@ -72,14 +106,14 @@ def instrument(ctx: Context, tracer_provider: TracerProvider | None = None) -> D
             name="opentelemetry",
         ) from error
     tracer = trace.get_tracer("dsh_tools", tracer_provider=tracer_provider)
-    spans = _Spans(tracer, ctx.scope)
+    spans = _Spans(tracer, ctx.scope, ctx.logger)
     remove = ctx.events.add_probe(spans)
 
     def uninstrument() -> None:
         remove()
         spans.close()
 
-    return ctx.track(uninstrument)
+    return Instrumentation(ctx.track(uninstrument), spans)
 
 
 @final
@@ -102,12 +136,15 @@ class _Call:
 class _Spans:
     """The probe (:class:`~dsh_tools.pipeline.probe.CallProbe`): open spans by execution token."""
 
-    def __init__(self, tracer: Tracer, scope: Agent | None) -> None:
+    def __init__(self, tracer: Tracer, scope: Agent | None, logger: logging.Logger) -> None:
         from opentelemetry import context, trace
-        from opentelemetry.trace import SpanKind, Status, StatusCode
+        from opentelemetry.trace import INVALID_SPAN, SpanKind, Status, StatusCode
 
         self._tracer = tracer
         self._scope = scope
+        self._logger = logger
+        self._untraced: Span = INVALID_SPAN  # stands for a call whose span could not be started
+        self.failures = 0
         self._set_span = trace.set_span_in_context
         self._attach = context.attach
         self._detach = context.detach
@@ -136,13 +173,24 @@ class _Spans:
         agent_name = getattr(agent, "name", None) if agent is not None else None
         if isinstance(agent_name, str):
             attributes["gen_ai.agent.name"] = agent_name
-        span = self._tracer.start_span(
-            f"execute_tool {execution.name}", context=context, kind=self._kind, attributes=attributes
-        )
-        recording, valid = span.is_recording(), span.get_span_context().is_valid
-        opened: _Call | Span = _Call(span, recording, valid) if recording or valid else span
+        opened: _Call | Span
+        try:
+            span = self._tracer.start_span(
+                f"execute_tool {execution.name}", context=context, kind=self._kind, attributes=attributes
+            )
+            recording, valid = span.is_recording(), span.get_span_context().is_valid
+            opened = _Call(span, recording, valid) if recording or valid else span
+        except Exception:  # noqa: BLE001 - a span processor's on_start, or the tracer itself
+            self._failed("starting the span of", execution)
+            opened = self._untraced  # a bare placeholder: no stage asks the tracer again
         self._open[execution.token] = opened
         return opened
+
+    def _failed(self, what: str, execution: ToolExecution | None = None) -> None:
+        """Count and log a raising tracer (with its traceback); the caller then goes on as if untraced."""
+        self.failures += 1
+        call = f' tool call "{execution.name}" ({execution.call_id})' if execution is not None else " a span"
+        self._logger.warning("tracing failed while %s%s; the call goes on untraced", what, call, exc_info=True)
 
     def opened(self, execution: ToolExecution) -> None:
         self._start(execution)
@@ -151,6 +199,12 @@ class _Spans:
         call = self._open.get(execution.token)
         if type(call) is not _Call:  # outside the scope, or a bare placeholder
             return
+        try:
+            self._pre_decided(call, decision)
+        except Exception:  # noqa: BLE001 - telemetry never changes the call
+            self._failed("recording the pre-execute decision of", execution)
+
+    def _pre_decided(self, call: _Call, decision: PreToolDecision) -> None:
         if type(decision) is Deny:
             call.verdict = "denied"
             if call.recording:
@@ -169,15 +223,22 @@ class _Spans:
         if type(call) is not _Call:  # outside the scope, instrumented mid-call, or a bare placeholder
             return None
         call.dispatched = True
-        if call.asked and call.recording:
-            call.span.add_event("approved")
-        if not call.valid:  # a no-op tracer's placeholder outside any span: nothing to carry
+        try:
+            if call.asked and call.recording:
+                call.span.add_event("approved")
+            if not call.valid:  # a no-op tracer's placeholder outside any span: nothing to carry
+                return None
+            return self._attach(self._set_span(call.span))
+        except Exception:  # noqa: BLE001 - telemetry never changes the call
+            self._failed("making current the span of", execution)
             return None
-        return self._attach(self._set_span(call.span))
 
     def dispatched(self, token: object) -> None:
         if token is not None:
-            self._detach(cast("Token[OtelContext]", token))
+            try:
+                self._detach(cast("Token[OtelContext]", token))
+            except Exception:  # noqa: BLE001 - telemetry never changes the call
+                self._failed("leaving")
 
     def post_decided(self, execution: ToolExecution, decision: PostToolDecision) -> None:
         if type(decision) is not Block:
@@ -187,7 +248,10 @@ class _Spans:
             call.verdict = "blocked"
             if call.recording:
                 feedback = "\n".join(str(block.get("text", "")) for block in decision.feedback)
-                call.span.add_event("blocked", {"dsh_tools.reason": _clip(feedback)})
+                try:
+                    call.span.add_event("blocked", {"dsh_tools.reason": _clip(feedback)})
+                except Exception:  # noqa: BLE001 - telemetry never changes the call
+                    self._failed("recording the post-execute decision of", execution)
 
     def settled(self, execution: ToolExecution, result: ToolExecutionResult) -> None:
         call = self._open.pop(execution.token, None)
@@ -196,6 +260,12 @@ class _Spans:
             if call is None:
                 return
             del self._open[execution.token]
+        try:
+            self._end(call, result)
+        except Exception:  # noqa: BLE001 - a span processor's on_end: the observers must still hear the call
+            self._failed("ending the span of", execution)
+
+    def _end(self, call: _Call | Span, result: ToolExecutionResult) -> None:
         if type(call) is not _Call:  # a bare placeholder
             call.end()
             return
@@ -213,9 +283,13 @@ class _Spans:
 
     def close(self) -> None:
         """End every span still open (instrumentation removed mid-call)."""
-        for call in list(self._open.values()):
-            (call.span if type(call) is _Call else call).end()
+        calls = list(self._open.values())
         self._open.clear()
+        for call in calls:
+            try:
+                (call.span if type(call) is _Call else call).end()
+            except Exception:  # noqa: BLE001 - the rest still end
+                self._failed("uninstrumenting, ending")
 
 
 def _clip(text: str) -> str:

@@ -11,11 +11,20 @@ transport is down and a stdio server process has been reaped.
 A ``ClientSession`` handed in by the caller stays the caller's: we never exit
 it, we only stop using it.
 
-:meth:`Connection.call` is where a call's fate is decided: the result, the
-caller's signal (forwarded to the server as ``notifications/cancelled`` by
-cancelling the SDK request), the connection closing or ending under it, or
-the asyncio task being cancelled; each is one ``HarnessError`` with its own
-code, or the caller's own cancellation, untouched.
+:meth:`Connection.request` is where a request's fate is decided (a
+``tools/call``, and the ``tools/list`` pages too, so a listing can never wait
+on a dead or broken connection): the result, the caller's signal (forwarded
+to the server as ``notifications/cancelled`` by cancelling the SDK request),
+the connection closing, ending or failing under it, or the asyncio task being
+cancelled; each is one ``HarnessError`` with its own code, or the caller's
+own cancellation, untouched.
+
+A server that breaks the protocol so that a reply may have been lost (a
+message past ``max_message_bytes`` on stdio or HTTP, a line that was meant
+as a message but cannot be read) is failed (:meth:`Connection.fail`): every
+request in flight, and every later one, settles ``MCP_PROTOCOL_ERROR``, and
+the transport is shut down. Waiting for an answer that can no longer come
+would hang the caller.
 """
 
 from __future__ import annotations
@@ -23,13 +32,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeAlias
+from typing import Any, Final, Literal, TypeAlias, TypeVar
 
 import httpx2
 import mcp_types as mt
 from mcp.client.session import ClientSession, IncomingMessage
 from mcp.client.session_group import StreamableHttpParameters
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
@@ -37,9 +46,17 @@ from pydantic import ValidationError
 
 from dsh_tools.errors import HarnessError, ToolAbortedError, safe_str
 from dsh_tools.mcp.errors import McpClosedError, McpConnectionError, McpProtocolError
+from dsh_tools.mcp.http import bound_replies
+from dsh_tools.mcp.stdio import bounded_stdio_client
 from dsh_tools.signals import AbortSignal
 
-__all__ = ["Connection", "ServerParameters", "open_connection", "validation_summary", "wrap_session"]
+__all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "Connection", "ServerParameters", "open_connection", "validation_summary", "wrap_session"]
+
+DEFAULT_MAX_MESSAGE_BYTES: Final = 16 * 1024 * 1024
+"""The default bound on one message from a server (a stdio line, an HTTP reply body or SSE event): 16 MiB."""
+
+T = TypeVar("T")
+Ending: TypeAlias = tuple[Literal["closed", "lost", "protocol"], str]
 
 ServerParameters: TypeAlias = StdioServerParameters | StreamableHttpParameters
 """How to reach a server we connect to ourselves (the SDK's own parameter models)."""
@@ -55,7 +72,7 @@ class Connection:
         self.session: ClientSession | None = None
         self.on_message: MessageHook | None = None
         loop = asyncio.get_running_loop()
-        self._ended: asyncio.Future[str] = loop.create_future()  # resolves with why it ended
+        self._ended: asyncio.Future[Ending] = loop.create_future()  # resolves with how and why it ended
         self._close_requested = asyncio.Event()
         self._owner: asyncio.Task[None] | None = None
         self._inflight: dict[asyncio.Task[Any], Callable[[], None]] = {}  # calling task -> stop it
@@ -65,9 +82,14 @@ class Connection:
     def ended(self) -> bool:
         return self._ended.done()
 
-    def _end(self, why: str) -> None:
+    def _end(self, how: Literal["closed", "lost", "protocol"], why: str = "") -> None:
         if not self._ended.done():
-            self._ended.set_result(why)
+            self._ended.set_result((how, why))
+
+    def fail(self, why: str) -> None:
+        """The server broke the protocol (``why`` says how): end as ``MCP_PROTOCOL_ERROR``, then :meth:`close`."""
+        self._end("protocol", why)
+        self.close()
 
     def close(self) -> None:
         """Stop using the session, stop calls in flight, and ask the owner task to shut it down. Sync, idempotent.
@@ -95,22 +117,29 @@ class Connection:
         if hook is not None:
             await hook(message)
 
-    # -- calls -------------------------------------------------------------
+    # -- requests ------------------------------------------------------------
     async def call(self, name: str, arguments: dict[str, Any], signal: AbortSignal | None) -> mt.CallToolResult:
-        """``tools/call``; every way it can fail is a ``HarnessError`` with its own code.
+        """``tools/call``; every way it can fail is a ``HarnessError`` with its own code (see :meth:`request`)."""
+        return await self.request(f'MCP tool "{name}"', lambda session: session.call_tool(name, arguments), signal)
+
+    async def request(
+        self, subject: str, send: Callable[[ClientSession], Awaitable[T]], signal: AbortSignal | None = None
+    ) -> T:
+        """Run ``send(session)``; every way it can fail is a ``HarnessError`` naming ``subject``.
 
         The request runs in the calling task (an extra task per call would
         cost more than the whole pipeline). An abort of ``signal``, or
-        :meth:`close`, cancels that task while it waits on the SDK, which
-        sends ``notifications/cancelled``; the cancellation is then taken back
-        (``uncancel``) and reported as ``ToolAbortedError`` / ``McpClosedError``.
-        A cancellation from anyone else propagates untouched.
+        :meth:`close` / :meth:`fail`, cancels that task while it waits on the
+        SDK, which sends ``notifications/cancelled``; the cancellation is then
+        taken back (``uncancel``) and reported as ``ToolAbortedError`` /
+        ``McpClosedError`` / ``McpProtocolError``. A cancellation from anyone
+        else propagates untouched.
         """
         session = self.session
         if session is None or self._ended.done():
-            raise self._ended_error(name)
+            raise self._ended_error(subject)
         if signal is not None and signal.aborted:
-            raise ToolAbortedError(f'MCP call "{name}" was cancelled before it was sent')
+            raise ToolAbortedError(f"{subject} was cancelled before it was sent")
         task = asyncio.current_task()
         assert task is not None
         stopped: list[HarnessError] = []
@@ -120,51 +149,72 @@ class Connection:
                 stopped.append(error)
                 task.cancel()
 
-        self._inflight[task] = lambda: stop(self._ended_error(name))
+        self._inflight[task] = lambda: stop(self._ended_error(subject))
         remove = (
-            signal.add_listener(lambda _: stop(ToolAbortedError(f'MCP call "{name}" was cancelled; the server was told')))
+            signal.add_listener(lambda _: stop(ToolAbortedError(f"{subject} was cancelled; the server was told")))
             if signal is not None
             else None
         )
         try:
-            return await session.call_tool(name, arguments)
+            return await send(session)
         except asyncio.CancelledError:
             if stopped and task.uncancel() == 0:
                 raise stopped[0] from None
             raise
         except Exception as error:  # noqa: BLE001 - classified into our codes
-            raise self._failure(name, error) from error
+            raise self._failure(subject, error) from error
         finally:
             self._inflight.pop(task, None)
             if remove is not None:
                 remove()
 
-    def _ended_error(self, name: str) -> HarnessError:
-        why = self._ended.result() if self._ended.done() else "closed"
-        if why == "closed":
-            return McpClosedError(f'MCP tool "{name}": the connection to {self.label} was closed')
-        return McpConnectionError(f'MCP tool "{name}": the connection to {self.label} was lost ({why})')
+    def _ended_error(self, subject: str) -> HarnessError:
+        how, why = self._ended.result() if self._ended.done() else ("closed", "")
+        if how == "protocol":
+            return McpProtocolError(f"{subject}: the connection to {self.label} was closed: {why}")
+        if how == "lost":
+            return McpConnectionError(f"{subject}: the connection to {self.label} was lost ({why})")
+        return McpClosedError(f"{subject}: the connection to {self.label} was closed")
 
-    def _failure(self, name: str, error: BaseException) -> HarnessError:
+    def _failure(self, subject: str, error: BaseException) -> HarnessError:
         if isinstance(error, HarnessError):
             return error
         if isinstance(error, MCPError):
             if error.code == mt.CONNECTION_CLOSED:
-                self._end(f"server closed the connection: {error.message}")
-                return self._ended_error(name)
-            return McpProtocolError(f'MCP tool "{name}": server error {error.code}: {error.message}')
+                self._end("lost", f"server closed the connection: {error.message}")
+                return self._ended_error(subject)
+            return McpProtocolError(f"{subject}: server error {error.code}: {error.message}")
         if isinstance(error, ValidationError):
-            return McpProtocolError(f'MCP tool "{name}": the server sent a malformed result: {validation_summary(error)}')
+            return McpProtocolError(f"{subject}: the server sent a malformed result: {validation_summary(error)}")
         if isinstance(error, (OSError, EOFError)) or type(error).__module__.startswith(("anyio", "httpx")):
-            self._end(f"{type(error).__name__}: {safe_str(error)}")
-            return self._ended_error(name)
-        return McpProtocolError(f'MCP tool "{name}": {type(error).__name__}: {_first_line(error)}')
+            self._end("lost", f"{type(error).__name__}: {safe_str(error)}")
+            return self._ended_error(subject)
+        return McpProtocolError(f"{subject}: {type(error).__name__}: {_first_line(error)}")
 
     # -- owning a connection -------------------------------------------------
-    async def _own(self, params: ServerParameters, ready: asyncio.Future[None]) -> None:
+    async def _transport(
+        self, params: ServerParameters, stack: contextlib.AsyncExitStack, max_message_bytes: int
+    ) -> contextlib.AbstractAsyncContextManager[Any]:
+        if isinstance(params, StdioServerParameters):
+            return bounded_stdio_client(params, max_message_bytes=max_message_bytes, on_violation=self.fail)
+        timeout = httpx2.Timeout(params.timeout, read=params.sse_read_timeout)
+        client = bound_replies(
+            create_mcp_http_client(headers=params.headers, timeout=timeout),
+            max_message_bytes=max_message_bytes,
+            on_violation=self.fail,
+        )
+        await stack.enter_async_context(client)
+        return streamable_http_client(
+            params.url,
+            http_client=client,
+            terminate_on_close=params.terminate_on_close,
+            max_sse_event_size=max_message_bytes,
+        )
+
+    async def _own(self, params: ServerParameters, ready: asyncio.Future[None], max_message_bytes: int) -> None:
         try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(await _transport(params, stack))
+                read, write = await stack.enter_async_context(await self._transport(params, stack, max_message_bytes))
                 session = await stack.enter_async_context(
                     ClientSession(read, write, message_handler=self.dispatch_message)
                 )
@@ -174,14 +224,20 @@ class Connection:
                 await self._close_requested.wait()
         except BaseException as error:  # noqa: BLE001 - the owner reports, it never crashes the loop
             if not ready.done():
-                ready.set_exception(error if isinstance(error, Exception) else McpConnectionError("cancelled"))
-            self._end(f"{type(error).__name__}: {_first_line(error)}")
+                ready.set_exception(self._connect_failure(error))
+            self._end("lost", f"{type(error).__name__}: {_first_line(error)}")
             if not isinstance(error, Exception):
                 raise
         finally:
             self._end("closed")
             for stop in list(self._inflight.values()):
                 stop()  # a call the SDK would leave waiting on a dead session
+
+    def _connect_failure(self, error: BaseException) -> Exception:
+        """Why connecting failed: the server's protocol breach (which cancelled us), else what was raised."""
+        if self._ended.done() and self._ended.result()[0] == "protocol":
+            return self._ended_error("initialize")
+        return error if isinstance(error, Exception) else McpConnectionError("cancelled")
 
 
 def validation_summary(error: ValidationError) -> str:
@@ -200,31 +256,26 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-async def _transport(
-    params: ServerParameters, stack: contextlib.AsyncExitStack
-) -> contextlib.AbstractAsyncContextManager[Any]:
-    if isinstance(params, StdioServerParameters):
-        return stdio_client(params)
-    timeout = httpx2.Timeout(params.timeout, read=params.sse_read_timeout)
-    client = await stack.enter_async_context(create_mcp_http_client(headers=params.headers, timeout=timeout))
-    return streamable_http_client(params.url, http_client=client, terminate_on_close=params.terminate_on_close)
-
-
 def _label(params: ServerParameters) -> str:
     if isinstance(params, StdioServerParameters):
         return f"MCP server `{' '.join([params.command, *params.args])}`"
     return f"MCP server {params.url}"
 
 
-async def open_connection(params: ServerParameters) -> Connection:
-    """Connect and initialize; a failure closes what was opened and raises ``McpConnectionError``."""
+async def open_connection(params: ServerParameters, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Connection:
+    """Connect and initialize; a failure closes what was opened and raises ``McpConnectionError``
+    (``McpProtocolError`` when the server broke the protocol while connecting)."""
     connection = Connection(_label(params))
     ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    connection._owner = asyncio.create_task(connection._own(params, ready), name=f"dsh-tools {connection.label}")
+    owner = connection._own(params, ready, max_message_bytes)
+    connection._owner = asyncio.create_task(owner, name=f"dsh-tools {connection.label}")
     try:
         await asyncio.shield(ready)
     except asyncio.CancelledError:
         ready.cancel()  # nobody will read how connecting ended: the owner must not report it there
+        await connection.aclose()
+        raise
+    except McpProtocolError:
         await connection.aclose()
         raise
     except Exception as error:  # noqa: BLE001 - report the cause with the server named

@@ -13,7 +13,10 @@ Two things cross the protocol boundary:
   (accept → allowed, decline → rejected, cancel → cancelled, with the
   registry's usual denial texts). Otherwise the ``Ask`` is left alone, so the
   registry denies it with the no-service text when no approval service is
-  mounted.
+  mounted. A client may never answer: the question is withdrawn (the SDK
+  cancels the elicitation request) as soon as the call's signal is aborted,
+  which is what the client's cancel of the ``tools/call`` does, and the call
+  settles as a cancelled approval, recorded like any other.
 * **Cancellation.** When the client cancels a request the SDK cancels its
   handler; the handler aborts the call's signal and waits for the pipeline to
   settle, so the body stops cooperatively and ``tools/result`` observers still
@@ -43,7 +46,7 @@ from dsh_tools.host.context import Agent, Context
 from dsh_tools.json_values import dumps, thaw_json
 from dsh_tools.mcp.content import to_mcp_content
 from dsh_tools.registry.registry import RUN_CODE_NAME
-from dsh_tools.signals import AbortController
+from dsh_tools.signals import AbortController, AbortSignal
 from dsh_tools.system_prompt.records import AssembleContext
 
 __all__ = ["serve_mcp"]
@@ -145,13 +148,38 @@ class _Served:
         name = execution.name
         reason = f" ({decision.reason})" if decision.reason else ""
         message = f'Allow tool "{name}"{reason}?\nArguments: {dumps(execution.arguments).decode()}'
+        asking = asyncio.ensure_future(call.session.elicit_form(message, _NO_FORM, related_request_id=call.request_id))
         try:
-            answer = await call.session.elicit_form(message, _NO_FORM, related_request_id=call.request_id)
+            answer = await _unless_aborted(asking, execution.signal)
         except Exception as error:  # noqa: BLE001 - a client that fails to answer denies
             return Deny(f'tool "{name}" needs approval, but the MCP client could not be asked: {safe_str(error)}')
+        if answer is None or answer.action == "cancel":
+            return Deny(_DENIED["cancel"].format(name=name))
         if answer.action == "accept":
             return Allow()
         return Deny(_DENIED[answer.action].format(name=name))
+
+
+async def _unless_aborted(asking: asyncio.Future[mt.ElicitResult], signal: AbortSignal | None) -> mt.ElicitResult | None:
+    """The client's answer, or ``None`` once ``signal`` is aborted (the question then withdrawn).
+
+    A client that never answers must not keep the call from settling: the
+    call's signal is the only thing that still moves (the client's cancel
+    aborts it), so it ends the wait, and cancelling the request makes the
+    SDK tell the client with ``notifications/cancelled``.
+    """
+    if signal is None:
+        return await asking
+    aborted: asyncio.Future[Any] = asyncio.ensure_future(signal.wait())
+    either: set[asyncio.Future[Any]] = {asking, aborted}
+    try:
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        aborted.cancel()
+        if not asking.done():
+            asking.cancel()
+            await asyncio.gather(asking, return_exceptions=True)  # the SDK sends the cancellation
+    return asking.result() if not asking.cancelled() else None
 
 
 def _can_elicit(session: ServerSession) -> bool:

@@ -6,6 +6,22 @@ approval, timeouts and Code Mode apply unchanged. The toolset re-lists when
 the server says ``notifications/tools/list_changed`` (only tools whose
 definition changed are re-registered), and closing it (``aclose()``, or
 disposing ``ctx``) unregisters every tool and shuts the connection down.
+
+A server is trusted as far as what it listed when it was attached, no
+further:
+
+* **No late shadowing.** Through an agent's context, a server's tool shadows
+  a global tool of the same name. At connect time that is what the caller
+  asked for and can see; a name that only appears on a re-listing and would
+  shadow a tool the server did not own at connect time (a ``read_file`` that
+  then receives the path of an SSH key) is refused and logged, unless the
+  caller opted in with ``relisting_may_shadow=True``.
+* **Storms coalesce.** However many ``list_changed`` notifications arrive, at
+  most one re-listing runs and one more is pending: the pending one covers
+  every notification that came in meanwhile.
+* **Bounded lists.** A listing of more than ``max_tools`` tools is refused
+  (``McpProtocolError``; registered tools stay as they were), before any of
+  them costs a compiled validator.
 """
 
 from __future__ import annotations
@@ -16,13 +32,12 @@ from typing import Final
 
 import mcp_types as mt
 from mcp.client.session import ClientSession, IncomingMessage
-from pydantic import ValidationError
 
 from dsh_tools.disposer import Disposer
 from dsh_tools.errors import safe_str
 from dsh_tools.host.context import Context
 from dsh_tools.json_values import dumps
-from dsh_tools.mcp.connection import Connection, ServerParameters, open_connection, validation_summary, wrap_session
+from dsh_tools.mcp.connection import DEFAULT_MAX_MESSAGE_BYTES, Connection, ServerParameters, open_connection, wrap_session
 from dsh_tools.mcp.errors import McpClosedError, McpProtocolError
 from dsh_tools.mcp.tool import McpTool
 from dsh_tools.schema import check_timeout_ms
@@ -31,6 +46,9 @@ __all__ = ["McpToolset", "mcp_tools"]
 
 MAX_PAGES: Final = 1_000
 """A server that keeps returning cursors past this many ``tools/list`` pages is cut off."""
+
+DEFAULT_MAX_TOOLS: Final = 1_000
+"""The default cap on the tools one server may list (``mcp_tools(max_tools=...)``)."""
 
 
 class McpToolset:
@@ -45,6 +63,8 @@ class McpToolset:
         allow: frozenset[str] | None,
         deny: frozenset[str],
         timeout_ms: float | None,
+        max_tools: int = DEFAULT_MAX_TOOLS,
+        relisting_may_shadow: bool = False,
     ) -> None:
         self._ctx = ctx
         self._connection = connection
@@ -52,9 +72,14 @@ class McpToolset:
         self._allow = allow
         self._deny = deny
         self._timeout_ms = timeout_ms
+        self._max_tools = max_tools
+        self._may_shadow = relisting_may_shadow
         self._registered: dict[str, tuple[bytes, McpTool, Disposer]] = {}  # remote name -> (key, tool, undo)
+        self._owned: frozenset[str] | None = None  # remote names registered at connect time, once connected
+        self._refused: set[str] = set()  # names refused for late shadowing (each logged once)
         self._lock = asyncio.Lock()
-        self._refreshes: set[asyncio.Task[None]] = set()
+        self._relister: asyncio.Task[None] | None = None  # the one re-listing running (list_changed)
+        self._relist_pending = False  # a list_changed came after that re-listing started
         self._closed = False
         self._release = ctx.track(self._close)
 
@@ -93,7 +118,10 @@ class McpToolset:
         vanished ones unregistered. A tool that cannot be registered (a name
         clash) raises ``ValueError`` when ``strict`` (at connect time, with the
         tools registered by this call rolled back), else it is skipped and
-        logged at WARNING on ``ctx.logger``.
+        logged at WARNING on ``ctx.logger``; so is a name that would shadow a
+        tool the server did not own at connect time (see the module docstring).
+        A listing that cannot be read, or of more than ``max_tools`` tools,
+        raises ``McpProtocolError`` and changes nothing.
         """
         async with self._lock:
             if self._closed:
@@ -106,23 +134,33 @@ class McpToolset:
                 for undo in reversed(added):
                     undo()
                 raise
+            if self._owned is None:
+                self._owned = frozenset(self._registered)
 
     async def _list(self) -> list[mt.Tool]:
-        session = self._connection.session
-        assert session is not None
+        """Every page of ``tools/list``, through the connection (so a broken or closed one raises, never hangs)."""
+        label = self._connection.label
         tools: list[mt.Tool] = []
         cursor: str | None = None
         for _ in range(MAX_PAGES):
-            try:
-                page = await session.list_tools(params=mt.PaginatedRequestParams(cursor=cursor) if cursor else None)
-            except ValidationError as error:  # the SDK's own reading of the listing refused it
-                summary = validation_summary(error)
-                raise McpProtocolError(f"{self._connection.label} sent a malformed tools/list result: {summary}") from None
+            params = mt.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await self._connection.request(f"tools/list of {label}", lambda session: session.list_tools(params=params))
             tools.extend(page.tools)
+            if len(tools) > self._max_tools:
+                raise McpProtocolError(
+                    f"{label} lists more than {self._max_tools} tools; "
+                    "pass max_tools= to mcp_tools to accept more, or allow= to pick the ones you need"
+                )
             cursor = page.next_cursor
             if not cursor:
                 break
         return tools
+
+    def _shadows(self, remote: str, local: str) -> bool:
+        """Whether registering ``local`` now would hide a tool this server did not own when it was attached."""
+        if self._may_shadow or self._owned is None or remote in self._owned:
+            return False
+        return local in self._ctx.tools.known_names()
 
     def _apply(self, listed: list[mt.Tool], added: list[Disposer], *, strict: bool) -> None:
         wanted = {tool.name: tool for tool in listed if self._wanted(tool.name)}
@@ -135,6 +173,18 @@ class McpToolset:
                 continue
             if current is not None:
                 self._registered.pop(remote)[2]()
+            elif self._shadows(remote, self.local_name(remote)):
+                if remote in self._refused:
+                    continue  # logged once: a server re-listing it on every storm must not flood the log
+                self._refused.add(remote)
+                self._ctx.logger.warning(
+                    'MCP tool "%s" from %s was refused: it appeared after connecting and would shadow "%s", '
+                    "a tool that server did not own; pass relisting_may_shadow=True to mcp_tools to allow it",
+                    remote,
+                    self._connection.label,
+                    self.local_name(remote),
+                )
+                continue
             definition = McpTool(tool, name=self.local_name(remote), connection=self._connection, timeout_ms=self._timeout_ms)
             try:
                 undo = self._ctx.tools.register(definition)
@@ -151,18 +201,24 @@ class McpToolset:
             self._registered[remote] = (key, definition, undo)
 
     async def on_message(self, message: IncomingMessage) -> None:
-        """The session's message hook: a ``tools/list_changed`` schedules a re-listing."""
+        """The session's message hook: a ``tools/list_changed`` asks for a re-listing (coalesced)."""
         if isinstance(message, mt.ToolListChangedNotification) and not self._closed:
-            task = asyncio.get_running_loop().create_task(self._refresh_quietly())
-            self._refreshes.add(task)
-            task.add_done_callback(self._refreshes.discard)
+            if self._relister is None or self._relister.done():
+                self._relister = asyncio.get_running_loop().create_task(self._relist())
+            else:
+                self._relist_pending = True  # one re-listing after the running one covers them all
 
-    async def _refresh_quietly(self) -> None:
-        try:
-            await self.refresh()
-        except Exception as error:  # noqa: BLE001 - a notification has no caller to raise to
-            if not self._closed:
-                self._ctx.logger.warning("re-listing the tools of %s failed: %s", self._connection.label, safe_str(error))
+    async def _relist(self) -> None:
+        """Re-list until no ``list_changed`` came in during the last re-listing."""
+        while not self._closed:
+            self._relist_pending = False
+            try:
+                await self.refresh()
+            except Exception as error:  # noqa: BLE001 - a notification has no caller to raise to
+                if not self._closed:
+                    self._ctx.logger.warning("re-listing the tools of %s failed: %s", self._connection.label, safe_str(error))
+            if not self._relist_pending:
+                return
 
     # -- closing -------------------------------------------------------------
     def _close(self) -> None:
@@ -172,15 +228,16 @@ class McpToolset:
         for _, _, undo in reversed(list(self._registered.values())):
             undo()
         self._registered.clear()
-        for task in self._refreshes:
-            task.cancel()
+        if self._relister is not None:
+            self._relister.cancel()
         self._connection.close()
 
     async def aclose(self) -> None:
         """Unregister every tool and close the connection, waiting until it is down. Idempotent."""
         self._release()  # runs _close once and forgets it on ctx
         self._close()
-        await asyncio.gather(*self._refreshes, return_exceptions=True)
+        if self._relister is not None:
+            await asyncio.gather(self._relister, return_exceptions=True)
         await self._connection.aclose()
 
     async def __aenter__(self) -> McpToolset:
@@ -220,6 +277,9 @@ async def mcp_tools(
     allow: Sequence[str] | None = None,
     deny: Sequence[str] | None = None,
     timeout_ms: float | None = None,
+    max_tools: int = DEFAULT_MAX_TOOLS,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    relisting_may_shadow: bool = False,
 ) -> McpToolset:
     """Connect to an MCP server and register its tools through ``ctx``.
 
@@ -235,18 +295,38 @@ async def mcp_tools(
     ``tools/list`` answer that cannot be read ``McpProtocolError``; in each
     case nothing stays registered or connected. Connecting has no deadline
     of its own: bound it with ``asyncio.timeout``.
+
+    Bounds on the server (see the module docstring and docs/mcp.md):
+    ``max_tools`` caps the tools it may list; ``max_message_bytes`` caps one
+    message from a server we connect to (a stdio line, an HTTP reply body or
+    SSE event): past it the connection is closed and calls settle
+    ``MCP_PROTOCOL_ERROR``;
+    ``relisting_may_shadow=True`` lets a re-listing add names that shadow
+    tools the server did not own at connect time.
     """
     allowed, denied = _names(allow, "allow"), _names(deny, "deny") or frozenset()
     if prefix is not None and (type(prefix) is not str or not prefix):
         raise ValueError("mcp_tools(prefix=...) must be a non-empty str")
+    for label, bound in (("max_tools", max_tools), ("max_message_bytes", max_message_bytes)):
+        if type(bound) is not int or bound < 1:
+            raise ValueError(f"mcp_tools({label}=...) must be a positive int")
     budget = check_timeout_ms(timeout_ms, "mcp_tools")
     ctx.tools  # noqa: B018 - fail before connecting when ctx has no registry (RuntimeError)
     if isinstance(session_or_params, ClientSession):
         connection = wrap_session(session_or_params)
     else:
-        connection = await open_connection(session_or_params)
+        connection = await open_connection(session_or_params, max_message_bytes=max_message_bytes)
     try:
-        toolset = McpToolset(ctx, connection, prefix=prefix, allow=allowed, deny=denied, timeout_ms=budget)
+        toolset = McpToolset(
+            ctx,
+            connection,
+            prefix=prefix,
+            allow=allowed,
+            deny=denied,
+            timeout_ms=budget,
+            max_tools=max_tools,
+            relisting_may_shadow=relisting_may_shadow,
+        )
     except BaseException:
         await connection.aclose()
         raise

@@ -1,7 +1,9 @@
 """A hostile MCP server writing JSON-RPC by hand: results and listings the SDK server would refuse to send.
 
 Its tools answer with the raw JSON text in ``RESULTS`` (``NaN`` and integers
-beyond 64 bits included, which Python's and pydantic's JSON readers accept).
+beyond 64 bits included, which Python's and pydantic's JSON readers accept);
+``huge`` (``{"bytes": n}``) answers with one line holding n bytes of text, and
+``deep`` with structured content nested deeper than pydantic will read.
 ``argv[1]``, when given, is the raw ``tools/list`` result to answer with.
 """
 
@@ -30,7 +32,23 @@ TOOLS = [
     {"name": "huge_value", "inputSchema": OBJECT, "outputSchema": NUMBER_OUT},
     {"name": "list_value", "inputSchema": OBJECT},
     {"name": "no_value", "inputSchema": OBJECT, "outputSchema": NUMBER_OUT},
+    {"name": "huge", "inputSchema": OBJECT},
+    {"name": "deep", "inputSchema": OBJECT},
 ]
+DEPTH = 10_000
+"""Nesting past pydantic's JSON recursion limit (and Python's ``json`` module's)."""
+
+
+def deeply_nested() -> str:
+    return "[" * DEPTH + "]" * DEPTH
+
+
+def result(name: str, arguments: dict[str, Any]) -> str:
+    if name == "huge":
+        return json.dumps({"content": [{"type": "text", "text": "x" * int(arguments["bytes"])}]})
+    if name == "deep":
+        return f'{{"content": [], "structuredContent": {{"x": {deeply_nested()}}}}}'
+    return RESULTS.get(name, '{"content": []}')
 
 
 def main() -> None:
@@ -40,7 +58,8 @@ def main() -> None:
         if method == "tools/list":
             reply_raw(message_id, listing)
         elif method == "tools/call":
-            reply_raw(message_id, RESULTS.get(message["params"]["name"], '{"content": []}'))
+            params = message["params"]
+            reply_raw(message_id, result(params["name"], params.get("arguments") or {}))
         else:
             reply_raw(message_id, "{}")
 

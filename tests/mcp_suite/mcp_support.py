@@ -24,6 +24,7 @@ TEST_SERVER = HERE / "mcp_test_server.py"
 RAW_SERVER = HERE / "raw_server.py"
 HOSTILE_SERVER = HERE / "hostile_server.py"
 MUTE_SERVER = HERE / "mute_server.py"
+SHIFTING_SERVER = HERE / "shifting_server.py"
 
 
 def stdio_params(*args: str, script: Path = TEST_SERVER) -> StdioServerParameters:

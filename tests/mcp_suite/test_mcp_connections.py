@@ -152,7 +152,7 @@ async def test_a_listed_schema_that_is_not_json_is_refused_naming_the_tool() -> 
 async def test_a_listing_the_sdk_cannot_read_is_a_protocol_error_at_connect() -> None:
     """Not pydantic's own ValidationError: one of ours, naming the server and the first problem."""
     listing = '{"tools": [{"name": "s", "inputSchema": {"type": "string"}}]}'
-    with pytest.raises(McpProtocolError, match=r"sent a malformed tools/list result: tools\.0\.inputSchema\.type: "):
+    with pytest.raises(McpProtocolError, match=r"tools/list of MCP server .*: the server sent a malformed result: tools\.0\.inputSchema\.type: "):
         await mcp_tools(boot(), stdio_params(listing, script=HOSTILE_SERVER))
 
 

@@ -137,6 +137,34 @@ async def test_ask_goes_to_the_client_as_elicitation(action: str, expected: str)
     assert questions == ['Allow tool "shout" (shouting is loud)?\nArguments: {"text":"hi"}']
 
 
+async def test_an_elicitation_never_answered_is_withdrawn_when_the_client_cancels_and_the_call_is_recorded() -> None:
+    ctx, agent, seen = served()
+    asking(ctx)
+    asked, withdrawn, recorded = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    ctx.on("tools/result", lambda execution, result: recorded.set())
+
+    async def never(context: ClientRequestContext, params: mt.ElicitRequestParams) -> mt.ElicitResult:
+        asked.set()
+        try:
+            await asyncio.Event().wait()  # a client that never answers
+        finally:
+            withdrawn.set()  # the server's notifications/cancelled reached the client
+        raise AssertionError("unreachable")
+
+    async with connected(serve_mcp(ctx, agent=agent), elicitation=never) as session:
+        running = asyncio.ensure_future(session.call_tool("shout", {"text": "hi"}))
+        await asked.wait()
+        running.cancel()  # the SDK sends notifications/cancelled for the tools/call
+        with pytest.raises(asyncio.CancelledError):
+            await running
+        async with asyncio.timeout(60):  # a safety net: before the fix the call never settled
+            await recorded.wait()
+            await withdrawn.wait()
+        assert (await session.call_tool("measure", {"text": "abc"})).structured_content  # nothing is stuck
+    calls = [result for execution, result in seen if execution.name == "shout"]
+    assert len(calls) == 1 and calls[0].text == 'Error: approval for tool "shout" was cancelled'
+
+
 async def test_ask_without_elicitation_support_is_denied_with_the_no_service_text() -> None:
     ctx, agent, _ = served()
     asking(ctx)

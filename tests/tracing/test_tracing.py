@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+import pytest
+from opentelemetry.context import Context as OtelContext
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry import trace
@@ -338,3 +340,57 @@ async def test_disposing_mid_call_ends_an_open_placeholder_span() -> None:
     ctx.on("tools/pre-execute", stop_now)
     await ctx.tools.execute(ToolExecutionInput("c1", "echo", {"text": "x"}, agent=agent))
     assert _CountedPlaceholder.ended == 1
+
+
+class _Raising(SpanProcessor):
+    """A span processor that raises where it is told to (``on_start`` or ``on_end``)."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def on_start(self, span: Span, parent_context: OtelContext | None = None) -> None:
+        if self.where == "on_start":
+            raise RuntimeError("exporter down (on_start)")
+
+    def on_end(self, span: ReadableSpan) -> None:
+        if self.where == "on_end":
+            raise RuntimeError("exporter down (on_end)")
+
+
+class _RaisingTracer:
+    """A tracer whose every span start raises."""
+
+    def start_span(self, *args: object, **kwargs: object) -> object:
+        raise RuntimeError("tracer broken")
+
+
+class _RaisingProvider:
+    def get_tracer(self, *args: object, **kwargs: object) -> _RaisingTracer:
+        return _RaisingTracer()
+
+
+@pytest.mark.parametrize("where", ["on_start", "on_end", "tracer"])
+async def test_a_raising_tracer_never_changes_a_call_or_hides_it_from_observers(
+    where: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    ctx, agent = booted()
+    provider: Any
+    if where == "tracer":
+        provider = _RaisingProvider()
+    else:
+        provider = TracerProvider()
+        provider.add_span_processor(_Raising(where))
+    heard: list[ToolExecutionResult] = []
+    ctx.on("tools/result", lambda execution, result: heard.append(result))
+    handle = instrument(ctx, provider)
+    with caplog.at_level("WARNING", logger="dsh_tools"):
+        ok = await ctx.tools.execute(ToolExecutionInput("c1", "echo", {"text": "hi"}, agent=agent))
+        missing = await ctx.tools.execute(ToolExecutionInput("c2", "nope", {}, agent=agent))
+    assert not ok.is_error and ok.text == "hi"
+    assert missing.error is not None and missing.error.code == "UNKNOWN_TOOL"
+    assert heard == [ok, missing]
+    assert handle.failures == 2  # once per call: a failed start is not retried at the result
+    assert caplog.text.count("tracing failed while") == 2
+    assert "exporter down" in caplog.text or "tracer broken" in caplog.text
+    handle()
+    assert handle.disposed
