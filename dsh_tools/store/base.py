@@ -18,7 +18,8 @@ from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json
 from dsh_tools.schema import describe_value
-from dsh_tools.store.records import ApprovalDecision, CallRecord, StoreHealth
+from dsh_tools.outcome import RecordOutcome
+from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, StoreHealth
 
 __all__ = ["DEFAULT_MAX_VALUE_BYTES", "PREVIEW_CHARS", "StoreBase", "check_decision", "preview"]
 
@@ -101,6 +102,41 @@ class StoreBase:
         self._last_error = f"{type(error).__name__}: {safe_str(error)}"
         _LOG.warning("store write failed: %s", self._last_error, exc_info=(type(error), error, error.__traceback__))
 
+    async def decide(
+        self,
+        approval_id: str,
+        outcome: ApprovalVerdict,
+        *,
+        arguments: JsonValue | None = None,
+        decided_by: str | None = None,
+    ) -> ApprovalDecision:
+        """Record a verdict (checked here, once for every store); ``KeyError`` if unknown or decided."""
+        decision = check_decision(approval_id, outcome, arguments, decided_by)
+        await self._decide(decision)
+        return decision
+
+    async def _decide(self, decision: ApprovalDecision) -> None:
+        raise NotImplementedError
+
+    async def journal(
+        self,
+        *,
+        agent_id: str | None = None,
+        tool_name: str | None = None,
+        call_id: str | None = None,
+        parent_call_id: str | None = None,
+        outcome: RecordOutcome | None = None,
+        is_error: bool | None = None,
+        since: float | None = None,
+        limit: int = 100,
+    ) -> list[CallRecord]:
+        """The newest ``limit`` matching records, oldest first (arguments checked here, once for every store)."""
+        query = check_query(agent_id, tool_name, call_id, parent_call_id, outcome, is_error, since, limit)
+        return await self._journal(query)
+
+    async def _journal(self, query: JournalQuery) -> list[CallRecord]:
+        raise NotImplementedError
+
     async def aclose(self) -> None:
         """Release what the store holds (nothing, here)."""
 
@@ -126,8 +162,8 @@ def check_query(
     is_error: object,
     since: object,
     limit: object,
-) -> None:
-    """``TypeError``/``ValueError`` naming the first ill-typed ``journal()`` argument."""
+) -> JournalQuery:
+    """The query these untrusted ``journal()`` arguments ask, or ``TypeError``/``ValueError`` naming the first bad one."""
     for name, value in (
         ("agent_id", agent_id),
         ("tool_name", tool_name),
@@ -143,3 +179,4 @@ def check_query(
         raise TypeError(f"journal(since=...) takes Unix seconds or None, got {describe_value(since)}")
     if type(limit) is not int or not 1 <= limit <= MAX_JOURNAL_LIMIT:
         raise ValueError(f"journal(limit=...) takes an int from 1 to {MAX_JOURNAL_LIMIT}, got {describe_value(limit)}")
+    return JournalQuery(agent_id, tool_name, call_id, parent_call_id, outcome, is_error, since, limit)  # type: ignore[arg-type]

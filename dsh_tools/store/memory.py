@@ -15,11 +15,9 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Final
 
-from dsh_tools.approval import ApprovalVerdict
 from dsh_tools.json_values import JsonValue
-from dsh_tools.outcome import RecordOutcome
-from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, bounded, check_decision, check_query
-from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, SessionEvent
+from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, bounded
+from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
 
 __all__ = ["DEFAULT_MAX_RECORDS", "MemoryStore"]
 
@@ -68,21 +66,12 @@ class MemoryStore(StoreBase):
         self._parked[approval_id] = parked.set(program=program)
         return True
 
-    async def decide(
-        self,
-        approval_id: str,
-        outcome: ApprovalVerdict,
-        *,
-        arguments: JsonValue | None = None,
-        decided_by: str | None = None,
-    ) -> ApprovalDecision:
-        decision = check_decision(approval_id, outcome, arguments, decided_by)
-        parked = self._parked.get(approval_id)
+    async def _decide(self, decision: ApprovalDecision) -> None:
+        parked = self._parked.get(decision.approval_id)
         if parked is None or parked.state != "parked":
-            raise KeyError(f"no undecided parked call {approval_id!r}")
-        self._parked[approval_id] = parked.set(decision=decision, state="decided")
+            raise KeyError(f"no undecided parked call {decision.approval_id!r}")
+        self._parked[decision.approval_id] = parked.set(decision=decision, state="decided")
         self._decisions.set()
-        return decision
 
     async def decided(self, agent_id: str) -> list[ParkedCall]:
         found = [p for p in self._parked.values() if p.agent_id == agent_id and p.state == "decided"]
@@ -145,25 +134,12 @@ class MemoryStore(StoreBase):
             if len(log) > self.max_records:
                 del log[: len(log) - self.max_records]
 
-    async def journal(
-        self,
-        *,
-        agent_id: str | None = None,
-        tool_name: str | None = None,
-        call_id: str | None = None,
-        parent_call_id: str | None = None,
-        outcome: RecordOutcome | None = None,
-        is_error: bool | None = None,
-        since: float | None = None,
-        limit: int = 100,
-    ) -> list[CallRecord]:
-        check_query(agent_id, tool_name, call_id, parent_call_id, outcome, is_error, since, limit)
-        wanted = _Filter(agent_id, tool_name, call_id, parent_call_id, outcome, is_error, since)
+    async def _journal(self, query: JournalQuery) -> list[CallRecord]:
         found: list[CallRecord] = []
         for record in reversed(self._records.values()):
-            if len(found) >= limit:
+            if len(found) >= query.limit:
                 break
-            if wanted.matches(record):
+            if query.matches(record):
                 found.append(record)
         found.reverse()
         return found
@@ -183,33 +159,3 @@ class MemoryStore(StoreBase):
 
 def _decided_at(parked: ParkedCall) -> float:
     return parked.decision.decided_at if parked.decision is not None else 0.0
-
-
-class _Filter:
-    """A journal query's conditions, checked against one record at a time."""
-
-    __slots__ = ("agent_id", "tool_name", "call_id", "parent_call_id", "outcome", "is_error", "since")
-
-    def __init__(
-        self,
-        agent_id: str | None,
-        tool_name: str | None,
-        call_id: str | None,
-        parent_call_id: str | None,
-        outcome: str | None,
-        is_error: bool | None,
-        since: float | None,
-    ) -> None:
-        self.agent_id, self.tool_name, self.call_id = agent_id, tool_name, call_id
-        self.parent_call_id, self.outcome, self.is_error, self.since = parent_call_id, outcome, is_error, since
-
-    def matches(self, record: CallRecord) -> bool:
-        return (
-            (self.agent_id is None or record.agent_id == self.agent_id)
-            and (self.tool_name is None or record.tool_name == self.tool_name)
-            and (self.call_id is None or record.call_id == self.call_id)
-            and (self.parent_call_id is None or record.parent_call_id == self.parent_call_id)
-            and (self.outcome is None or record.outcome == self.outcome)
-            and (self.is_error is None or record.is_error == self.is_error)
-            and (self.since is None or record.started_at >= self.since)
-        )

@@ -15,17 +15,13 @@ lock, so two replicas cannot both squeeze under the cap.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, Self, TypeVar
 
-from dsh_tools.approval import ApprovalVerdict
 from dsh_tools.errors import safe_str
-from dsh_tools.json_values import JsonValue, dumps
-from dsh_tools.outcome import RecordOutcome
 from dsh_tools.store import sql
-from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, check_decision, check_query
-from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, SessionEvent
+from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
+from dsh_tools.store.relational import RelationalStore, Statement
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection, AsyncCursor
@@ -39,7 +35,7 @@ CHANNEL: Final = "dsh_decisions"
 DEFAULT_CONNECT_TIMEOUT: Final = 5.0
 
 
-class PostgresStore(StoreBase):
+class PostgresStore(RelationalStore):
     """A store in a PostgreSQL database; see the module docstring. Connects on first use."""
 
     def __init__(
@@ -58,10 +54,6 @@ class PostgresStore(StoreBase):
         self._listener: AsyncConnection[Any] | None = None
         self._lock: asyncio.Lock | None = None
         self._closed = False
-
-    @property
-    def durable(self) -> bool:
-        return True
 
     async def __aenter__(self) -> Self:
         await self._connection()
@@ -131,98 +123,42 @@ class PostgresStore(StoreBase):
                 async with conn.cursor() as cursor:
                     return await work(cursor)
 
-    async def _rows(self, statement: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
+    # -- the primitives RelationalStore runs on ------------------------------------------
+    async def _read(self, statement: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
         async def work(cursor: AsyncCursor[Any]) -> list[tuple[Any, ...]]:
             await cursor.execute(_DIALECT.sql(statement).encode(), params)
             return await cursor.fetchall()
 
         return await self._tx(work)
 
-    async def _count(self, statement: str, params: Sequence[object]) -> int:
-        async def work(cursor: AsyncCursor[Any]) -> int:
+    async def _write(
+        self, statement: str, params: Sequence[object], *, lock: str | None = None
+    ) -> tuple[int, list[tuple[Any, ...]]]:
+        async def work(cursor: AsyncCursor[Any]) -> tuple[int, list[tuple[Any, ...]]]:
+            if lock is not None:  # e.g. the per-agent cap: two replicas may not both squeeze under it
+                await cursor.execute(b"SELECT pg_advisory_xact_lock(hashtext(%s))", (lock,))
             await cursor.execute(_DIALECT.sql(statement).encode(), params)
-            return cursor.rowcount
+            rows = await cursor.fetchall() if cursor.description is not None else []
+            return cursor.rowcount, rows
 
         return await self._tx(work)
 
-    # -- parked calls -----------------------------------------------------------
-    async def park(self, call: ParkedCall, *, max_per_agent: int) -> bool:
-        async def work(cursor: AsyncCursor[Any]) -> bool:
-            await cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (call.agent_id,))
-            await cursor.execute(_DIALECT.sql(sql.PARK).encode(), sql.park_params(call, max_per_agent))
-            return cursor.rowcount == 1
-
-        return await self._tx(work)
-
-    async def parked(self, *, agent_id: str | None = None) -> list[ParkedCall]:
-        params: tuple[str, ...] = ()
-        if agent_id is None:
-            query = "state = 'parked'"
-        else:
-            query, params = "agent_id = ? AND state IN ('parked', 'decided')", (agent_id,)
-        rows = await self._rows(f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked WHERE {query} ORDER BY created_at", params)
-        return [sql.parked_from_row(row) for row in rows]
-
-    async def get_parked(self, approval_id: str) -> ParkedCall | None:
-        if type(approval_id) is not str:
-            return None
-        rows = await self._rows(f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked WHERE approval_id = ?", (approval_id,))
-        return sql.parked_from_row(rows[0]) if rows else None
-
-    async def set_program(self, approval_id: str, program: JsonValue) -> bool:
-        return await self._count(sql.SET_PROGRAM, (dumps(program).decode(), approval_id)) == 1
-
-    async def decide(
-        self,
-        approval_id: str,
-        outcome: ApprovalVerdict,
-        *,
-        arguments: JsonValue | None = None,
-        decided_by: str | None = None,
-    ) -> ApprovalDecision:
-        decision = check_decision(approval_id, outcome, arguments, decided_by)
-
+    async def _write_all(
+        self, statements: Sequence[Statement], batches: Sequence[tuple[str, Sequence[Sequence[object]]]] = ()
+    ) -> int:
         async def work(cursor: AsyncCursor[Any]) -> int:
-            params = (sql.dump_record(decision), decision.decided_at, approval_id)
-            await cursor.execute(_DIALECT.sql(sql.DECIDE + " RETURNING agent_id").encode(), params)
-            row = await cursor.fetchone()
-            if row is None:
-                return 0
-            await cursor.execute("SELECT pg_notify(%s, %s)", (CHANNEL, row[0]))
-            return 1
+            changed = 0
+            for statement, params in statements:
+                await cursor.execute(_DIALECT.sql(statement).encode(), params)
+                changed += cursor.rowcount
+            for statement, rows in batches:
+                await cursor.executemany(_DIALECT.sql(statement).encode(), rows)
+            return changed
 
-        if await self._tx(work) != 1:
-            raise KeyError(f"no undecided parked call {approval_id!r}")
-        return decision
+        return await self._tx(work)
 
-    async def decided(self, agent_id: str) -> list[ParkedCall]:
-        statement = f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked WHERE agent_id = ? AND state = 'decided' ORDER BY decided_at"
-        return [sql.parked_from_row(row) for row in await self._rows(statement, (agent_id,))]
-
-    async def claim(self, approval_id: str, *, owner: str, lease_seconds: float) -> ParkedCall:
-        if type(approval_id) is not str:
-            raise KeyError(f"no parked call {approval_id!r}")
-        rows = await self._rows(sql.CLAIM, (owner, time.time() + lease_seconds, approval_id))
-        if not rows:
-            raise KeyError(f"parked call {approval_id!r} is not waiting to run (unknown, undecided, or taken)")
-        return sql.parked_from_row(rows[0])
-
-    async def renew(self, approval_id: str, *, owner: str, lease_seconds: float) -> bool:
-        now = time.time()
-        return await self._count(sql.RENEW, (now + lease_seconds, approval_id, owner, now)) == 1
-
-    async def finish(self, approval_id: str, *, owner: str) -> None:
-        await self._count(sql.FINISH, (approval_id, owner))
-
-    async def interrupted(self) -> list[ParkedCall]:
-        statement = (
-            f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked WHERE state = 'interrupted'"
-            " OR (state = 'claimed' AND lease_until < ?) ORDER BY created_at"
-        )
-        return [sql.parked_from_row(row) for row in await self._rows(statement, (time.time(),))]
-
-    def forget_agent(self, agent_id: str) -> None:
-        """Durable: an agent's parked calls outlive its disposal."""
+    async def _announce(self, agent_id: str) -> None:
+        await self._read("SELECT pg_notify(?, ?)", (CHANNEL, agent_id))
 
     async def wait_for_decision(self, agent_id: str, timeout: float) -> None:
         """Wait for a ``NOTIFY`` naming ``agent_id`` (or any decision already waiting), at most ``timeout``."""
@@ -239,57 +175,6 @@ class PostgresStore(StoreBase):
                         return
         except TimeoutError:
             pass
-
-    # -- the journal --------------------------------------------------------------
-    async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
-        rows = [sql.record_params(record, self.max_value_bytes) for record in records]
-        event_rows = [sql.event_params(event) for event in events]
-
-        async def work(cursor: AsyncCursor[Any]) -> None:
-            if rows:
-                await cursor.executemany(_DIALECT.sql(sql.UPSERT_RECORD).encode(), rows)
-            if event_rows:
-                await cursor.executemany(_DIALECT.sql(sql.APPEND_EVENT).encode(), event_rows)
-
-        await self._tx(work)
-
-    async def journal(
-        self,
-        *,
-        agent_id: str | None = None,
-        tool_name: str | None = None,
-        call_id: str | None = None,
-        parent_call_id: str | None = None,
-        outcome: RecordOutcome | None = None,
-        is_error: bool | None = None,
-        since: float | None = None,
-        limit: int = 100,
-    ) -> list[CallRecord]:
-        check_query(agent_id, tool_name, call_id, parent_call_id, outcome, is_error, since, limit)
-        statement, params = sql.journal_query(
-            agent_id=agent_id, tool_name=tool_name, call_id=call_id, parent_call_id=parent_call_id,
-            outcome=outcome, is_error=is_error, since=since, limit=limit,
-        )
-        rows = await self._rows(statement, params)
-        return [sql.load_record(CallRecord, row[0]) for row in reversed(rows)]
-
-    async def session_events(self, agent_id: str) -> list[SessionEvent]:
-        statement = "SELECT agent_id, type, at, data FROM dsh_events WHERE agent_id = ? ORDER BY seq"
-        return [sql.event_from_row(row) for row in await self._rows(statement, (agent_id,))]
-
-    async def prune(self, *, before: float) -> int:
-        async def work(cursor: AsyncCursor[Any]) -> int:
-            gone = 0
-            for statement in (
-                "DELETE FROM dsh_journal WHERE ended_at < %s",
-                "DELETE FROM dsh_parked WHERE state = 'done' AND created_at < %s",
-                "DELETE FROM dsh_events WHERE at < %s",
-            ):
-                await cursor.execute(statement.encode(), (before,))
-                gone += cursor.rowcount
-            return gone
-
-        return await self._tx(work)
 
     async def aclose(self) -> None:
         if self._closed:

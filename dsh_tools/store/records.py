@@ -15,7 +15,7 @@ from dsh_tools.json_values import JsonValue
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.record import Record
 
-__all__ = ["ApprovalDecision", "CallRecord", "ParkState", "ParkedCall", "SessionEvent", "StoreHealth"]
+__all__ = ["ApprovalDecision", "CallRecord", "JournalQuery", "ParkState", "ParkedCall", "SessionEvent", "StoreHealth"]
 
 ParkState: TypeAlias = Literal["parked", "decided", "claimed", "done", "interrupted"]
 """Where a parked call is in its one life: waiting, decided, running somewhere, finished, or lost mid-run."""
@@ -96,6 +96,31 @@ class CallRecord(Record):
     parent_call_id: str | None = None
     approval_id: str | None = None
     progress: JsonValue | None = None
+
+
+class JournalQuery(Record):
+    """One checked ``journal()`` question: the conditions a record must meet, and how many to return."""
+
+    agent_id: str | None = None
+    tool_name: str | None = None
+    call_id: str | None = None
+    parent_call_id: str | None = None
+    outcome: str | None = None
+    is_error: bool | None = None
+    since: float | None = None
+    limit: int = 100
+
+    def matches(self, record: CallRecord) -> bool:
+        """Whether ``record`` meets every condition (the memory store's query)."""
+        return (
+            (self.agent_id is None or record.agent_id == self.agent_id)
+            and (self.tool_name is None or record.tool_name == self.tool_name)
+            and (self.call_id is None or record.call_id == self.call_id)
+            and (self.parent_call_id is None or record.parent_call_id == self.parent_call_id)
+            and (self.outcome is None or record.outcome == self.outcome)
+            and (self.is_error is None or record.is_error == self.is_error)
+            and (self.since is None or record.started_at >= self.since)
+        )
 
 
 class SessionEvent(Record):

@@ -18,7 +18,7 @@ import orjson
 from dsh_tools.json_values import dumps
 from dsh_tools.record import Record
 from dsh_tools.store.base import preview_of
-from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, SessionEvent
+from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
 
 __all__ = ["SCHEMA_VERSION", "Dialect", "StoreError", "dump_record", "load_record", "journal_query"]
 
@@ -168,38 +168,23 @@ def event_params(event: SessionEvent) -> tuple[object, ...]:
     return (event.agent_id, event.type, event.at, dumps(event.data).decode())
 
 
-def journal_query(
-    *,
-    agent_id: str | None,
-    tool_name: str | None,
-    call_id: str | None,
-    parent_call_id: str | None,
-    outcome: str | None,
-    is_error: bool | None,
-    since: float | None,
-    limit: int,
-) -> tuple[str, list[object]]:
-    """``SELECT body ...`` for the newest ``limit`` matching records (newest first), and its parameters."""
+def journal_query(query: JournalQuery) -> tuple[str, list[object]]:
+    """``SELECT body ...`` for the newest ``query.limit`` matching records (newest first), and its parameters."""
     where: list[str] = []
     params: list[object] = []
-    for column, value in (
-        ("agent_id", agent_id),
-        ("tool_name", tool_name),
-        ("call_id", call_id),
-        ("parent_call_id", parent_call_id),
-        ("outcome", outcome),
-    ):
+    for column in ("agent_id", "tool_name", "call_id", "parent_call_id", "outcome"):
+        value = getattr(query, column)
         if value is not None:
             where.append(f"{column} = ?")
             params.append(value)
-    if is_error is not None:
+    if query.is_error is not None:
         where.append("is_error = ?")
-        params.append(int(is_error))
-    if since is not None:
+        params.append(int(query.is_error))
+    if query.since is not None:
         where.append("started_at >= ?")
-        params.append(since)
+        params.append(query.since)
     clause = f" WHERE {' AND '.join(where)}" if where else ""
-    params.append(limit)
+    params.append(query.limit)
     return f"SELECT body FROM dsh_journal{clause} ORDER BY seq DESC LIMIT ?", params
 
 

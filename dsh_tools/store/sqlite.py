@@ -25,14 +25,11 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
-from dsh_tools.approval import ApprovalVerdict
-from dsh_tools.json_values import JsonValue, dumps
-from dsh_tools.outcome import RecordOutcome
 from dsh_tools.store import sql
-from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, check_decision, check_query
-from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, SessionEvent
+from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
+from dsh_tools.store.relational import RelationalStore, Statement
 
 __all__ = ["SqliteStore"]
 
@@ -46,7 +43,7 @@ POLL_SECONDS: Final = 0.25
 """How often ``wait_for_decision`` looks for a decision made by another process (SQLite has no notifications)."""
 
 
-class SqliteStore(StoreBase):
+class SqliteStore(RelationalStore):
     """A store in one SQLite file; see the module docstring. ``path`` is created if missing."""
 
     def __init__(
@@ -69,10 +66,6 @@ class SqliteStore(StoreBase):
         except BaseException:
             self._thread.shutdown(wait=False)
             raise
-
-    @property
-    def durable(self) -> bool:
-        return True
 
     # -- the connection, on the store's thread ---------------------------------
     def _open(self) -> None:
@@ -125,7 +118,7 @@ class SqliteStore(StoreBase):
         return await asyncio.get_running_loop().run_in_executor(self._thread, work, db)
 
     @staticmethod
-    def _write(db: sqlite3.Connection, steps: Callable[[sqlite3.Connection], T]) -> T:
+    def _write_steps(db: sqlite3.Connection, steps: Callable[[sqlite3.Connection], T]) -> T:
         db.execute("BEGIN IMMEDIATE")
         try:
             result = steps(db)
@@ -135,103 +128,36 @@ class SqliteStore(StoreBase):
         db.execute("COMMIT")
         return result
 
-    # -- parked calls -----------------------------------------------------------
-    async def park(self, call: ParkedCall, *, max_per_agent: int) -> bool:
-        params = sql.park_params(call, max_per_agent)
-        return await self._run(lambda db: self._write(db, lambda d: d.execute(sql.PARK, params).rowcount == 1))
+    # -- the primitives RelationalStore runs on ------------------------------------------
+    async def _read(self, statement: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
+        return await self._run(lambda db: db.execute(statement, params).fetchall())
 
-    async def parked(self, *, agent_id: str | None = None) -> list[ParkedCall]:
-        params: tuple[str, ...] = ()
-        if agent_id is None:
-            query = "state = 'parked'"
-        else:
-            query, params = "agent_id = ? AND state IN ('parked', 'decided')", (agent_id,)
-        statement = f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked WHERE {query} ORDER BY created_at"
-        rows = await self._run(lambda db: db.execute(statement, params).fetchall())
-        return [sql.parked_from_row(row) for row in rows]
+    async def _write(
+        self, statement: str, params: Sequence[object], *, lock: str | None = None
+    ) -> tuple[int, list[tuple[Any, ...]]]:
+        # BEGIN IMMEDIATE already serialises every write: ``lock`` needs nothing more here.
+        def steps(db: sqlite3.Connection) -> tuple[int, list[tuple[Any, ...]]]:
+            cursor = db.execute(statement, params)
+            rows = cursor.fetchall()
+            return cursor.rowcount, rows
 
-    async def get_parked(self, approval_id: str) -> ParkedCall | None:
-        if type(approval_id) is not str:
-            return None
-        statement = f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked WHERE approval_id = ?"
-        row = await self._run(lambda db: db.execute(statement, (approval_id,)).fetchone())
-        return None if row is None else sql.parked_from_row(row)
+        return await self._run(lambda db: self._write_steps(db, steps))
 
-    async def set_program(self, approval_id: str, program: JsonValue) -> bool:
-        params = (dumps(program).decode(), approval_id)
-        return await self._run(lambda db: self._write(db, lambda d: d.execute(sql.SET_PROGRAM, params).rowcount == 1))
+    async def _write_all(
+        self, statements: Sequence[Statement], batches: Sequence[tuple[str, Sequence[Sequence[object]]]] = ()
+    ) -> int:
+        def steps(db: sqlite3.Connection) -> int:
+            changed = sum(db.execute(statement, params).rowcount for statement, params in statements)
+            for statement, rows in batches:
+                db.executemany(statement, rows)
+            return changed
 
-    async def decide(
-        self,
-        approval_id: str,
-        outcome: ApprovalVerdict,
-        *,
-        arguments: JsonValue | None = None,
-        decided_by: str | None = None,
-    ) -> ApprovalDecision:
-        decision = check_decision(approval_id, outcome, arguments, decided_by)
-        params = (sql.dump_record(decision), decision.decided_at, approval_id)
-        changed = await self._run(lambda db: self._write(db, lambda d: d.execute(sql.DECIDE, params).rowcount))
-        if changed != 1:
-            raise KeyError(f"no undecided parked call {approval_id!r}")
-        return decision
+        if not statements and self._write_inline(steps):
+            return 0
+        return await self._run(lambda db: self._write_steps(db, steps))
 
-    async def decided(self, agent_id: str) -> list[ParkedCall]:
-        statement = f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked WHERE agent_id = ? AND state = 'decided' ORDER BY decided_at"
-        rows = await self._run(lambda db: db.execute(statement, (agent_id,)).fetchall())
-        return [sql.parked_from_row(row) for row in rows]
-
-    async def claim(self, approval_id: str, *, owner: str, lease_seconds: float) -> ParkedCall:
-        if type(approval_id) is not str:
-            raise KeyError(f"no parked call {approval_id!r}")
-        params = (owner, time.time() + lease_seconds, approval_id)
-        row = await self._run(lambda db: self._write(db, lambda d: d.execute(sql.CLAIM, params).fetchone()))
-        if row is None:
-            raise KeyError(f"parked call {approval_id!r} is not waiting to run (unknown, undecided, or taken)")
-        return sql.parked_from_row(row)
-
-    async def renew(self, approval_id: str, *, owner: str, lease_seconds: float) -> bool:
-        now = time.time()
-        params = (now + lease_seconds, approval_id, owner, now)
-        return await self._run(lambda db: self._write(db, lambda d: d.execute(sql.RENEW, params).rowcount == 1))
-
-    async def finish(self, approval_id: str, *, owner: str) -> None:
-        await self._run(lambda db: self._write(db, lambda d: d.execute(sql.FINISH, (approval_id, owner))))
-
-    async def interrupted(self) -> list[ParkedCall]:
-        statement = (
-            f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked WHERE state = 'interrupted'"
-            " OR (state = 'claimed' AND lease_until < ?) ORDER BY created_at"
-        )
-        rows = await self._run(lambda db: db.execute(statement, (time.time(),)).fetchall())
-        return [sql.parked_from_row(row) for row in rows]
-
-    def forget_agent(self, agent_id: str) -> None:
-        """Durable: an agent's parked calls outlive its disposal (a later process may resume them)."""
-
-    async def wait_for_decision(self, agent_id: str, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if await self.decided(agent_id):
-                return
-            await asyncio.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
-
-    # -- the journal --------------------------------------------------------------
-    async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
-        rows = [sql.record_params(record, self.max_value_bytes) for record in records]
-        event_rows = [sql.event_params(event) for event in events]
-
-        def steps(db: sqlite3.Connection) -> None:
-            if rows:
-                db.executemany(sql.UPSERT_RECORD, rows)
-            if event_rows:
-                db.executemany(sql.APPEND_EVENT, event_rows)
-
-        if not self._write_inline(steps):
-            await self._run(lambda db: self._write(db, steps))
-
-    def _write_inline(self, steps: Callable[[sqlite3.Connection], None]) -> bool:
-        """The fast path (module docstring): ``True`` if written here, ``False`` if the lock was taken."""
+    def _write_inline(self, steps: Callable[[sqlite3.Connection], object]) -> bool:
+        """The journal's fast path (module docstring): ``True`` if written here, ``False`` if the lock was taken."""
         if self._closed:
             raise sql.StoreError(f"SQLite store {self.path!r} is closed")
         db = self._inline
@@ -254,39 +180,12 @@ class SqliteStore(StoreBase):
             self._thread.submit(self._db.execute, "PRAGMA wal_checkpoint(PASSIVE)")
         return True
 
-    async def journal(
-        self,
-        *,
-        agent_id: str | None = None,
-        tool_name: str | None = None,
-        call_id: str | None = None,
-        parent_call_id: str | None = None,
-        outcome: RecordOutcome | None = None,
-        is_error: bool | None = None,
-        since: float | None = None,
-        limit: int = 100,
-    ) -> list[CallRecord]:
-        check_query(agent_id, tool_name, call_id, parent_call_id, outcome, is_error, since, limit)
-        statement, params = sql.journal_query(
-            agent_id=agent_id, tool_name=tool_name, call_id=call_id, parent_call_id=parent_call_id,
-            outcome=outcome, is_error=is_error, since=since, limit=limit,
-        )
-        rows = await self._run(lambda db: db.execute(statement, params).fetchall())
-        return [sql.load_record(CallRecord, row[0]) for row in reversed(rows)]
-
-    async def session_events(self, agent_id: str) -> list[SessionEvent]:
-        statement = "SELECT agent_id, type, at, data FROM dsh_events WHERE agent_id = ? ORDER BY seq"
-        rows = await self._run(lambda db: db.execute(statement, (agent_id,)).fetchall())
-        return [sql.event_from_row(row) for row in rows]
-
-    async def prune(self, *, before: float) -> int:
-        def steps(db: sqlite3.Connection) -> int:
-            gone = db.execute("DELETE FROM dsh_journal WHERE ended_at < ?", (before,)).rowcount
-            gone += db.execute("DELETE FROM dsh_parked WHERE state = 'done' AND created_at < ?", (before,)).rowcount
-            gone += db.execute("DELETE FROM dsh_events WHERE at < ?", (before,)).rowcount
-            return gone
-
-        return await self._run(lambda db: self._write(db, steps))
+    async def wait_for_decision(self, agent_id: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if await self.decided(agent_id):
+                return
+            await asyncio.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
 
     async def aclose(self) -> None:
         if self._closed:

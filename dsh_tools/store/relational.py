@@ -1,0 +1,135 @@
+"""``RelationalStore``: every store operation, once, in SQL, for SQLite and PostgreSQL alike.
+
+The two relational stores differ only in how a statement reaches their
+engine (a thread of the store's own with ``sqlite3``; psycopg's asyncio
+connection) and in two engine features (PostgreSQL serialises parking per
+agent with an advisory lock and announces decisions with ``NOTIFY``). Those
+are the few primitives a subclass provides; what each operation means is
+written here, on the statements of :mod:`.sql`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from dsh_tools.json_values import JsonValue, dumps
+from dsh_tools.store import sql
+from dsh_tools.store.base import StoreBase
+from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
+
+__all__ = ["RelationalStore", "Statement"]
+
+Statement = tuple[str, Sequence[object]]
+"""One SQL statement (``?`` placeholders) and its parameters."""
+
+_PARKED = f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked"
+
+
+class RelationalStore(StoreBase):
+    """The shared operations; a subclass connects and provides the primitives below."""
+
+    # -- primitives (one transaction each) ------------------------------------------
+    async def _read(self, statement: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
+        """The rows of one query."""
+        raise NotImplementedError
+
+    async def _write(
+        self, statement: str, params: Sequence[object], *, lock: str | None = None
+    ) -> tuple[int, list[tuple[Any, ...]]]:
+        """Run one changing statement (``lock``: serialise with every other write that names it); rowcount and rows."""
+        raise NotImplementedError
+
+    async def _write_all(self, statements: Sequence[Statement], batches: Sequence[tuple[str, Sequence[Sequence[object]]]] = ()) -> int:
+        """Run statements, then ``executemany`` batches, in one transaction; the statements' summed rowcount."""
+        raise NotImplementedError
+
+    async def _announce(self, agent_id: str) -> None:
+        """A decision for ``agent_id`` was committed (PostgreSQL notifies its listeners; SQLite is polled)."""
+
+    # -- parked calls -----------------------------------------------------------------
+    @property
+    def durable(self) -> bool:
+        return True
+
+    async def park(self, call: ParkedCall, *, max_per_agent: int) -> bool:
+        changed, _ = await self._write(sql.PARK, sql.park_params(call, max_per_agent), lock=call.agent_id)
+        return changed == 1
+
+    async def parked(self, *, agent_id: str | None = None) -> list[ParkedCall]:
+        if agent_id is None:
+            rows = await self._read(f"{_PARKED} WHERE state = 'parked' ORDER BY created_at", ())
+        else:
+            where = "agent_id = ? AND state IN ('parked', 'decided')"
+            rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY created_at", (agent_id,))
+        return [sql.parked_from_row(row) for row in rows]
+
+    async def get_parked(self, approval_id: str) -> ParkedCall | None:
+        if type(approval_id) is not str:
+            return None
+        rows = await self._read(f"{_PARKED} WHERE approval_id = ?", (approval_id,))
+        return sql.parked_from_row(rows[0]) if rows else None
+
+    async def set_program(self, approval_id: str, program: JsonValue) -> bool:
+        changed, _ = await self._write(sql.SET_PROGRAM, (dumps(program).decode(), approval_id))
+        return changed == 1
+
+    async def _decide(self, decision: ApprovalDecision) -> None:
+        params = (sql.dump_record(decision), decision.decided_at, decision.approval_id)
+        _, rows = await self._write(sql.DECIDE + " RETURNING agent_id", params)
+        if not rows:
+            raise KeyError(f"no undecided parked call {decision.approval_id!r}")
+        await self._announce(rows[0][0])
+
+    async def decided(self, agent_id: str) -> list[ParkedCall]:
+        rows = await self._read(f"{_PARKED} WHERE agent_id = ? AND state = 'decided' ORDER BY decided_at", (agent_id,))
+        return [sql.parked_from_row(row) for row in rows]
+
+    async def claim(self, approval_id: str, *, owner: str, lease_seconds: float) -> ParkedCall:
+        if type(approval_id) is not str:
+            raise KeyError(f"no parked call {approval_id!r}")
+        _, rows = await self._write(sql.CLAIM, (owner, time.time() + lease_seconds, approval_id))
+        if not rows:
+            raise KeyError(f"parked call {approval_id!r} is not waiting to run (unknown, undecided, or taken)")
+        return sql.parked_from_row(rows[0])
+
+    async def renew(self, approval_id: str, *, owner: str, lease_seconds: float) -> bool:
+        now = time.time()
+        changed, _ = await self._write(sql.RENEW, (now + lease_seconds, approval_id, owner, now))
+        return changed == 1
+
+    async def finish(self, approval_id: str, *, owner: str) -> None:
+        await self._write(sql.FINISH, (approval_id, owner))
+
+    async def interrupted(self) -> list[ParkedCall]:
+        where = "state = 'interrupted' OR (state = 'claimed' AND lease_until < ?)"
+        rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY created_at", (time.time(),))
+        return [sql.parked_from_row(row) for row in rows]
+
+    def forget_agent(self, agent_id: str) -> None:
+        """Durable: an agent's parked calls outlive its disposal (a later process may resume them)."""
+
+    # -- the journal ------------------------------------------------------------------
+    async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
+        rows = [sql.record_params(record, self.max_value_bytes) for record in records]
+        event_rows = [sql.event_params(event) for event in events]
+        batches = [(statement, batch) for statement, batch in ((sql.UPSERT_RECORD, rows), (sql.APPEND_EVENT, event_rows)) if batch]
+        if batches:
+            await self._write_all((), batches)
+
+    async def _journal(self, query: JournalQuery) -> list[CallRecord]:
+        statement, params = sql.journal_query(query)
+        rows = await self._read(statement, params)
+        return [sql.load_record(CallRecord, row[0]) for row in reversed(rows)]
+
+    async def session_events(self, agent_id: str) -> list[SessionEvent]:
+        statement = "SELECT agent_id, type, at, data FROM dsh_events WHERE agent_id = ? ORDER BY seq"
+        return [sql.event_from_row(row) for row in await self._read(statement, (agent_id,))]
+
+    async def prune(self, *, before: float) -> int:
+        return await self._write_all((
+            ("DELETE FROM dsh_journal WHERE ended_at < ?", (before,)),
+            ("DELETE FROM dsh_parked WHERE state = 'done' AND created_at < ?", (before,)),
+            ("DELETE FROM dsh_events WHERE at < ?", (before,)),
+        ))
