@@ -19,10 +19,9 @@ what the plain ``write`` keeps.
 from __future__ import annotations
 
 import asyncio
-import logging
 import secrets
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Final
 
 from dsh_tools.decisions import PostToolDecision, PreToolDecision
@@ -34,7 +33,9 @@ from dsh_tools.store.records import CallRecord, SessionEvent
 
 __all__ = ["CallJournal"]
 
-_LOG: Final = logging.getLogger("dsh_tools.store")
+
+RUNNING_FLUSH_S: Final = 0.05
+"""How long a call may run before its ``"running"`` record is committed on its own (faster calls commit once)."""
 
 
 class _Open:
@@ -52,10 +53,18 @@ class CallJournal:
     def __init__(self, store: CallStore) -> None:
         self.store = store
         self._memory = store if type(store) is MemoryStore else None  # the fast path (module docstring)
+        # A store that can commit on this thread at once when nobody else writes (SqliteStore): a lone call's
+        # record is then committed right where it settles, with no task to wait for.
+        self._write_now_if_free: Callable[[Sequence[CallRecord], Sequence[SessionEvent]], bool] | None = getattr(
+            store, "write_now_if_free", None
+        )
         self._open: dict[ToolExecutionToken, _Open] = {}
         self._approvals: dict[ToolExecutionToken, str] = {}
         self._parents: dict[ToolExecutionToken, str] = {}  # resumed sub-calls: their program's run_code call
-        self._records: dict[str, CallRecord] = {}
+        # Queued for the next commit: settled records, and calls still running (made into records only
+        # if they are still running when the commit comes; a fast call's running row is never written).
+        self._records: dict[str, CallRecord | tuple[ToolExecution, _Open]] = {}
+        self._running_flush: asyncio.TimerHandle | None = None
         self._events: list[SessionEvent] = []
         self._waiters: list[asyncio.Future[None]] = []
         self._writer: asyncio.Task[None] | None = None
@@ -84,7 +93,12 @@ class CallJournal:
     def opened(self, execution: ToolExecution) -> None:
         entry = _Open(secrets.token_hex(12), execution.call_id, time.time(), self._parent_of(execution))
         self._open[execution.token] = entry
-        self._queue(self._record(execution, entry, "running"))
+        if self._memory is not None:
+            self._write_now((self._record(execution, entry, "running"),), ())
+            return
+        self._records[entry.record_id] = (execution, entry)
+        if self._running_flush is None:  # a call that outlives this delay is committed as running
+            self._running_flush = asyncio.get_running_loop().call_later(RUNNING_FLUSH_S, self._flush_running)
 
     def pre_decided(self, execution: ToolExecution, decision: PreToolDecision) -> None:
         pass
@@ -103,19 +117,31 @@ class CallJournal:
         entry = self._open.pop(execution.token, None)
         if entry is None:  # settled at admission or by a verdict: it never opened
             entry = _Open(secrets.token_hex(12), execution.call_id, time.time(), self._parent_of(execution))
-        record = self._record(execution, entry, result.outcome).set(
+        agent = execution.agent
+        error = result.error
+        record = CallRecord(
+            entry.record_id,
+            entry.call_id,
+            agent.id if agent is not None else None,
+            execution.name,
+            execution.arguments,
+            result.outcome,
+            entry.started_at,
             content=result.content,
             value=result.value,
             is_error=result.is_error,
-            error=None if result.error is None else {"name": result.error.name, "code": result.error.code},
+            error=None if error is None else {"name": error.name, "code": error.code},
             meta=result.meta,
             ended_at=time.time(),
+            parent_call_id=entry.parent_call_id,
             approval_id=self._approval_of(execution, result),
         )
         self._approvals.pop(execution.token, None)
         self._parents.pop(execution.token, None)
         self._queue(record)
-        return None if self._memory is not None else self._commit()
+        if self._memory is not None or self._committed_here():
+            return None
+        return self._commit()
 
     # -- records ---------------------------------------------------------------------
     def _parent_of(self, execution: ToolExecution) -> str | None:
@@ -160,6 +186,29 @@ class CallJournal:
             self._memory.note_failure(error)
 
     # -- group commit ------------------------------------------------------------------
+    def _committed_here(self) -> bool:
+        """Commit everything queued on this thread, now, if the store can and no write is in flight."""
+        if self._write_now_if_free is None or (self._writer is not None and not self._writer.done()):
+            return False
+        records, events = self._materialized(), list(self._events)
+        try:
+            if not self._write_now_if_free(records, events):
+                return False  # another process holds the lock: the writer task waits for it
+        except Exception as error:  # noqa: BLE001 - a journal failure never fails a call
+            self.store.note_failure(error)
+        self._records.clear()
+        self._events.clear()
+        return True
+
+    def _materialized(self) -> list[CallRecord]:
+        """The queued records, a call still running made into its ``"running"`` record."""
+        return [r if isinstance(r, CallRecord) else self._record(r[0], r[1], "running") for r in self._records.values()]
+
+    def _flush_running(self) -> None:
+        self._running_flush = None
+        if self._records and (self._writer is None or self._writer.done()):
+            self._writer = asyncio.get_running_loop().create_task(self._write_all())
+
     def _commit(self) -> Awaitable[None]:
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
@@ -170,7 +219,7 @@ class CallJournal:
     async def _write_all(self) -> None:
         """Write whatever is queued, again and again, until nothing is; every waiter is released."""
         while self._records or self._events or self._waiters:
-            records, self._records = list(self._records.values()), {}
+            records, self._records = self._materialized(), {}
             events, self._events = self._events, []
             waiters, self._waiters = self._waiters, []
             try:

@@ -58,8 +58,6 @@ class Dialect:
             "CREATE INDEX dsh_journal_tool ON dsh_journal (tool_name, seq)",
             "CREATE INDEX dsh_journal_call ON dsh_journal (call_id)",
             "CREATE INDEX dsh_journal_parent ON dsh_journal (parent_call_id)",
-            "CREATE INDEX dsh_journal_outcome ON dsh_journal (outcome, seq)",
-            "CREATE INDEX dsh_journal_ended ON dsh_journal (ended_at)",
             f"CREATE TABLE dsh_events (seq {self.serial}, agent_id TEXT NOT NULL, type TEXT NOT NULL,"
             " at DOUBLE PRECISION NOT NULL, data TEXT NOT NULL)",
             "CREATE INDEX dsh_events_agent ON dsh_events (agent_id, seq)",

@@ -29,6 +29,7 @@ from typing import Any, Final, TypeVar
 
 from dsh_tools.store import sql
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
+from dsh_tools.store.records import CallRecord, SessionEvent
 from dsh_tools.store.relational import RelationalStore, Statement
 
 __all__ = ["SqliteStore"]
@@ -156,8 +157,31 @@ class SqliteStore(RelationalStore):
             return 0
         return await self._run(lambda db: self._write_steps(db, steps))
 
-    def _write_inline(self, steps: Callable[[sqlite3.Connection], object]) -> bool:
-        """The journal's fast path (module docstring): ``True`` if written here, ``False`` if the lock was taken."""
+    def write_now_if_free(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> bool:
+        """``write`` on the caller's thread when no other writer holds the lock (``False``: nothing written).
+
+        The call journal's fast path for a lone call: no task, no thread hop;
+        and one record alone is one statement, its own transaction.
+        """
+        rows = [sql.record_params(record, self.max_value_bytes) for record in records]
+        event_rows = [sql.event_params(event) for event in events]
+        if len(rows) == 1 and not event_rows:
+            return self._write_inline(None, (sql.UPSERT_RECORD, rows[0]))
+
+        def steps(db: sqlite3.Connection) -> None:
+            if rows:
+                db.executemany(sql.UPSERT_RECORD, rows)
+            if event_rows:
+                db.executemany(sql.APPEND_EVENT, event_rows)
+
+        return self._write_inline(steps)
+
+    def _write_inline(self, steps: Callable[[sqlite3.Connection], object] | None, single: Statement | None = None) -> bool:
+        """The journal's fast path (module docstring): ``True`` if written here, ``False`` if the lock was taken.
+
+        ``single`` is one statement run as its own transaction (autocommit);
+        ``steps`` run inside ``BEGIN IMMEDIATE`` ... ``COMMIT``.
+        """
         if self._closed:
             raise sql.StoreError(f"SQLite store {self.path!r} is closed")
         db = self._inline
@@ -166,15 +190,18 @@ class SqliteStore(RelationalStore):
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA wal_autocheckpoint=0")
         try:
-            db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError:
+            db.execute("BEGIN IMMEDIATE") if single is None else db.execute(*single)
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
+                raise
             return False  # another writer holds the lock: the thread waits for it instead
-        try:
-            steps(db)
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+        if steps is not None:
+            try:
+                steps(db)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
         self._inline_writes += 1
         if self._inline_writes % CHECKPOINT_EVERY == 0 and self._db is not None:
             self._thread.submit(self._db.execute, "PRAGMA wal_checkpoint(PASSIVE)")

@@ -171,8 +171,9 @@ async def test_a_cancelled_call_is_recorded_aborted() -> None:
     assert record.outcome == "aborted" and thaw_json(record.error)["code"] == "ABORTED"  # type: ignore[index]
 
 
-async def test_a_running_call_is_in_the_journal_before_it_settles() -> None:
-    ctx = app()
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_a_running_call_is_in_the_journal_before_it_settles(kind: str, tmp_path: Path) -> None:
+    ctx = app() if kind == "memory" else app(store=f"sqlite:///{tmp_path / 'calls.db'}")
     task = asyncio.ensure_future(ctx.tools.execute(run("hang", {})))
     async with asyncio.timeout(10):
         while not (running := await ctx.tools.store.journal(outcome="running")):
@@ -275,3 +276,15 @@ async def test_the_sqlite_inline_fast_path_and_the_thread_path_keep_the_same_row
     assert await threaded.session_events("a") == await inline.session_events("a") == events
     await inline.aclose()
     await threaded.aclose()
+
+
+async def test_the_lone_record_fast_path_keeps_what_the_plain_write_keeps(tmp_path: Path) -> None:
+    fast, plain = SqliteStore(tmp_path / "fast.db"), SqliteStore(tmp_path / "plain.db")
+    record = CallRecord("r1", "c1", "a", "echo", {"text": "x" * 100_000}, "ok", 1.0, ended_at=2.0)
+    assert fast.write_now_if_free([record], [])  # one record alone: one statement, its own transaction
+    await plain.write([record], [])
+    assert await fast.journal() == await plain.journal()
+    (kept,) = await fast.journal()
+    assert thaw_json(kept.arguments)["$bytes"] > 100_000  # type: ignore[index]  # bounded on both paths
+    await fast.aclose()
+    await plain.aclose()

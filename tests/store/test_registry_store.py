@@ -139,6 +139,9 @@ class FailingSqliteJournal(SqliteStore):
     async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
         raise OSError("journal disk full")
 
+    def write_now_if_free(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> bool:
+        raise OSError("journal disk full")
+
 
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
 async def test_a_journal_write_that_fails_never_fails_the_call(kind: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
