@@ -98,3 +98,48 @@ async def test_an_edit_that_breaks_the_schema_is_stopped_in_the_page(parked_agen
         await browser.close()
     assert parked_agent.stdout is not None
     assert parked_agent.stdout.readline().strip() == "ran ok wrote 2 bytes to safe.md"
+
+
+async def test_a_code_mode_run_shows_its_sub_calls_nested_under_it(store_url: str) -> None:
+    import asyncio
+
+    from dsh_tools.store import CallRecord, open_store
+
+    async def fill() -> None:
+        async with open_store(store_url) as store:
+            await store.write(
+                [
+                    CallRecord("r1", "run-1", "coder", "run_code", {"code": "..."}, "ok", 10.0, ended_at=13.0),
+                    CallRecord("r2", "run-1:code:1", "coder", "lookup", {"name": "ada"}, "ok", 11.0, ended_at=11.5,
+                               parent_call_id="run-1"),
+                    CallRecord("r3", "run-1:code:2", "coder", "charge_card", {"amount": 5}, "denied", 12.0,
+                               ended_at=12.1, is_error=True, parent_call_id="run-1"),
+                    CallRecord("r4", "other", "coder", "lookup", {"name": "bob"}, "ok", 20.0, ended_at=20.1),
+                ],
+                [],
+            )
+
+    await fill()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "dsh_tools.cli", "inspect", "--store", store_url, "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().split(": ", 1)[1].strip()
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+            page = await browser.new_page()
+            await page.goto(url)
+            rows = page.locator("#journal-rows tr")
+            await expect(rows).to_have_count(4)
+            calls = [await rows.nth(n).get_attribute("data-call") for n in range(4)]
+            assert calls == ["other", "run-1", "run-1:code:1", "run-1:code:2"]  # newest first, sub-calls under their run
+            assert [await rows.nth(n).get_attribute("class") for n in range(4)] == ["", "", "sub", "sub"]
+            await page.get_by_label("Outcome").select_option("denied")
+            await page.get_by_role("button", name="Filter").click()
+            await expect(rows).to_have_count(1)
+            await expect(rows.first).to_have_attribute("data-call", "run-1:code:2")
+            await browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

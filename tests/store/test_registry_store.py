@@ -303,3 +303,37 @@ async def test_an_agent_now_presenting_code_mode_only_makes_a_direct_call_stale(
     agent.ctx.tools.present_as("code")  # the agent is now shown run_code only
     result = await ctx.tools.resume(approval_id, "allowed-once")
     assert result.outcome == "approval-stale" and "only from run_code" in result.text and runs == []
+
+
+async def test_the_running_process_renews_its_claim_while_the_call_runs(tmp_path: Path) -> None:
+    import asyncio
+
+    release = asyncio.Event()
+    entered = asyncio.Event()
+    ctx = boot(store=f"sqlite:///{tmp_path / 'calls.db'}", lease_seconds=1.0)
+
+    @tool
+    async def write_file(path: str, text: str = "") -> str:
+        """Write slowly."""
+        entered.set()
+        await release.wait()
+        return "written"
+
+    ctx.tools.register(write_file)
+    ctx.on("tools/pre-execute", ask_for_writes)
+    ctx.provide(APPROVAL, Defer())
+    agent = Agent(ctx, name="w")
+    approval_id = approval_of(await ctx.tools.execute(call(agent)))
+    running = asyncio.ensure_future(ctx.tools.resume(approval_id, "allowed-once"))
+    await entered.wait()
+    first = await ctx.tools.store.get_parked(approval_id)
+    assert first is not None and first.state == "claimed" and first.lease_until is not None
+    async with asyncio.timeout(30):  # the lease is renewed every third of a second while the body runs
+        while (now := await ctx.tools.store.get_parked(approval_id)) is not None and now.lease_until == first.lease_until:
+            await asyncio.sleep(0.02)
+    assert await ctx.tools.store.interrupted() == []  # renewed: never lapsed while its process lived
+    release.set()
+    assert (await running).outcome == "ok"
+    done = await ctx.tools.store.get_parked(approval_id)
+    assert done is not None and done.state == "done"
+    await ctx.tools.store.aclose()
