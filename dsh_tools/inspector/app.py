@@ -32,7 +32,7 @@ from typing import Any, Final
 import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from dsh_tools.inspector.views import MAX_ROWS, parked_view, record_view

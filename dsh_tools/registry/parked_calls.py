@@ -1,0 +1,199 @@
+"""The parked-call half of ``ToolRegistry``: the store, pending approvals, decisions, resuming.
+
+:class:`ParkedCalls` is mixed into :class:`~dsh_tools.registry.registry.ToolRegistry`
+(``ctx.tools.resume(...)`` is the contract's spelling); it keeps what a
+registry does with its call store apart from registering, resolving and
+executing, which ``registry.py`` holds. The rules of parking itself live in
+:mod:`.approvals`; the journal in :mod:`.journal`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from returns.result import Failure
+
+from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict, PendingApproval
+from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
+from dsh_tools.host.context import Agent, Context, live_agent
+from dsh_tools.json_values import FrozenJson, JsonValue
+from dsh_tools.pipeline.compose import continue_call
+from dsh_tools.pipeline.resume import resume_call
+from dsh_tools.registry.approvals import OWNER, decided_arguments, stale_result
+from dsh_tools.schema import describe_value
+from dsh_tools.signals import checked_signal
+from dsh_tools.store.protocol import CallStore
+from dsh_tools.store.records import ParkedCall
+
+if TYPE_CHECKING:
+    from dsh_tools.registry.registry import ToolRegistry, _Core
+    from dsh_tools.signals import AbortSignal
+
+__all__ = ["ParkedCalls"]
+
+
+class ParkedCalls:
+    """``ToolRegistry``'s methods over its call store (a mixin: the registry's ``_core`` and ``_ctx``)."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        _core: _Core
+        _ctx: Context
+
+        def mint_token(self) -> ToolExecutionToken: ...
+
+    @property
+    def store(self) -> CallStore:
+        """The call store in use: parked calls, decisions and the journal."""
+        return self._core.lot.store
+
+    async def pending_approvals(self, agent: Agent | None = None) -> list[PendingApproval]:
+        """Parked calls from the store, oldest first: ``agent``'s (decided or not, not yet run), or every undecided one.
+
+        ``agent=None`` serves an operator or a UI: every undecided parked call
+        of every agent, in this process or not (``execution.agent`` is the live
+        agent holding it, or ``None``; ``agent_id`` names it either way).
+        """
+        lot = self._core.lot
+        if agent is not None and type(agent) is not Agent:
+            raise TypeError(f"pending_approvals() takes an Agent or None, got {describe_value(agent)}")
+        parked = await lot.store.parked(agent_id=None if agent is None else agent.id)
+        return [lot.pending(self._registry(), call) for call in parked]
+
+    async def resume(
+        self,
+        approval_id: str,
+        outcome: ApprovalVerdict | None = None,
+        *,
+        arguments: JsonValue | None = None,
+        signal: AbortSignal | None = None,
+    ) -> ToolExecutionResult:
+        """Decide a parked call (unless ``outcome`` is ``None`` and it is decided) and run it here; its final result.
+
+        ``"allowed-once"`` runs the call through the guards (as they are now),
+        dispatch and ``tools/post-execute`` — with ``arguments`` instead of
+        the model's, if given (validated like the model's); a denial settles
+        it with the usual denial text; an approval that no longer matches the
+        tool the human saw settles ``APPROVAL_STALE``. ``tools/result``
+        observers hear the call once more, and the journal records it linked
+        to the parked call (``approval_id``). The call runs under ``signal``.
+
+        Raises ``ValueError`` for an outcome outside the verdicts (or
+        ``None`` with nothing decided yet), ``TypeError`` for a ``signal``
+        that is not an ``AbortSignal``, ``LookupError`` when no live agent of
+        this app has the parked call's agent id, and ``KeyError`` for an id
+        that is unknown, already decided (when ``outcome`` is given), already
+        run, or being run by another process. Nothing is consumed by an error.
+        """
+        verdict: object = outcome  # typed as a literal, but callers are untrusted
+        if verdict is not None and (type(verdict) is not str or verdict not in APPROVAL_VERDICTS):
+            raise ValueError(f"resume() takes one of {', '.join(APPROVAL_VERDICTS)}, or None; got {describe_value(verdict)}")
+        checked = checked_signal(signal, "resume(signal=...)")  # before anything is decided or taken
+        store = self._core.lot.store
+        parked = await store.get_parked(approval_id) if type(approval_id) is str else None
+        if parked is None or parked.state not in ("parked", "decided"):
+            raise KeyError(
+                f"no pending approval {describe_value(approval_id)}: unknown, already resumed, "
+                "running elsewhere, or its agent was disposed (a MemoryStore keeps nothing past that)"
+            )
+        agent = live_agent(self._ctx, parked.agent_id)
+        if agent is None:
+            raise LookupError(f"no live agent with id {parked.agent_id!r} here to run approval {approval_id!r}")
+        problem = self._program_problem(parked)
+        if problem is not None:
+            raise RuntimeError(f"approval {approval_id!r} resumes a parked program, and {problem}; nothing was consumed")
+        if verdict is None and parked.state == "parked":
+            raise ValueError(f"approval {approval_id!r} has no decision yet: pass one of {', '.join(APPROVAL_VERDICTS)}")
+        if verdict is not None:
+            await store.decide(approval_id, outcome, arguments=arguments)  # type: ignore[arg-type]  # checked above
+        elif arguments is not None:
+            raise ValueError("arguments come with an outcome (edited arguments are part of a decision)")
+        return await self._run_decided(approval_id, agent, checked)
+
+    async def resume_decided(self, agent: Agent) -> list[ToolExecutionResult]:
+        """Run every decided, not yet run parked call of ``agent`` (those another process claims first are skipped)."""
+        if type(agent) is not Agent:
+            raise TypeError(f"resume_decided() takes an Agent, got {describe_value(agent)}")
+        results = []
+        for parked in await self._core.lot.store.decided(agent.id):
+            if self._program_problem(parked) is not None:
+                continue  # left decided: a process that can rerun the program will
+            try:
+                results.append(await self._run_decided(parked.approval_id, agent, None))
+            except KeyError:
+                continue  # another process or replica took it first
+        return results
+
+    async def watch_decisions(self, agent: Agent, *, poll_seconds: float = 1.0) -> AsyncIterator[ToolExecutionResult]:
+        """Run each of ``agent``'s parked calls as its decision arrives, yielding its result; ends when the agent is disposed.
+
+        PostgreSQL wakes it with ``NOTIFY``; SQLite is polled (at most
+        ``poll_seconds`` behind). Cancel the iterating task to stop earlier.
+        """
+        if type(agent) is not Agent:
+            raise TypeError(f"watch_decisions() takes an Agent, got {describe_value(agent)}")
+        store = self._core.lot.store
+        while not agent.ctx.disposed:
+            for result in await self.resume_decided(agent):
+                yield result
+            await store.wait_for_decision(agent.id, poll_seconds)
+
+    def _program_problem(self, parked: ParkedCall) -> str | None:
+        """Why this registry cannot rerun the program parked with ``parked`` now (``None``: it can, or there is none)."""
+        if parked.program is None:
+            return None
+        from dsh_tools.code_mode.resume import program_unavailable
+
+        return program_unavailable(self._registry())
+
+    async def _run_decided(self, approval_id: str, agent: Agent, signal: AbortSignal | None) -> ToolExecutionResult:
+        lot = self._core.lot
+        claimed = await lot.store.claim(approval_id, owner=OWNER, lease_seconds=lot.lease_seconds)
+        execution = ToolExecution(
+            self.mint_token(), claimed.call_id, claimed.tool_name, decided_arguments(claimed), agent, signal=signal
+        )
+        return await lot.run_claimed(self._registry(), claimed, agent, execution)
+
+    async def run_parked(self, parked: ParkedCall, execution: ToolExecution, stale: str | None) -> ToolExecutionResult:
+        """Internal (:class:`~dsh_tools.registry.approvals.ParkingLot`): settle a claimed call's verdict and run it.
+
+        A sub-call whose program parked for it goes to Code Mode, which runs
+        the program again after it (``dsh_tools.code_mode.resume``).
+        """
+        self._core.journal.note_approval(execution.token, parked.approval_id, parked.parent_call_id)
+        if parked.program is not None:
+            from dsh_tools.code_mode.resume import resume_program
+
+            return await resume_program(self._registry(), parked, execution, stale)
+        if stale is not None:
+            return await continue_call(self._registry(), Failure(stale_result(execution, stale)), ())
+        assert parked.decision is not None  # claimed calls are decided
+        return await resume_call(self._registry(), execution, parked.decision.outcome)
+
+    async def park_approval(self, execution: ToolExecution, reason: str | None, /) -> str:
+        """Internal (:class:`~dsh_tools.pipeline.verdicts.ApprovalParking`): commit a deferred call."""
+        core = self._core
+        parent = core.journal.call_id_of(execution.parent)
+        approval_id = await core.lot.park(self._registry(), execution, reason, parent)
+        agent = execution.agent
+        store = core.lot.store
+        if agent is not None and not store.durable and agent not in core.forgetting:
+            core.forgetting[agent] = None
+            agent.ctx.track(lambda: store.forget_agent(agent.id))
+        return approval_id
+
+    def link_approval(self, token: ToolExecutionToken, approval_id: str) -> None:
+        """Internal: the call under ``token`` continues parked call ``approval_id`` (its journal record says so)."""
+        self._core.journal.note_approval(token, approval_id)
+
+    def record_event(self, agent_id: str, kind: str, data: FrozenJson) -> None:
+        """Internal (``SessionLog``): an agent's session event, for the store."""
+        self._core.journal.record_event(agent_id, kind, data)
+
+    def _registry(self) -> ToolRegistry:
+        from dsh_tools.registry.registry import ToolRegistry
+
+        assert isinstance(self, ToolRegistry)
+        return self
