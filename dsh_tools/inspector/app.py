@@ -97,7 +97,8 @@ def inspector_app(store: CallStore, *, token: str) -> Starlette:
         query = _journal_query(request)
         if isinstance(query, str):
             return PlainTextResponse(query, 400)
-        return _json([record_view(record) for record in await store.journal(**query)])
+        detail = "call" in request.query_params  # one call's records: with their payloads
+        return _json([record_view(record, detail=detail) for record in await store.journal(**query)])
 
     async def decide(request: Request) -> Response:
         if not hmac.compare_digest(request.headers.get("x-csrf-token", "").encode(), csrf.encode()):

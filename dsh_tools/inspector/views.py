@@ -44,23 +44,26 @@ def parked_view(call: ParkedCall) -> dict[str, Any]:
     }
 
 
-def record_view(record: CallRecord) -> dict[str, Any]:
-    """A journal record as a row shows it (and expands to)."""
-    return {
+def record_view(record: CallRecord, *, detail: bool = False) -> dict[str, Any]:
+    """A journal record as a row shows it; with ``detail``, also what the row expands to (its payloads).
+
+    Rows come without payloads, so the first paint and the live stream carry
+    only what the table shows; an expanded row asks for its record's detail.
+    """
+    view = {
         "recordId": record.record_id,
         "callId": record.call_id,
         "agentId": record.agent_id,
         "tool": record.tool_name,
         "outcome": record.outcome,
         "isError": record.is_error,
-        "arguments": _bounded(record.arguments),
-        "content": _bounded(record.content),
-        "value": _bounded(record.value),
-        "error": _bounded(record.error),
-        "meta": _bounded(record.meta),
         "progress": _bounded(record.progress),
         "startedAt": record.started_at,
         "endedAt": record.ended_at,
         "parentCallId": record.parent_call_id,
         "approvalId": record.approval_id,
     }
+    if detail:
+        for name in ("arguments", "content", "value", "error", "meta"):
+            view[name] = _bounded(getattr(record, name))
+    return view

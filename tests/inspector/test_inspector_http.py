@@ -108,12 +108,14 @@ async def test_edited_arguments_are_recorded_with_the_decision(client: httpx2.As
 async def test_values_come_as_json_never_as_markup(client: httpx2.AsyncClient, store: MemoryStore) -> None:
     hostile = "<script>window.pwned = 1</script>"
     await store.write([CallRecord("r1", "c9", "a1", "echo", {"text": hostile}, "ok", 1.0, content=({"type": "text", "text": hostile},))], [])
+    await store.park(parked("p2").set(arguments={"path": hostile}), max_per_agent=10)  # the first view embeds it
     page = await client.get("/", headers=AUTH)
     assert "<script>window.pwned" not in page.text and "</script> " not in page.text  # no value ends the data element
     assert "\\u003cscript\\u003ewindow.pwned = 1\\u003c/script\\u003e" in page.text
     rows = await client.get("/api/journal", headers=AUTH)
     assert rows.headers["content-type"] == "application/json"
-    assert rows.json()[0]["content"] == [{"type": "text", "text": hostile}]
+    detail = await client.get("/api/journal?call=c9", headers=AUTH)
+    assert detail.json()[0]["content"] == [{"type": "text", "text": hostile}] and "content" not in rows.json()[0]
 
 
 async def test_a_ten_megabyte_value_is_a_preview_and_its_size(client: httpx2.AsyncClient, store: MemoryStore) -> None:
@@ -122,7 +124,7 @@ async def test_a_ten_megabyte_value_is_a_preview_and_its_size(client: httpx2.Asy
     await roomy.write([CallRecord("r1", "c1", "a1", "dump", {}, "ok", 1.0, value={"blob": big})], [])
     transport = httpx2.ASGITransport(app=inspector_app(roomy, token=TOKEN))
     async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as other:
-        response = await other.get("/api/journal", headers=AUTH)
+        response = await other.get("/api/journal?call=c1", headers=AUTH)
     assert len(response.content) < 64 * 1024
     (row,) = response.json()
     assert row["value"]["$bytes"] > 10 * 1024 * 1024 and len(row["value"]["$preview"]) == 1024

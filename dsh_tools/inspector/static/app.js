@@ -121,20 +121,31 @@ function renderJournal() {
 }
 
 const expanded = new Set();
+const details = new Map(); // recordId -> the record with its payloads, fetched when its row is expanded
+async function toggle(record) {
+  if (expanded.has(record.recordId)) { expanded.delete(record.recordId); renderJournal(); return; }
+  expanded.add(record.recordId);
+  if (!details.has(record.recordId)) {
+    for (const full of await getJson(`/api/journal?call=${encodeURIComponent(record.callId)}&limit=500`)) details.set(full.recordId, full);
+  }
+  renderJournal();
+}
+
 function recordRows(record, nested) {
   const took = record.endedAt == null ? "…" : `${Math.round((record.endedAt - record.startedAt) * 1000)} ms`;
   const progress = record.progress ? ` (${pretty(record.progress)})` : "";
-  const toggle = el("button", { type: "button", "aria-expanded": String(expanded.has(record.recordId)),
-    onclick: () => { expanded.has(record.recordId) ? expanded.delete(record.recordId) : expanded.add(record.recordId); renderJournal(); } }, record.tool);
+  const button = el("button", { type: "button", "aria-expanded": String(expanded.has(record.recordId)),
+    onclick: () => toggle(record) }, record.tool);
   const row = el("tr", { class: nested ? "sub" : "", "data-call": record.callId, "data-outcome": record.outcome },
-    el("td", {}, when(record.startedAt)), el("td", {}, toggle),
+    el("td", {}, when(record.startedAt)), el("td", {}, button),
     el("td", {}, el("span", { class: `outcome ${record.outcome}` }, record.outcome + progress)),
     el("td", {}, record.agentId || "–"), el("td", {}, record.callId), el("td", {}, took));
   if (!expanded.has(record.recordId)) return [row];
   const detail = el("td", { colspan: "6" });
+  const full = details.get(record.recordId) || {};
   for (const field of ["arguments", "content", "value", "error", "meta"]) {
-    if (record[field] == null) continue;
-    detail.append(el("h4", {}, field), el("pre", {}, pretty(record[field])));
+    if (full[field] == null) continue;
+    detail.append(el("h4", {}, field), el("pre", {}, pretty(full[field])));
   }
   if (record.approvalId) detail.append(el("p", { class: "meta" }, `approval ${record.approvalId}`));
   return [row, el("tr", { class: "detail" }, detail)];
