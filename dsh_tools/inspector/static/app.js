@@ -190,4 +190,5 @@ renderApprovals(initial.approvals);
 for (const record of initial.journal) journalRows.set(record.recordId, record);
 renderJournal();
 document.body.dataset.ready = "1";
+document.body.dataset.readyMs = String(Math.round(performance.now())); // since navigation began: the first paint's cost
 connect();
