@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Final, TypeAlias
 
 __all__ = ["COMMANDS", "MODULES_HELP", "build_parser"]
@@ -95,12 +96,21 @@ COMMANDS: Final[dict[str, tuple[Callable[[Commands], argparse.ArgumentParser], s
 """Command → (its argument declaration, the module whose ``run(args) -> int`` implements it)."""
 
 
+def _version() -> str:
+    """The installed distribution's version (what ``pip`` installed, not a copy in the source)."""
+    try:
+        return version("dsh-tools")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole parser; each parsed command carries the module that implements it."""
     parser = argparse.ArgumentParser(
         prog="dsh-tools",
         description="Inspect tool modules, run Code Mode programs, and watch a scripted demo of the pipeline.",
     )
+    parser.add_argument("--version", action="version", version=f"dsh-tools {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for declare, module in COMMANDS.values():
         declare(commands).set_defaults(implementation=module)

@@ -89,3 +89,19 @@ def test_tools_accepts_a_comma_separated_list(tmp_path: Path) -> None:
     missing = run_cli("run-code", program(tmp_path, "return 1;\n"), "--tools", "a_xyz,b_xyz", cwd=tmp_path)
     assert missing.returncode == 2
     assert "cannot import 'a_xyz'" in missing.stderr and "a,b" not in missing.stderr
+
+
+def test_run_code_installs_the_policy_of_a_module_register(tmp_path: Path) -> None:
+    """The demo package's register(ctx) mounts the workspace gate: write_file asks, and no one can answer."""
+    source = (
+        "try {\n"
+        '  await tools.write_file({ path: "out.txt", content: "x" });\n'
+        '  return "written";\n'
+        "} catch (error) {\n"
+        '  return "refused: " + (error instanceof Error ? error.message : String(error));\n'
+        "}\n"
+    )
+    result = run_cli("run-code", program(tmp_path, source), "--tools", "dsh_tools.demo.tools", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == 'refused: write_file would change "out.txt"\n'
+    assert not (tmp_path / "out.txt").exists()
