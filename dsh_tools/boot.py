@@ -10,6 +10,7 @@ from dsh_tools.host.services import CODE_RUNTIME
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL
 from dsh_tools.registry.registry import ToolMode, ToolRegistry
 from dsh_tools.system_prompt.service import SystemPrompt
+from dsh_tools.retry_policy import RetryPolicy
 from dsh_tools.timeout_policy import TimeoutPolicy
 
 __all__ = ["boot"]
@@ -23,7 +24,7 @@ def boot(
     code_runtime: CodeRuntime | None = None,
     max_parallel_sub_calls: int = DEFAULT_MAX_PARALLEL,
 ) -> Context:
-    """A root context with ``SystemPrompt``, ``ToolRegistry`` and (by default) ``TimeoutPolicy``.
+    """A root context with ``SystemPrompt``, ``ToolRegistry``, ``RetryPolicy`` and (by default) ``TimeoutPolicy``.
 
     ``code_runtime`` is provided as ``CODE_RUNTIME`` when given (Code Mode
     needs one; ``DenoCodeRuntime()`` is the shipped backend).
@@ -33,6 +34,7 @@ def boot(
     ctx = Context()
     SystemPrompt(ctx, tool_order=tool_order)
     ToolRegistry(ctx, mode=mode, max_parallel_sub_calls=max_parallel_sub_calls)
+    RetryPolicy(ctx)  # outermost: each attempt gets the timeout afresh
     if timeouts:
         TimeoutPolicy(ctx)
     if code_runtime is not None:

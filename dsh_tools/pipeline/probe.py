@@ -11,10 +11,13 @@ code (``dsh_tools.tracing``), not a policy participant.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from dsh_tools.decisions import PostToolDecision, PreToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
+
+if TYPE_CHECKING:
+    from dsh_tools.progress import ToolProgress
 
 __all__ = ["CallProbe"]
 
@@ -36,6 +39,14 @@ class CallProbe(Protocol):
 
     def dispatched(self, token: object) -> None:
         """Dispatch ended (however it ended)."""
+        ...
+
+    def progressed(self, execution: ToolExecution, progress: ToolProgress) -> None:
+        """The running body reported progress (after the rate limit)."""
+        ...
+
+    def retrying(self, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
+        """Attempt ``attempt`` (1-based) failed with ``result``, and the call's ``Retry`` runs another."""
         ...
 
     def post_decided(self, execution: ToolExecution, decision: PostToolDecision) -> None:
