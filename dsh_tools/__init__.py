@@ -182,8 +182,10 @@ if TYPE_CHECKING:
     from dsh_tools.timeout_policy import (
         TimeoutPolicy as TimeoutPolicy,
     )
-    from dsh_tools.retry_policy import (
+    from dsh_tools.retry import (
         Retry as Retry,
+    )
+    from dsh_tools.retry_policy import (
         RetryPolicy as RetryPolicy,
     )
     from dsh_tools.progress import (
@@ -313,7 +315,7 @@ _EXPORTS: dict[str, str] = {
     "ToolProviderResult": "dsh_tools.system_prompt",
     "render_prompt": "dsh_tools.system_prompt",
     "TimeoutPolicy": "dsh_tools.timeout_policy",
-    "Retry": "dsh_tools.retry_policy",
+    "Retry": "dsh_tools.retry",
     "RetryPolicy": "dsh_tools.retry_policy",
     "ToolProgress": "dsh_tools.progress",
     "DenoCodeRuntime": "dsh_tools.code_mode.deno",

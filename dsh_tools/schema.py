@@ -19,7 +19,7 @@ from dsh_tools.record import Record
 
 if TYPE_CHECKING:
     from dsh_tools.execution import ToolExecution
-    from dsh_tools.retry_policy import Retry
+    from dsh_tools.retry import Retry
     from dsh_tools.presentation import ToolCallView, ToolResult, ToolResultView
 
 __all__ = [

@@ -42,7 +42,7 @@ from dsh_tools.definitions.signature import FunctionSignature, read_function
 from dsh_tools.errors import OutputSchemaError, ToolOutputError
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import JsonValue, thaw_json
-from dsh_tools.retry_policy import Retry
+from dsh_tools.retry import Retry
 
 __all__ = ["ConcurrencySafety", "FunctionTool", "tool"]
 

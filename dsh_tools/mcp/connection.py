@@ -32,6 +32,7 @@ from mcp.client.session_group import StreamableHttpParameters
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
@@ -96,8 +97,17 @@ class Connection:
             await hook(message)
 
     # -- calls -------------------------------------------------------------
-    async def call(self, name: str, arguments: dict[str, Any], signal: AbortSignal | None) -> mt.CallToolResult:
+    async def call(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        signal: AbortSignal | None,
+        progress: ProgressFnT | None = None,
+    ) -> mt.CallToolResult:
         """``tools/call``; every way it can fail is a ``HarnessError`` with its own code.
+
+        ``progress`` hears the server's progress notifications for this call
+        (the SDK sends a ``progressToken`` when it is given).
 
         The request runs in the calling task (an extra task per call would
         cost more than the whole pipeline). An abort of ``signal``, or
@@ -127,7 +137,7 @@ class Connection:
             else None
         )
         try:
-            return await session.call_tool(name, arguments)
+            return await session.call_tool(name, arguments, progress_callback=progress)
         except asyncio.CancelledError:
             if stopped and task.uncancel() == 0:
                 raise stopped[0] from None

@@ -16,7 +16,7 @@ from returns.result import Failure
 from dsh_tools.definitions.output_schema import compile_value_check, compile_value_freezer
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import freeze_json
-from dsh_tools.retry_policy import check_retry
+from dsh_tools.retry import check_retry
 from dsh_tools.schema import RegisteredTool, check_timeout_ms, check_tool_name
 
 __all__ = ["snapshot"]
