@@ -13,7 +13,7 @@ from typing import Literal, TypedDict
 import pytest
 from codegen_catalog import CATALOG
 
-from dsh_tools import ToolExecutionInput, boot, tool
+from dsh_tools import JsonValue, ToolExecutionInput, boot, tool
 from dsh_tools.json_values import thaw_json
 from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
 
@@ -73,7 +73,7 @@ async def test_the_registry_runs_nullable_typed_tools() -> None:
     ctx.tools.register(find_user)
     ctx.tools.register(read_note)
 
-    async def call(name: str, arguments: dict[str, object]) -> tuple[bool, str, object]:
+    async def call(name: str, arguments: dict[str, JsonValue]) -> tuple[bool, str, object]:
         result = await ctx.tools.execute(ToolExecutionInput("c", name, arguments))
         return result.is_error, result.text, thaw_json(result.value)
 

@@ -45,7 +45,8 @@ def chain(example: CodeExample) -> Iterator[CodeExample]:
 def assembled(example: CodeExample) -> CodeExample:
     """One module: the chain's sources in order (the ``#>`` lines of each stay under their prints)."""
     source = "\n".join(block.source for block in chain(example))
-    return CodeExample.create(source, path=example.path, start_line=example.start_line, prefix=example.prefix)
+    made: CodeExample = CodeExample.create(source, path=example.path, start_line=example.start_line, prefix=example.prefix)
+    return made
 
 
 def test_the_pages_have_python_blocks_and_fragments_say_what_they_continue() -> None:
