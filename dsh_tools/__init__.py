@@ -122,6 +122,7 @@ if TYPE_CHECKING:
         PostNext as PostNext,
         PreExecuteListener as PreExecuteListener,
         PreNext as PreNext,
+        ProgressListener as ProgressListener,
         ResultListener as ResultListener,
     )
     from dsh_tools.host import (
@@ -188,6 +189,15 @@ if TYPE_CHECKING:
     )
     from dsh_tools.timeout_policy import (
         TimeoutPolicy as TimeoutPolicy,
+    )
+    from dsh_tools.retry import (
+        Retry as Retry,
+    )
+    from dsh_tools.retry_policy import (
+        RetryPolicy as RetryPolicy,
+    )
+    from dsh_tools.progress import (
+        ToolProgress as ToolProgress,
     )
     from dsh_tools.code_mode.deno import (
         DenoCodeRuntime as DenoCodeRuntime,
@@ -267,6 +277,7 @@ _EXPORTS: dict[str, str] = {
     "PostNext": "dsh_tools.hooks",
     "PreExecuteListener": "dsh_tools.hooks",
     "PreNext": "dsh_tools.hooks",
+    "ProgressListener": "dsh_tools.hooks",
     "ResultListener": "dsh_tools.hooks",
     "APPROVAL": "dsh_tools.host",
     "CODE_RUNTIME": "dsh_tools.host",
@@ -315,6 +326,9 @@ _EXPORTS: dict[str, str] = {
     "ToolProviderResult": "dsh_tools.system_prompt",
     "render_prompt": "dsh_tools.system_prompt",
     "TimeoutPolicy": "dsh_tools.timeout_policy",
+    "Retry": "dsh_tools.retry",
+    "RetryPolicy": "dsh_tools.retry_policy",
+    "ToolProgress": "dsh_tools.progress",
     "DenoCodeRuntime": "dsh_tools.code_mode.deno",
     "instrument": "dsh_tools.tracing",
     "OUTCOMES": "dsh_tools.outcome",

@@ -73,7 +73,6 @@ class PendingApproval(Record):
     Code Mode sub-call; ``decision`` is the verdict once someone recorded it.
     """
 
-    _wire_skip = frozenset({"execution", "decision"})
     approval_id: str
     execution: ToolExecution
     reason: str | None = None

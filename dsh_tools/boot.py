@@ -13,6 +13,7 @@ from dsh_tools.registry.registry import ToolMode, ToolRegistry
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.url import open_store
 from dsh_tools.system_prompt.service import SystemPrompt
+from dsh_tools.retry_policy import RetryPolicy
 from dsh_tools.timeout_policy import TimeoutPolicy
 
 __all__ = ["boot"]
@@ -29,7 +30,7 @@ def boot(
     max_parked_per_agent: int = DEFAULT_MAX_PARKED,
     lease_seconds: float = DEFAULT_LEASE_SECONDS,
 ) -> Context:
-    """A root context with ``SystemPrompt``, ``ToolRegistry`` and (by default) ``TimeoutPolicy``.
+    """A root context with ``SystemPrompt``, ``ToolRegistry``, ``RetryPolicy`` and (by default) ``TimeoutPolicy``.
 
     ``code_runtime`` is provided as ``CODE_RUNTIME`` when given (Code Mode
     needs one; ``DenoCodeRuntime()`` is the shipped backend).
@@ -54,6 +55,7 @@ def boot(
         max_parked_per_agent=max_parked_per_agent,
         lease_seconds=lease_seconds,
     )
+    RetryPolicy(ctx)  # outermost: each attempt gets the timeout afresh
     if timeouts:
         TimeoutPolicy(ctx)
     if code_runtime is not None:

@@ -115,6 +115,16 @@ class ToolExecution(Record):
     parent: ToolExecutionToken | None = None
     signal: AbortSignal | None = None
 
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Tell ``tools/progress`` listeners how far this call got (rate-limited; dropped once it settled).
+
+        ``progress`` and ``total`` are finite numbers (``ValueError`` otherwise);
+        see :mod:`dsh_tools.progress`.
+        """
+        from dsh_tools.progress import report_progress
+
+        await report_progress(self, progress, total, message)
+
     def to_json(self) -> dict[str, Any]:
         """``{callId, name, arguments, agent?}`` (the agent by name; tokens and signal stay out)."""
         out: dict[str, Any] = {"callId": self.call_id, "name": self.name, "arguments": wire_value(self.arguments)}

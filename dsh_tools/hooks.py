@@ -17,6 +17,7 @@ from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.signals import AbortSignal
 
 if TYPE_CHECKING:
+    from dsh_tools.progress import ToolProgress
     from dsh_tools.system_prompt.records import AssembleContext, PromptAssembly
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "PostNext",
     "PreExecuteListener",
     "PreNext",
+    "ProgressListener",
     "ResultListener",
 ]
 
@@ -67,6 +69,7 @@ PostExecuteListener: TypeAlias = Callable[
     [ToolExecution, ToolExecutionResult, PostNext], MaybeAwaitable[PostToolDecision]
 ]
 ResultListener: TypeAlias = Callable[[ToolExecution, ToolExecutionResult], MaybeAwaitable[None]]
+ProgressListener: TypeAlias = "Callable[[ToolExecution, ToolProgress], MaybeAwaitable[None]]"
 ChangeListener: TypeAlias = Callable[[], None]
 AssembleNext: TypeAlias = "Callable[[], Awaitable[PromptAssembly]]"
 AssembleListener: TypeAlias = "Callable[[AssembleContext, PromptAssembly, AssembleNext], MaybeAwaitable[PromptAssembly]]"

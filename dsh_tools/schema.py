@@ -19,6 +19,7 @@ from dsh_tools.record import Record
 
 if TYPE_CHECKING:
     from dsh_tools.execution import ToolExecution
+    from dsh_tools.retry import Retry
     from dsh_tools.presentation import ToolCallView, ToolResult, ToolResultView
 
 __all__ = [
@@ -57,7 +58,8 @@ class ToolDefinition(Protocol):
     ``execute`` returns its value, or ``ToolOutput(content, value=...)`` when
     it makes the content itself. ``is_concurrency_safe(args) -> bool``
     (synchronous and pure; only an exact ``True`` lets the call's dispatch
-    overlap its siblings').
+    overlap its siblings'). ``retry: Retry | None`` (``RetryPolicy`` runs a
+    failing body again as it says).
     """
 
     @property
@@ -80,7 +82,17 @@ class RegisteredTool(Record):
     """
 
     _wire_skip = frozenset(
-        {"execute", "present_call", "present_result", "timeout_ms", "render", "check_output", "freeze_output", "is_concurrency_safe"}
+        {
+            "execute",
+            "present_call",
+            "present_result",
+            "timeout_ms",
+            "render",
+            "check_output",
+            "freeze_output",
+            "is_concurrency_safe",
+            "retry",
+        }
     )
     name: str
     description: str
@@ -94,6 +106,7 @@ class RegisteredTool(Record):
     check_output: Callable[[object], list[str]] | None = None
     freeze_output: Callable[[object], object] | None = None
     is_concurrency_safe: Callable[[Any], object] | None = None
+    retry: Retry | None = None
 
     @property
     def schema(self) -> ToolSchema:

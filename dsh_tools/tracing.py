@@ -13,6 +13,9 @@ event       when
 ``approved``an asked call went on to dispatch
 ``denied``  ``Deny``, a rejected approval, or a guard (``dsh_tools.stage`` says which)
 ``blocked`` ``tools/post-execute`` answered ``Block`` (the feedback as ``dsh_tools.reason``)
+``progress``the body reported progress (``dsh_tools.progress``, ``.total``, ``.message``)
+``retry``   an attempt failed and the tool's ``Retry`` runs another (``dsh_tools.attempt``,
+            ``error.type``); the span then has ``dsh_tools.tool.attempts``
 ==========  ===============================================================
 
 An error result sets ``error.type`` (the result's error code, such as
@@ -58,6 +61,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer, TracerProvider
 
     from dsh_tools.host.context import Agent, Context
+    from dsh_tools.progress import ToolProgress
 
 __all__ = ["Instrumentation", "instrument"]
 
@@ -120,7 +124,7 @@ def instrument(ctx: Context, tracer_provider: TracerProvider | None = None) -> I
 class _Call:
     """One open span and what the stages told it so far."""
 
-    __slots__ = ("span", "recording", "valid", "gated", "asked", "dispatched", "verdict")
+    __slots__ = ("span", "recording", "valid", "gated", "asked", "dispatched", "verdict", "attempts")
 
     def __init__(self, span: Span, recording: bool, valid: bool) -> None:
         self.span = span
@@ -131,6 +135,7 @@ class _Call:
         self.asked = False
         self.dispatched = False
         self.verdict: str | None = None  # "denied" / "blocked" once a stage said so
+        self.attempts = 1
 
 
 class _Spans:
@@ -240,6 +245,24 @@ class _Spans:
             except Exception:  # noqa: BLE001 - telemetry never changes the call
                 self._failed("leaving")
 
+    def progressed(self, execution: ToolExecution, progress: ToolProgress) -> None:
+        call = self._open.get(execution.token)
+        if type(call) is _Call and call.recording:
+            attributes: dict[str, str | float] = {"dsh_tools.progress": progress.progress}
+            if progress.total is not None:
+                attributes["dsh_tools.progress.total"] = progress.total
+            if progress.message is not None:
+                attributes["dsh_tools.progress.message"] = _clip(progress.message)
+            call.span.add_event("progress", attributes)
+
+    def retrying(self, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
+        call = self._open.get(execution.token)
+        if type(call) is _Call:
+            call.attempts = attempt + 1
+            if call.recording:
+                error = result.error.code if result.error is not None else "_OTHER"
+                call.span.add_event("retry", {"dsh_tools.attempt": attempt, "error.type": error})
+
     def post_decided(self, execution: ToolExecution, decision: PostToolDecision) -> None:
         if type(decision) is not Block:
             return
@@ -270,6 +293,8 @@ class _Spans:
             call.end()
             return
         span = call.span
+        if call.attempts > 1 and call.recording:
+            span.set_attribute("dsh_tools.tool.attempts", call.attempts)
         if result.is_error and call.recording:
             if call.gated and not call.dispatched and call.verdict is None and result.error is None:
                 # let on by pre-execute, never dispatched, no error class: approval or a guard said no

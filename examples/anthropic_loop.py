@@ -7,15 +7,19 @@ Everything the adapter returns goes straight into ``client.messages.create``;
 ``mypy --strict`` checks it against the SDK's own types, with no cast.
 
 The tests run it against the real ``AsyncAnthropic`` client over a mock HTTP
-transport (no network).
+transport (no network). ``python -m examples.anthropic_loop`` plays one turn
+against a scripted stand-in for the API (:mod:`examples.scripted_api`) and
+prints the conversation.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from anthropic import AsyncAnthropic
 from anthropic.types import MessageParam
 
-from dsh_tools import Agent, AssembleContext, Context, render_prompt
+from dsh_tools import Agent, AssembleContext, Context, boot, render_prompt
 from dsh_tools.adapters.anthropic import anthropic_tools, calls_from_message, tool_result_message
 from examples.openai_loop import run_calls
 
@@ -50,3 +54,41 @@ async def messages_loop(
             break
         messages.append(tool_result_message(await run_calls(ctx, calls)))
     return messages
+
+
+async def demo() -> list[str]:
+    """One turn: the (scripted) model calls ``greet``, the registry runs it, the model answers."""
+    from examples.scripted_api import GREET, scripted_http_client
+
+    ctx = boot()
+    ctx.tools.register(GREET)
+    use: dict[str, object] = {"type": "tool_use", "id": "toolu_1", "name": "greet", "input": {"name": "Ada"}}
+    replies = [_message([use], "tool_use"), _message([{"type": "text", "text": "I greeted Ada."}], "end_turn")]
+    client = AsyncAnthropic(api_key="offline", base_url="http://scripted.invalid",
+                            http_client=scripted_http_client(replies), max_retries=0)
+    lines = []
+    for message in await messages_loop(ctx, Agent(ctx, name="greeter"), client, "Please greet Ada."):
+        content: Any = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        parts = []
+        for block in blocks:
+            entry: dict[str, Any] = dict(block)
+            if entry["type"] == "text":
+                parts.append(entry["text"])
+            elif entry["type"] == "tool_use":
+                parts.append(f"{entry['name']}({entry['input']})")
+            elif entry["type"] == "tool_result":
+                parts.append(" ".join(str(item.get("text", "")) for item in entry.get("content", [])))
+        lines.append(f"{message['role']}: {' '.join(parts)}")
+    return lines
+
+
+def _message(content: list[dict[str, object]], stop: str) -> dict[str, object]:
+    return {"id": "msg-1", "type": "message", "role": "assistant", "model": "scripted", "content": content,
+            "stop_reason": stop, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+
+
+if __name__ == "__main__":
+    import asyncio
+
+    print("\n".join(asyncio.run(demo())))

@@ -3,7 +3,8 @@
 It keeps the standard stages but (1) drops approval: an ``Ask`` is denied
 outright, for a batch job with nobody to ask, and (2) adds a per-agent call
 budget as an extra gate after the guards. Everything here type-checks under
-``mypy --strict``.
+``mypy --strict``. ``python -m examples.custom_pipeline`` runs a small batch
+job through it and prints each call's result.
 """
 
 from __future__ import annotations
@@ -13,7 +14,18 @@ from weakref import WeakKeyDictionary
 
 from returns.result import Failure, Result, Success
 
-from dsh_tools import Agent, Ask, ToolExecution, ToolExecutionInput, ToolExecutionResult, ToolRegistry
+from dsh_tools import (
+    Agent,
+    Ask,
+    PreNext,
+    PreToolDecision,
+    ToolExecution,
+    ToolExecutionInput,
+    ToolExecutionResult,
+    ToolRegistry,
+    boot,
+    tool,
+)
 from dsh_tools.pipeline import (
     Gate,
     PipelineHost,
@@ -71,3 +83,39 @@ def unattended_gates(limit: int) -> Sequence[Gate]:
 async def execute_unattended(registry: ToolRegistry, call: ToolExecutionInput, gates: Sequence[Gate]) -> ToolExecutionResult:
     """``registry.execute`` with the unattended gates; dispatch, post-execute and observers unchanged."""
     return await execute_call(registry, call, gates=gates)
+
+
+async def demo() -> list[str]:
+    """A batch job: a read, an ``Ask`` nobody answers (denied), a read, and a read past the budget of two."""
+
+    @tool
+    async def read_file(path: str) -> str:
+        """Read a file (a stand-in that only says so)."""
+        return f"read {path}"
+
+    @tool
+    async def delete_file(path: str) -> str:
+        """Delete a file (a stand-in that only says so)."""
+        return f"deleted {path}"
+
+    async def ask_before_deleting(execution: ToolExecution, next: PreNext) -> PreToolDecision:  # noqa: A002
+        return Ask("deletes a file") if execution.name == "delete_file" else await next()
+
+    ctx = boot()
+    ctx.tools.register(read_file)
+    ctx.tools.register(delete_file)
+    ctx.on("tools/pre-execute", ask_before_deleting)
+    agent = Agent(ctx, name="nightly-job")
+    gates = unattended_gates(limit=2)
+    plan = [("read_file", "a.txt"), ("delete_file", "b.txt"), ("read_file", "c.txt"), ("read_file", "d.txt")]
+    lines = []
+    for number, (name, path) in enumerate(plan, start=1):
+        result = await execute_unattended(ctx.tools, ToolExecutionInput(f"c{number}", name, {"path": path}, agent), gates)
+        lines.append(f"c{number} {name}: {result.text}")
+    return lines
+
+
+if __name__ == "__main__":
+    import asyncio
+
+    print("\n".join(asyncio.run(demo())))

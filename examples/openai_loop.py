@@ -8,15 +8,20 @@ Everything the adapters return goes straight into the SDK's calls; ``mypy
 
 The tests run both loops against the real ``AsyncOpenAI`` client over a mock
 HTTP transport (no network): pass any client, a real one included.
+``python -m examples.openai_loop`` plays one Chat Completions turn against a
+scripted stand-in for the API (:mod:`examples.scripted_api`) and prints the
+conversation.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletionMessageParam
 from openai.types.responses import ResponseInputItemParam
 
-from dsh_tools import Agent, AssembleContext, Context, ToolExecutionInput, ToolExecutionResult, render_prompt
+from dsh_tools import Agent, AssembleContext, Context, ToolExecutionInput, ToolExecutionResult, boot, render_prompt
 from dsh_tools.adapters.openai import (
     calls_from_chat,
     calls_from_responses,
@@ -102,3 +107,35 @@ async def responses_loop(
         pending = responses_outputs(await run_calls(ctx, calls))
         previous = response.id
     return ""
+
+
+async def demo() -> list[str]:
+    """One turn: the (scripted) model calls ``greet``, the registry runs it, the model answers."""
+    from examples.scripted_api import GREET, scripted_http_client
+
+    ctx = boot()
+    ctx.tools.register(GREET)
+    call = {"id": "call-1", "type": "function", "function": {"name": "greet", "arguments": '{"name": "Ada"}'}}
+    replies = [_completion({"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"),
+               _completion({"role": "assistant", "content": "I greeted Ada."}, "stop")]
+    client = AsyncOpenAI(api_key="offline", base_url="http://scripted.invalid/v1",
+                         http_client=scripted_http_client(replies), max_retries=0)
+    messages = await chat_loop(ctx, Agent(ctx, name="greeter"), client, "Please greet Ada.")
+    lines = []
+    for message in messages[1:]:  # the system prompt is long; the rest is the conversation
+        entry: dict[str, Any] = dict(message)
+        calls = entry.get("tool_calls") or []
+        text = entry.get("content") or ", ".join(f"{c['function']['name']}({c['function']['arguments']})" for c in calls)
+        lines.append(f"{entry['role']}: {text}")
+    return lines
+
+
+def _completion(message: dict[str, object], finish: str) -> dict[str, object]:
+    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "scripted",
+            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}]}
+
+
+if __name__ == "__main__":
+    import asyncio
+
+    print("\n".join(asyncio.run(demo())))

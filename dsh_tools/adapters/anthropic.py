@@ -23,20 +23,18 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from dsh_tools.adapters._wire import (
     ProviderCall,
-    checked_name,
     execution_inputs,
     image_of,
     items_of,
     object_arguments,
-    parameters_of,
     read,
     require_sdk,
     text_of,
     truncated,
 )
+from dsh_tools.adapters.tool_params import anthropic_tools
 from dsh_tools.content import ContentBlock
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, UnparsedArguments
-from dsh_tools.schema import ToolSchema
 
 require_sdk("anthropic", "anthropic", "dsh_tools.adapters.anthropic")
 
@@ -46,7 +44,6 @@ if TYPE_CHECKING:
         Message,
         MessageParam,
         TextBlockParam,
-        ToolParam,
         ToolResultBlockParam,
     )
 
@@ -64,18 +61,6 @@ _MEDIA_TYPES: Final[dict[str, MediaType]] = {
 """The image types the Messages API takes inline."""
 
 _CUT_OFF: Final = frozenset({"max_tokens", "model_context_window_exceeded"})
-
-
-def anthropic_tools(schemas: Iterable[ToolSchema]) -> list[ToolParam]:
-    """The ``tools`` field of a Messages request; a name Anthropic rejects raises ``ValueError``."""
-    return [
-        {
-            "name": checked_name(schema.name),
-            "description": schema.description,
-            "input_schema": parameters_of(schema),
-        }
-        for schema in schemas
-    ]
 
 
 def calls_from_message(

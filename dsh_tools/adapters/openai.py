@@ -28,21 +28,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from dsh_tools.adapters._strict import drop_strict_nulls, strict_parameters
+from dsh_tools.adapters._strict import drop_strict_nulls
 from dsh_tools.adapters._wire import (
     ProviderCall,
-    checked_name,
     data_url,
     decode_arguments,
     execution_inputs,
     image_of,
     items_of,
-    parameters_of,
     read,
     require_sdk,
     text_of,
     truncated,
 )
+from dsh_tools.adapters.tool_params import chat_tools, responses_tools
 from dsh_tools.content import ContentBlock
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, UnparsedArguments
 from dsh_tools.schema import ToolSchema
@@ -57,13 +56,11 @@ if TYPE_CHECKING:
         ChatCompletionMessageFunctionToolCallParam,
         ChatCompletionMessageParam,
         ChatCompletionToolMessageParam,
-        ChatCompletionToolParam,
         ChatCompletionUserMessageParam,
     )
     from openai.types.chat.chat_completion import Choice
     from openai.types.responses import (
         EasyInputMessageParam,
-        FunctionToolParam,
         ResponseInputContentParam,
         ResponseInputItemParam,
         ResponseOutputItem,
@@ -72,7 +69,6 @@ if TYPE_CHECKING:
         ResponseFunctionCallOutputItemParam,
     )
     from openai.types.responses.response_input_item_param import FunctionCallOutput
-    from openai.types.shared_params import FunctionDefinition
 
     from dsh_tools.host.context import Agent
 
@@ -87,54 +83,7 @@ __all__ = [
 ]
 
 
-# -- tools out ---------------------------------------------------------------
-
-
-def _parameters(schema: ToolSchema, strict: bool) -> dict[str, object]:
-    parameters = parameters_of(schema)
-    return strict_parameters(parameters, schema.name) if strict else parameters
-
-
-def chat_tools(schemas: Iterable[ToolSchema], *, strict: bool = False) -> list[ChatCompletionToolParam]:
-    """The ``tools`` field of a chat completions request, in the order given.
-
-    ``strict=True`` emits OpenAI's strict-mode schemas (every property
-    required, optional ones nullable, ``additionalProperties: false``,
-    ``default`` dropped) with ``"strict": true``; a schema strict mode cannot
-    express raises ``ValueError`` naming the tool and the place. Pass the same
-    schemas to :func:`calls_from_chat` as ``strict_schemas`` so the nulls strict
-    mode makes the model send for omitted fields are dropped again. A tool name
-    OpenAI rejects raises ``ValueError`` naming it.
-    """
-    tools: list[ChatCompletionToolParam] = []
-    for schema in schemas:
-        function: FunctionDefinition = {
-            "name": checked_name(schema.name),
-            "description": schema.description,
-            "parameters": _parameters(schema, strict),
-        }
-        if strict:
-            function["strict"] = True
-        tools.append({"type": "function", "function": function})
-    return tools
-
-
-def responses_tools(schemas: Iterable[ToolSchema], *, strict: bool = False) -> list[FunctionToolParam]:
-    """The ``tools`` field of a Responses request (same rules as :func:`chat_tools`).
-
-    ``strict`` is always written out: the Responses API treats an absent
-    ``strict`` as ``true``, which would reject an ordinary schema.
-    """
-    return [
-        {
-            "type": "function",
-            "name": checked_name(schema.name),
-            "description": schema.description,
-            "parameters": _parameters(schema, strict),
-            "strict": strict,
-        }
-        for schema in schemas
-    ]
+# -- tools out: written by dsh_tools.adapters.tool_params (no SDK needed) ----
 
 
 # -- calls in ----------------------------------------------------------------

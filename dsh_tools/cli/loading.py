@@ -6,8 +6,12 @@ then ``PYTHONPATH`` and the installed packages), or a file path (``.py``; a
 path without the suffix finds ``NAME.py`` or the package ``NAME/``), relative
 to the current directory. Without ``ATTR`` a module offers its tools as
 
-1. a ``TOOLS`` list (or tuple),
-2. a ``register(ctx)`` function that registers them itself, or
+1. a ``register(ctx: Context) -> None`` function, called by every command
+   when the module defines one: the module's own installation, which
+   registers its tools *and* the policies they need (listeners, guards), so
+   that serving or running them keeps that policy (nothing else of the
+   module is read then);
+2. a ``TOOLS`` list (or tuple), or
 3. module-level tool objects (anything shaped like a ``ToolDefinition``:
    ``name``, ``description``, ``parameters``, ``execute``);
 
@@ -65,11 +69,19 @@ Register = Callable[[Context], object]
 
 @dataclass(frozen=True)
 class ToolSource:
-    """Where a spec's tools come from: a fixed list of definitions, or a ``register(ctx)``."""
+    """Where a spec's tools come from: a fixed list of definitions, or a ``register(ctx)``.
+
+    Only a ``register(ctx)`` can install policy next to the tools
+    (``has_policy_hook``); ``mcp-serve`` warns about sources without one.
+    """
 
     label: str
     definitions: tuple[ToolDefinition, ...] = ()
     register: Register | None = None
+
+    @property
+    def has_policy_hook(self) -> bool:
+        return self.register is not None
 
     def install(self, ctx: Context) -> None:
         """Register this source's tools through ``ctx``; ``CliError`` naming the source if it fails."""
@@ -161,11 +173,11 @@ def resolve_source(spec: str) -> ToolSource:
         if not hasattr(module, attr):
             raise CliError(f"{spec}: module {module_name!r} has no attribute {attr!r}")
         return _from_value(spec, getattr(module, attr))
-    if hasattr(module, "TOOLS"):
-        return _from_value(spec, module.TOOLS)
     register = getattr(module, "register", None)
     if callable(register) and not is_tool(register):
         return ToolSource(spec, register=register)
+    if hasattr(module, "TOOLS"):
+        return _from_value(spec, module.TOOLS)
     found: dict[int, ToolDefinition] = {}
     for value in list(vars(module).values()):
         if is_tool(value):

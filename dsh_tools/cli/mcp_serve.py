@@ -5,6 +5,12 @@ context (``--mode code`` serves ``run_code`` with the SDK, on Deno). Point an
 MCP client at it, e.g. ``{"command": "dsh-tools", "args": ["mcp-serve",
 "my_tools"]}``. Needs the ``mcp`` extra (``pip install 'dsh-tools[mcp]'``).
 Standard output is the protocol; diagnostics go to standard error.
+
+A module's ``register(ctx)`` installs its policy along with its tools (the
+demo's gate asks before ``write_file``; the client is asked through MCP
+elicitation). A module without one is served with no policy at all, and the
+command says so on standard error before serving: a client then runs its
+tools with nothing between them and the body.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import sys
 
 from dsh_tools.boot import boot
 from dsh_tools.cli.loading import CliError, LoadedTools, load_tools
@@ -19,7 +26,7 @@ from dsh_tools.code_mode.runtime import CodeRuntime
 from dsh_tools.host.context import Agent
 from dsh_tools.registry.registry import ToolMode
 
-__all__ = ["run", "serve_stdio"]
+__all__ = ["no_policy_warning", "run", "serve_stdio"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,8 +35,19 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise CliError(str(error)) from None
     loaded = load_tools(args.modules)
+    for source in loaded.sources:
+        if not source.has_policy_hook:
+            print(no_policy_warning(source.label), file=sys.stderr, flush=True)
     asyncio.run(serve_stdio(loaded, mode=args.mode, name=args.name))
     return 0
+
+
+def no_policy_warning(label: str) -> str:
+    """The start-up warning for a tools module served without its own ``register(ctx)``."""
+    return (
+        f"dsh-tools: warning: {label} defines no register(ctx), so its tools are served with no policy "
+        "(no checks, no approval): any MCP client may run them; define register(ctx) to install tools and policy"
+    )
 
 
 async def serve_stdio(loaded: LoadedTools, *, mode: ToolMode, name: str) -> None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Final, TypeAlias
 
-__all__ = ["COMMANDS", "MODULES_HELP", "build_parser"]
+__all__ = ["COMMANDS", "MODULES_HELP", "RUN_CODE_BUDGETS", "build_parser"]
 
 MODULES_HELP: Final = (
     "a dotted module path or a .py file, optionally :ATTR (a list, a tool, register(ctx) or a factory)"
@@ -73,7 +74,34 @@ def _run_code(commands: Commands) -> argparse.ArgumentParser:
         help=f"tools to bind ({MODULES_HELP}); repeat the flag or give a comma-separated list",
     )
     parser.add_argument("--dispatches", action="store_true", help="also print each tool sub-call (to stderr)")
+    budgets = parser.add_argument_group("budgets", "limits of the sandbox (each defaults to DenoCodeRuntime's own)")
+    for flag, meta, keyword, text in RUN_CODE_BUDGETS:
+        budgets.add_argument(flag, type=_positive_int, metavar=meta, dest=keyword, help=text)
     return parser
+
+
+RUN_CODE_BUDGETS: Final = (
+    ("--timeout-ms", "MS", "max_wall_ms", "wall-clock limit of the run: the process is killed after MS milliseconds"),
+    ("--compute-ms", "MS", "compute_ms", "CPU time limit of the run, in milliseconds"),
+    ("--memory-mb", "MB", "max_heap_mb", "V8 heap limit; an out-of-memory end prints one line"),
+    ("--max-log-bytes", "N", "max_log_bytes", "logs kept (beyond that they are truncated)"),
+    ("--max-value-bytes", "N", "max_value_bytes", "size of the completion value as JSON (beyond that it is truncated)"),
+    ("--max-calls", "N", "max_calls", "tool calls the program may make"),
+)
+"""``run-code``'s budget flags: (flag, metavar, the ``DenoCodeRuntime`` keyword it sets, help).
+
+The keyword is the flag's argparse ``dest``, so ``run-code`` passes the given
+ones to the runtime as they are."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
 
 
 def _mcp_serve(commands: Commands) -> argparse.ArgumentParser:
@@ -133,12 +161,21 @@ COMMANDS: Final[dict[str, tuple[Callable[[Commands], argparse.ArgumentParser], s
 """Command → (its argument declaration, the module whose ``run(args) -> int`` implements it)."""
 
 
+def _version() -> str:
+    """The installed distribution's version (what ``pip`` installed, not a copy in the source)."""
+    try:
+        return version("dsh-tools")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole parser; each parsed command carries the module that implements it."""
     parser = argparse.ArgumentParser(
         prog="dsh-tools",
         description="Inspect tool modules, run Code Mode programs, and watch a scripted demo of the pipeline.",
     )
+    parser.add_argument("--version", action="version", version=f"dsh-tools {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for declare, module in COMMANDS.values():
         declare(commands).set_defaults(implementation=module)

@@ -7,7 +7,10 @@ model would read); exit status 1 when the call ends as an error, so scripts can
 test programs. ``--dispatches`` also prints each sub-call from the session log.
 ``-`` reads the program from standard input. A program that reaches for a
 binding when no ``--tools`` were given is told so, with the flag that binds
-them.
+them. The budget flags (``--timeout-ms``, ``--compute-ms``, ``--memory-mb``,
+``--max-log-bytes``, ``--max-value-bytes``, ``--max-calls``) set the
+``DenoCodeRuntime`` limits of the same meaning, so a runaway program can be
+stopped sooner than the runtime's defaults allow.
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from dsh_tools.boot import boot
 from dsh_tools.cli.loading import CliError, LoadedTools, load_tools, split_specs
 from dsh_tools.cli.output import emit
+from dsh_tools.cli.parser import RUN_CODE_BUDGETS
 from dsh_tools.cli.runtime import deno_runtime
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult
 from dsh_tools.host.context import Agent
@@ -37,7 +42,9 @@ NO_TOOLS_NOTE = (
 def run(args: argparse.Namespace) -> int:
     program = read_program(args.file)
     loaded = load_tools(split_specs(args.tools), require=False)
-    result, dispatches = asyncio.run(run_program_file(program, loaded))
+    given = ((keyword, getattr(args, keyword)) for _, _, keyword, _ in RUN_CODE_BUDGETS)
+    budgets = {keyword: value for keyword, value in given if value is not None}
+    result, dispatches = asyncio.run(run_program_file(program, loaded, budgets))
     emit(result.text)
     if args.dispatches:
         for line in dispatches:
@@ -63,9 +70,12 @@ def read_program(file: str) -> str:
         raise CliError(f"cannot read {path}: {error}") from None
 
 
-async def run_program_file(program: str, loaded: LoadedTools) -> tuple[ToolExecutionResult, list[str]]:
-    """Run ``program`` through ``run_code`` in a code-mode context; the result and dispatch lines."""
-    runtime = deno_runtime()
+async def run_program_file(
+    program: str, loaded: LoadedTools, budgets: Mapping[str, int] | None = None
+) -> tuple[ToolExecutionResult, list[str]]:
+    """Run ``program`` through ``run_code`` in a code-mode context (``budgets``: ``DenoCodeRuntime``
+    keywords); the result and dispatch lines."""
+    runtime = deno_runtime(**(budgets or {}))
     try:
         ctx = boot(mode="code", code_runtime=runtime)
         agent = Agent(ctx, name="dsh-tools-run-code")

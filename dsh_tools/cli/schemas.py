@@ -6,7 +6,8 @@ what the adapters in :mod:`dsh_tools.adapters` put in a request's ``tools``,
 ready to paste: ``openai`` (Chat Completions), ``openai-responses`` and
 ``anthropic``. ``--strict`` applies OpenAI's strict mode to the two OpenAI
 formats (a schema strict mode cannot express is a usage error, exit status 2).
-A provider format needs that provider's extra installed.
+Printing JSON needs no provider SDK: the shapes come from
+:mod:`dsh_tools.adapters.tool_params`, which the adapters use too.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 import orjson
 
+from dsh_tools.adapters import tool_params
 from dsh_tools.cli.errors import CliError
 from dsh_tools.cli.loading import load_tools
 from dsh_tools.cli.output import emit
@@ -25,19 +27,13 @@ __all__ = ["run"]
 
 
 def _shaper(name: str, strict: bool) -> Callable[[Sequence[ToolSchema]], Sequence[object]]:
-    """The conversion for a format (the adapter is imported only when asked for)."""
+    """The conversion for a format (no provider SDK is imported)."""
     if name == "openai":
-        from dsh_tools.adapters.openai import chat_tools
-
-        return lambda schemas: chat_tools(schemas, strict=strict)
+        return lambda schemas: tool_params.chat_tools(schemas, strict=strict)
     if name == "openai-responses":
-        from dsh_tools.adapters.openai import responses_tools
-
-        return lambda schemas: responses_tools(schemas, strict=strict)
+        return lambda schemas: tool_params.responses_tools(schemas, strict=strict)
     if name == "anthropic":
-        from dsh_tools.adapters.anthropic import anthropic_tools
-
-        return anthropic_tools
+        return tool_params.anthropic_tools
     return lambda schemas: [schema.to_json() for schema in schemas]
 
 
@@ -47,8 +43,6 @@ def run(args: argparse.Namespace) -> int:
     schemas = load_tools(args.modules).schemas()
     try:
         shaped = _shaper(args.format, args.strict)(schemas)
-    except ImportError as error:  # the provider's extra is not installed
-        raise CliError(str(error)) from None
     except ValueError as error:  # a name the provider rejects, a schema strict mode cannot express
         raise CliError(str(error)) from None
     emit(orjson.dumps(shaped, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode(), args.output)

@@ -35,6 +35,7 @@ from dsh_tools.definitions.validation import compile_spec
 from dsh_tools.errors import ToolArgsError
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import FrozenDict, FrozenJson, JsonValue, freeze_json, thaw_json
+from dsh_tools.retry import Retry, check_retry
 from dsh_tools.schema import check_timeout_ms, check_tool_name
 from dsh_tools.presentation import (
     DiffCallView,
@@ -89,6 +90,7 @@ class DefinedTool(Generic[A]):
         "_present_call",
         "_present_result",
         "_render",
+        "_retry",
         "_spec",
         "_timeout_ms",
         "_validate",
@@ -100,6 +102,7 @@ class DefinedTool(Generic[A]):
     _spec: Mapping[str, Prop]
     _args_type: type | None
     _timeout_ms: float | None
+    _retry: Retry | None
     _body: Callable[[A, ToolExecution], Awaitable[Any]]
     _validate: Callable[[object], list[str]]
     _convert: Callable[[object], Any]
@@ -123,6 +126,7 @@ class DefinedTool(Generic[A]):
         output_schema: FrozenDict[str, FrozenJson] | None = None,
         render: Callable[[A, Any], Sequence[ContentBlock]] | None = None,
         is_concurrency_safe: Callable[[A], bool] | None = None,
+        retry: Retry | None = None,
     ) -> None:
         schema = freeze_json(schema_spec_to_json_schema(spec)).unwrap()
         values: dict[str, object] = {
@@ -132,6 +136,7 @@ class DefinedTool(Generic[A]):
             "_spec": MappingProxyType(spec),
             "_args_type": args_type,
             "_timeout_ms": timeout_ms,
+            "_retry": retry,
             "_body": body,
             "_validate": compile_spec(spec),
             # A TypedDict body gets plain dict/list (what its annotation promises);
@@ -175,6 +180,11 @@ class DefinedTool(Generic[A]):
     def timeout_ms(self) -> float | None:
         """The cooperative time budget in milliseconds, or ``None`` (never sent to the model)."""
         return self._timeout_ms
+
+    @property
+    def retry(self) -> Retry | None:
+        """How a failing body is run again (``RetryPolicy``), or ``None`` (never sent to the model)."""
+        return self._retry
 
     @property
     def output_schema(self) -> FrozenDict[str, FrozenJson] | None:
@@ -276,6 +286,7 @@ def define_tool(
     output: None = None,
     render: None = None,
     timeout_ms: float | None = None,
+    retry: Retry | None = None,
     present_call: _CallPresenter[A] = None,
     present_result: _ResultPresenter[A] = None,
     is_concurrency_safe: Callable[[A], bool] | None = None,
@@ -292,6 +303,7 @@ def define_tool(
     execute: Callable[[A, ToolExecution], Awaitable[O | ToolOutput]],
     render: Callable[[A, O], Sequence[ContentBlock]] | None = None,
     timeout_ms: float | None = None,
+    retry: Retry | None = None,
     present_call: _CallPresenter[A] = None,
     present_result: _ResultPresenter[A] = None,
     is_concurrency_safe: Callable[[A], bool] | None = None,
@@ -308,6 +320,7 @@ def define_tool(
     execute: Callable[[A, ToolExecution], Awaitable[JsonValue | ToolOutput]],
     render: Callable[[A, JsonValue], Sequence[ContentBlock]] | None = None,
     timeout_ms: float | None = None,
+    retry: Retry | None = None,
     present_call: _CallPresenter[A] = None,
     present_result: _ResultPresenter[A] = None,
     is_concurrency_safe: Callable[[A], bool] | None = None,
@@ -324,6 +337,7 @@ def define_tool(
     output: None = None,
     render: None = None,
     timeout_ms: float | None = None,
+    retry: Retry | None = None,
     present_call: _CallPresenter[_SpecArgs] = None,
     present_result: _ResultPresenter[_SpecArgs] = None,
     is_concurrency_safe: Callable[[_SpecArgs], bool] | None = None,
@@ -340,6 +354,7 @@ def define_tool(
     execute: Callable[[_SpecArgs, ToolExecution], Awaitable[O | ToolOutput]],
     render: Callable[[_SpecArgs, O], Sequence[ContentBlock]] | None = None,
     timeout_ms: float | None = None,
+    retry: Retry | None = None,
     present_call: _CallPresenter[_SpecArgs] = None,
     present_result: _ResultPresenter[_SpecArgs] = None,
     is_concurrency_safe: Callable[[_SpecArgs], bool] | None = None,
@@ -356,6 +371,7 @@ def define_tool(
     execute: Callable[[_SpecArgs, ToolExecution], Awaitable[JsonValue | ToolOutput]],
     render: Callable[[_SpecArgs, JsonValue], Sequence[ContentBlock]] | None = None,
     timeout_ms: float | None = None,
+    retry: Retry | None = None,
     present_call: _CallPresenter[_SpecArgs] = None,
     present_result: _ResultPresenter[_SpecArgs] = None,
     is_concurrency_safe: Callable[[_SpecArgs], bool] | None = None,
@@ -372,6 +388,7 @@ def define_tool(
     output: object = None,
     render: Callable[[Any, Any], Sequence[ContentBlock]] | None = None,
     timeout_ms: float | None = None,
+    retry: Retry | None = None,
     present_call: Callable[[Any], ToolCallView | None] | None = None,
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None,
     is_concurrency_safe: Callable[[Any], bool] | None = None,
@@ -391,6 +408,10 @@ def define_tool(
     ``OutputSchemaError`` (naming the tool, listing every violation) for an
     output schema outside the supported subset.
 
+    ``retry=Retry(attempts, ...)`` runs a failing body again as
+    :class:`~dsh_tools.retry_policy.Retry` says (each attempt within
+    ``timeout_ms``); a ``retry`` that is not a ``Retry`` is a ``TypeError``.
+
     ``is_concurrency_safe(args) -> bool`` opts a call into overlapping its
     siblings in ``execute_batch`` and Code Mode ``Promise.all``: answer
     ``True`` only when running this call at the same time as *any* other
@@ -401,6 +422,7 @@ def define_tool(
     if type(description) is not str:
         raise ValueError(f'tool "{name}": description must be a str, got {type(description).__name__}')
     check_timeout_ms(timeout_ms, name)
+    check_retry(retry, name)
     if not callable(execute):
         raise TypeError(f'tool "{name}": execute must be callable')
     callbacks: dict[str, object] = {
@@ -439,4 +461,5 @@ def define_tool(
         output_schema=output_schema,  # type: ignore[arg-type]
         render=render,
         is_concurrency_safe=is_concurrency_safe,
+        retry=retry,
     )

@@ -42,6 +42,7 @@ from dsh_tools.definitions.signature import FunctionSignature, read_function
 from dsh_tools.errors import OutputSchemaError, ToolOutputError
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import JsonValue, thaw_json
+from dsh_tools.retry import Retry
 
 __all__ = ["ConcurrencySafety", "FunctionTool", "tool"]
 
@@ -85,6 +86,7 @@ def tool(
     timeout_ms: float | None = None,
     is_concurrency_safe: ConcurrencySafety | None = None,
     output: object = None,
+    retry: Retry | None = None,
 ) -> Callable[[F], FunctionTool[F]]: ...
 
 
@@ -97,6 +99,7 @@ def tool(
     timeout_ms: float | None = None,
     is_concurrency_safe: ConcurrencySafety | None = None,
     output: object = None,
+    retry: Retry | None = None,
 ) -> FunctionTool[Any] | Callable[[Callable[..., Any]], FunctionTool[Any]]:
     """Turn a typed function into a tool: ``@tool`` or ``@tool(name=..., description=..., ...)``.
 
@@ -124,6 +127,8 @@ def tool(
       alongside its siblings (``execute_batch``, Code Mode); a predicate
       decides per call from the validated arguments (a mapping of parameter
       name to value), as ``define_tool``'s does.
+    * ``retry=Retry(attempts, ...)`` runs a failing body again, as
+      ``define_tool``'s does.
 
     Raises at decoration time: ``TypeError`` naming the parameter for an
     unsupported or missing annotation, ``*args``/``**kwargs`` or a misdeclared
@@ -139,6 +144,7 @@ def tool(
         timeout_ms=timeout_ms,
         is_concurrency_safe=is_concurrency_safe,
         output=output,
+        retry=retry,
     )
     return decorate if fn is None else decorate(fn)
 
@@ -151,6 +157,7 @@ def _function_tool(
     timeout_ms: float | None,
     is_concurrency_safe: ConcurrencySafety | None,
     output: object,
+    retry: Retry | None,
 ) -> FunctionTool[Any]:
     signature = read_function(fn, needs_return=output is None)
     tool_name = fn.__name__ if name is None else name
@@ -167,6 +174,7 @@ def _function_tool(
             output=declared,
             timeout_ms=timeout_ms,
             is_concurrency_safe=_classifier(is_concurrency_safe),
+            retry=retry,
         )
     except (TypeError, OutputSchemaError) as error:
         if output is not None or signature.output_kind == "content":

@@ -12,6 +12,11 @@ hostile schema (cycles, non-string keys, objects whose ``__eq__`` raises,
 absurd depth) is described, never obeyed. Accepted schemas are lowered to the
 same :class:`~dsh_tools.definitions.validation.Shape` that tool parameters
 compile to, so both share one validator and one message format.
+
+A typed tool's value may be absent: ``-> str | None`` and ``Optional`` fields
+of an output record map to the nullable form ``"type": [<type>, "null"]``,
+which :func:`compile_value_check` accepts (and the validator enforces). A
+structured-output request keeps the SPEC's single-string ``type``.
 """
 
 from __future__ import annotations
@@ -67,16 +72,18 @@ def assert_supported_output_schema(schema: object) -> None:
         raise OutputSchemaError(violations)
 
 
-def output_schema_violations(schema: object, *, object_root: bool = True) -> list[str]:
+def output_schema_violations(schema: object, *, object_root: bool = True, nullable: bool = False) -> list[str]:
     """Every way ``schema`` leaves the supported subset (empty = supported). Never raises.
 
     ``object_root=False`` accepts any type at the root: a typed tool's value
     may be a list or a scalar, where a structured-output request is always an
-    object (it travels as a forced tool's ``parameters``).
+    object (it travels as a forced tool's ``parameters``). ``nullable=True``
+    also accepts the nullable form ``"type": [<type>, "null"]`` (and ``null``
+    among its ``enum``), which is how a typed tool says a value may be ``None``.
     """
     problems: list[str] = []
     try:
-        _Walk(problems, object_root).node(schema, (), 0, set())
+        _Walk(problems, object_root, nullable).node(schema, (), 0, set())
     except Exception as error:  # noqa: BLE001 - totality against hostile schemas
         problems.append(f"(root): schema could not be read ({type(error).__name__})")
     return problems
@@ -104,7 +111,7 @@ def compile_value_check(schema: object, *, tool: str) -> Callable[[object], list
     Raises ``OutputSchemaError`` naming ``tool`` with every violation when the
     schema leaves the subset: a definition error, found once at definition time.
     """
-    violations = output_schema_violations(schema, object_root=False)
+    violations = output_schema_violations(schema, object_root=False, nullable=True)
     if violations:
         raise OutputSchemaError(violations, tool=tool)
     return compile_validator(_shape(schema))
@@ -138,9 +145,10 @@ def _is_scalar(value: object) -> bool:
 class _Walk:
     """One schema check; appends to ``problems`` as it goes so every violation is listed."""
 
-    def __init__(self, problems: list[str], object_root: bool = True) -> None:
+    def __init__(self, problems: list[str], object_root: bool = True, nullable: bool = False) -> None:
         self.problems = problems
         self.object_root = object_root
+        self.nullable = nullable
 
     def report(self, segments: tuple[str, ...], message: str) -> None:
         self.problems.append(f"{_path(segments)}: {message}")
@@ -170,9 +178,9 @@ class _Walk:
             on_path.discard(id(node))
 
     def keywords(self, entries: dict[str, Any], at: tuple[str, ...], depth: int, on_path: set[int]) -> None:
-        declared_type = self.declared_type(entries, at)
+        declared_types = self.declared_types(entries, at)
         for keyword, wanted in _NEEDS_TYPE.items():
-            if keyword in entries and declared_type != wanted:
+            if keyword in entries and (declared_types is None or wanted not in declared_types):
                 self.report(at, f'"{keyword}" needs "type": "{wanted}"')
         for keyword in _ANNOTATION_ORDER:  # a fixed order: the violations list reads the same every run
             if keyword not in entries:
@@ -197,13 +205,13 @@ class _Walk:
             else:
                 self.node(items, (*at, ".items"), depth + 1, on_path)
         if "enum" in entries:
-            self.enum(entries["enum"], declared_type, at)
+            self.enum(entries["enum"], declared_types, at)
         if "const" in entries and "enum" in entries:
             self.report(at, 'use either "enum" or "const", not both')
         elif "const" in entries:
-            self.members([entries["const"]], declared_type, (*at, ".const"))
+            self.members([entries["const"]], declared_types, (*at, ".const"))
 
-    def declared_type(self, entries: dict[str, Any], at: tuple[str, ...]) -> str | None:
+    def declared_types(self, entries: dict[str, Any], at: tuple[str, ...]) -> tuple[str, ...] | None:
         declared = entries.get("type", _MISSING)
         if declared is _MISSING:
             if not at and self.object_root:
@@ -212,14 +220,24 @@ class _Walk:
                 self.report(at, 'missing "type"')
             return None
         if type(declared) in _ARRAYS:
-            self.report((*at, ".type"), "type arrays are not supported; use a single type")
-            return None
+            return self.nullable_types(list(declared), at)
         if type(declared) is not str or declared not in _TYPES:
             self.report((*at, ".type"), f"unsupported type {_literal(declared)} (one of: {', '.join(_TYPES)})")
             return None
         if not at and self.object_root and declared != "object":
             self.report(at, f'the root schema must be of type "object", not "{declared}"')
-        return str(declared)
+        return (str(declared),)
+
+    def nullable_types(self, declared: list[object], at: tuple[str, ...]) -> tuple[str, ...] | None:
+        """``[<type>, "null"]`` (either order) where nullable values are allowed; any other array is refused."""
+        if not self.nullable:
+            self.report((*at, ".type"), "type arrays are not supported; use a single type")
+            return None
+        words = [word for word in declared if type(word) is str and word in _TYPES]
+        if len(words) != 2 or len(declared) != 2 or "null" not in words or words[0] == words[1]:
+            self.report((*at, ".type"), 'a type array must be the nullable form [<type>, "null"]')
+            return None
+        return (str(words[0]), str(words[1]))
 
     def properties(self, properties: object, at: tuple[str, ...], depth: int, on_path: set[int]) -> set[str]:
         where = (*at, ".properties")
@@ -251,25 +269,26 @@ class _Walk:
             else:
                 seen.add(name)
 
-    def enum(self, enum: object, declared_type: str | None, at: tuple[str, ...]) -> None:
+    def enum(self, enum: object, declared_types: tuple[str, ...] | None, at: tuple[str, ...]) -> None:
         where = (*at, ".enum")
         if type(enum) not in _ARRAYS or not enum:
             self.report(where, "must be a non-empty array of scalars")
             return
-        self.members(list(enum), declared_type, where)  # type: ignore[call-overload]
+        self.members(list(enum), declared_types, where)  # type: ignore[call-overload]
 
-    def members(self, members: list[object], declared_type: str | None, where: tuple[str, ...]) -> None:
+    def members(self, members: list[object], declared_types: tuple[str, ...] | None, where: tuple[str, ...]) -> None:
         for index, member in enumerate(members):
             at = (*where, f"[{index}]") if where[-1] == ".enum" else where
             if not _is_scalar(member):
                 self.report(at, f"must be a JSON scalar, got {type_word(member)}")
-            elif declared_type is not None and type(member) not in _MEMBER_TYPES[declared_type]:
-                self.report(at, f"{_literal(member)} is not of type {declared_type}")
+            elif declared_types is not None and not any(type(member) in _MEMBER_TYPES[t] for t in declared_types):
+                self.report(at, f"{_literal(member)} is not of type {' or '.join(declared_types)}")
 
 
 def _shape(node: Any) -> Shape:
     """Lower a schema already known to be supported (so every access is safe)."""
     declared = node.get("type")
+    types = None if declared is None else (declared,) if type(declared) is str else tuple(declared)
     enum: tuple[object, ...] | None = None
     const = "const" in node
     if const:
@@ -278,7 +297,7 @@ def _shape(node: Any) -> Shape:
         enum = tuple(node["enum"])
     properties = tuple((name, _shape(child)) for name, child in node.get("properties", {}).items())
     return Shape(
-        (declared,) if declared is not None else None,
+        types,
         enum=enum,
         const=const,
         properties=properties,

@@ -10,6 +10,10 @@ each shows one seam of the pipeline:
   successful output and tells the model why with ``additional_context``;
 * :class:`ScriptedApprover` (``APPROVAL``) answers each ask from a script,
   standing in for the human an interactive harness would prompt.
+
+:func:`install_policies` mounts the first two, for the demo session and for
+the demo tools' ``register(ctx)`` (so ``dsh-tools mcp-serve dsh_tools.demo.tools``
+asks before ``write_file``, through the MCP client).
 """
 
 from __future__ import annotations
@@ -25,8 +29,17 @@ from dsh_tools.content import text_block
 from dsh_tools.decisions import Accept, Ask, Deny, PostToolDecision, PreToolDecision
 from dsh_tools.execution import HookContext, PluginSource, ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import PostNext, PreExecuteListener, PreNext
+from dsh_tools.host.context import Context
 
-__all__ = ["REDACTED", "REDACTOR", "TOKEN_PATTERN", "ScriptedApprover", "redact_tokens", "workspace_gate"]
+__all__ = [
+    "REDACTED",
+    "REDACTOR",
+    "TOKEN_PATTERN",
+    "ScriptedApprover",
+    "install_policies",
+    "redact_tokens",
+    "workspace_gate",
+]
 
 TOKEN_PATTERN: Final = re.compile(r"\bsk-[A-Za-z0-9-]{8,}")
 REDACTED: Final = "[REDACTED]"
@@ -95,3 +108,13 @@ class ScriptedApprover:
         outcome: ApprovalOutcome = self._script.popleft() if self._script else "unavailable"
         self.answers[request.call_id] = outcome
         return outcome
+
+
+def install_policies(ctx: Context, root: Path) -> None:
+    """Mount :func:`workspace_gate` for ``root`` and :func:`redact_tokens` through ``ctx`` (tied to its lifetime).
+
+    No approver: whoever hosts the tools answers ``Ask`` (the demo's script, an
+    MCP client's elicitation), and with no one to answer the registry denies.
+    """
+    ctx.on("tools/pre-execute", workspace_gate(root))
+    ctx.on("tools/post-execute", redact_tokens)

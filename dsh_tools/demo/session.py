@@ -15,7 +15,7 @@ from typing import Any
 from dsh_tools.approval import ApprovalOutcome
 from dsh_tools.boot import boot
 from dsh_tools.code_mode.runtime import CodeRuntime
-from dsh_tools.demo.policies import ScriptedApprover, redact_tokens, workspace_gate
+from dsh_tools.demo.policies import ScriptedApprover, install_policies
 from dsh_tools.demo.transcript import CallRecord
 from dsh_tools.execution import PluginSource, ToolExecutionInput, ToolExecutionResult, content_text
 from dsh_tools.host.context import Agent, Context
@@ -55,8 +55,7 @@ class DemoSession:
         )
         for tool in make_tools(workspace):
             self.ctx.tools.register(tool)
-        self.ctx.on("tools/pre-execute", workspace_gate(workspace))
-        self.ctx.on("tools/post-execute", redact_tokens)
+        install_policies(self.ctx, workspace)
         self.agent = Agent(self.ctx, name=AGENT_NAME)
         # A code-mode agent may call only run_code directly; the scripted direct
         # calls go through a twin that sees the same tools presented as "both".

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         ExecuteListener,
         PostExecuteListener,
         PreExecuteListener,
+        ProgressListener,
         ResultListener,
     )
     from dsh_tools.registry.registry import ToolRegistry
@@ -232,6 +233,8 @@ class Context:
     def on(self, name: Literal["tools/post-execute"], listener: PostExecuteListener, *, prepend: bool = False) -> Disposer: ...
     @overload
     def on(self, name: Literal["tools/result"], listener: ResultListener, *, prepend: bool = False) -> Disposer: ...
+    @overload
+    def on(self, name: Literal["tools/progress"], listener: ProgressListener, *, prepend: bool = False) -> Disposer: ...
     @overload
     def on(self, name: Literal["tools/change"], listener: ChangeListener, *, prepend: bool = False) -> Disposer: ...
     @overload

@@ -41,6 +41,7 @@ from mcp.client.session_group import StreamableHttpParameters
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
@@ -118,9 +119,21 @@ class Connection:
             await hook(message)
 
     # -- requests ------------------------------------------------------------
-    async def call(self, name: str, arguments: dict[str, Any], signal: AbortSignal | None) -> mt.CallToolResult:
-        """``tools/call``; every way it can fail is a ``HarnessError`` with its own code (see :meth:`request`)."""
-        return await self.request(f'MCP tool "{name}"', lambda session: session.call_tool(name, arguments), signal)
+    async def call(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        signal: AbortSignal | None,
+        progress: ProgressFnT | None = None,
+    ) -> mt.CallToolResult:
+        """``tools/call``; every way it can fail is a ``HarnessError`` with its own code (see :meth:`request`).
+
+        ``progress`` hears the server's progress notifications for this call
+        (the SDK sends a ``progressToken`` when it is given).
+        """
+        return await self.request(
+            f'MCP tool "{name}"', lambda session: session.call_tool(name, arguments, progress_callback=progress), signal
+        )
 
     async def request(
         self, subject: str, send: Callable[[ClientSession], Awaitable[T]], signal: AbortSignal | None = None

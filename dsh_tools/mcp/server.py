@@ -17,6 +17,10 @@ Two things cross the protocol boundary:
   cancels the elicitation request) as soon as the call's signal is aborted,
   which is what the client's cancel of the ``tools/call`` does, and the call
   settles as a cancelled approval, recorded like any other.
+* **Progress.** A call whose request carries a ``progressToken`` gets the
+  body's ``exec.report_progress`` reports as ``notifications/progress``
+  (each with a larger ``progress`` than the last, as MCP requires; a report
+  that goes backwards, such as a retry starting over, is not sent).
 * **Cancellation.** When the client cancels a request the SDK cancels its
   handler; the handler aborts the call's signal and waits for the pipeline to
   settle, so the body stops cooperatively and ``tools/result`` observers still
@@ -36,6 +40,7 @@ import mcp_types as mt
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.session import ServerSession
+from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 
 from dsh_tools.code_mode.install import SDK_SECTION, sdk_section_text
 from dsh_tools.decisions import Allow, Ask, Deny, PreToolDecision
@@ -45,6 +50,7 @@ from dsh_tools.hooks import PreNext
 from dsh_tools.host.context import Agent, Context
 from dsh_tools.json_values import dumps, thaw_json
 from dsh_tools.mcp.content import to_mcp_content
+from dsh_tools.progress import ToolProgress
 from dsh_tools.registry.registry import RUN_CODE_NAME
 from dsh_tools.signals import AbortController, AbortSignal
 from dsh_tools.system_prompt.records import AssembleContext
@@ -55,13 +61,16 @@ _NO_FORM: Final[dict[str, Any]] = {"type": "object", "properties": {}}
 _DENIED: Final = {"decline": 'the user rejected tool "{name}"', "cancel": 'approval for tool "{name}" was cancelled'}
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Call:
     """The MCP request a pipeline call is running for (a context variable, inherited by sub-calls)."""
 
     served: _Served
     session: ServerSession
     request_id: mt.RequestId | None
+    call_id: str = ""
+    progress_token: mt.ProgressToken | None = None
+    progressed: float | None = None  # the last progress sent
 
 
 _CURRENT: ContextVar[_Call | None] = ContextVar("dsh_tools_mcp_call", default=None)
@@ -116,7 +125,8 @@ class _Served:
             agent=self.agent,
             signal=controller.signal,
         )
-        token = _CURRENT.set(_Call(self, request.session, request.request_id))
+        served_call = _Call(self, request.session, request.request_id, call.call_id, progress_token_from_params(request.params))
+        token = _CURRENT.set(served_call)
         try:
             running = asyncio.ensure_future(self.ctx.tools.execute(call))  # inherits _CURRENT
         finally:
@@ -158,6 +168,20 @@ class _Served:
         if answer.action == "accept":
             return Allow()
         return Deny(_DENIED[answer.action].format(name=name))
+
+
+    async def forward_progress(self, execution: ToolExecution, progress: ToolProgress) -> None:
+        """A ``tools/progress`` listener: the served call's progress to its client, when it asked."""
+        call = _CURRENT.get()
+        if call is None or call.served is not self or call.progress_token is None or execution.call_id != call.call_id:
+            return  # not a served call, a client that did not ask, or a Code Mode sub-call of one
+        if call.progressed is not None and progress.progress <= call.progressed:
+            return
+        call.progressed = progress.progress
+        related = None if call.request_id is None else str(call.request_id)
+        await call.session.send_progress_notification(
+            call.progress_token, progress.progress, progress.total, progress.message, related_request_id=related
+        )
 
 
 async def _unless_aborted(asking: asyncio.Future[mt.ElicitResult], signal: AbortSignal | None) -> mt.ElicitResult | None:
@@ -204,4 +228,5 @@ def serve_mcp(ctx: Context, *, agent: Agent | None = None, name: str = "dsh-tool
     )
     served.server = server
     ctx.on("tools/pre-execute", served.approve, prepend=True)
+    ctx.on("tools/progress", served.forward_progress)
     return server

@@ -10,7 +10,9 @@ call's signal, and maps what comes back: content blocks (see
 when the server's ``outputSchema`` is in the supported subset (the tool's
 ``output_schema``, so it is a *typed* tool), ``structuredContent`` as the
 value: the registry checks it against that schema and sets
-``result.value``, and a Code Mode binding resolves to it.
+``result.value``, and a Code Mode binding resolves to it. The server's
+progress notifications for the call become the call's own progress
+(``exec.report_progress``, so ``tools/progress`` listeners hear them).
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ class McpTool:
         if violations:
             raise ToolArgsError(violations)
         assert isinstance(arguments, dict)
-        result = await self._connection.call(self.remote_name, arguments, exec.signal)
+        result = await self._connection.call(self.remote_name, arguments, exec.signal, _ProgressRelay(exec))
         content = from_mcp_content(result.content)
         if result.is_error:
             raise McpToolError(content_text(content) or f'MCP tool "{self.remote_name}" reported an error')
@@ -78,3 +80,18 @@ class McpTool:
                 raise ToolOutputError([f"not JSON: {value.failure()}"], tool=self.name)
             return ToolOutput(content, value=value.unwrap())
         return content
+
+
+class _ProgressRelay:
+    """The SDK's progress callback for one call: the server's report becomes this call's progress."""
+
+    __slots__ = ("_execution",)
+
+    def __init__(self, execution: ToolExecution) -> None:
+        self._execution = execution
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        try:
+            await self._execution.report_progress(progress, total, message)
+        except ValueError:  # a server's NaN or infinity is not progress; the call goes on
+            pass

@@ -21,6 +21,7 @@ from returns.result import Failure
 from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import KEEP, Keep
+from dsh_tools.pipeline.attempts import body_attempt
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
 from dsh_tools.pipeline.checks import check_result
 from dsh_tools.pipeline.host import PipelineHost
@@ -32,6 +33,7 @@ from dsh_tools.pipeline.outcomes import (
     report_failure,
 )
 from dsh_tools.pipeline.values import tool_result
+from dsh_tools.progress import open_progress
 from dsh_tools.signals import AbortController, AbortSignal, checked_signal
 
 __all__ = ["DispatchProgress", "dispatch", "invoke_tool"]
@@ -70,10 +72,14 @@ async def dispatch(
 ) -> ToolExecutionResult:
     """Run the ``tools/execute`` chain around :func:`invoke_tool`."""
     progress = progress if progress is not None else DispatchProgress()
-    listeners = host.events.listeners(EVENT, execution.agent)
-    if not listeners:
-        return await invoke_tool(host, execution, progress=progress)
-    return await _level(host, listeners, 0, execution, progress)
+    close_progress = open_progress(host, execution)  # the body's reports are heard only while it dispatches
+    try:
+        listeners = host.events.listeners(EVENT, execution.agent)
+        if not listeners:
+            return await invoke_tool(host, execution, progress=progress)
+        return await _level(host, listeners, 0, execution, progress)
+    finally:
+        close_progress()
 
 
 async def _level(
@@ -125,11 +131,19 @@ async def invoke_tool(
         return aborted_result(execution, "ABORTED_BEFORE_DISPATCH", signal.reason)
     if progress is not None:
         progress.body_started = True
+    attempt = body_attempt(execution)  # a retry wrapper's view of this run of the body
+    if attempt is not None:
+        attempt.running = True
     try:
         output: object = tool.execute(execution.arguments, execution)
         if inspect.isawaitable(output):
             output = await output
     except BaseException as error:  # noqa: BLE001 - the body's error boundary
+        if attempt is not None:
+            attempt.raised = error
         propagate_if_fatal(error)
         return exception_result(call_id, error)
+    finally:
+        if attempt is not None:
+            attempt.running = False
     return tool_result(tool, execution, output)

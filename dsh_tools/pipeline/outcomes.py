@@ -4,7 +4,9 @@ The model sees ``Error: <message>``; retry/replay plugins see ``error`` for a
 ``HarnessError``. Nothing here raises, whatever the exception's ``__str__`` does.
 
 A participant that raises (listener, guard, wrapper, approval service) reads
-to the model exactly like a tool body that raised, ``Error: <str(exception)>``:
+to the model exactly like a tool body that raised, ``Error: <str(exception)>``
+(the exception's type name when its ``str()`` is empty: ``Error: RuntimeError``
+tells the model more than ``Error: ``):
 who failed is the operator's business, so :func:`report_failure` puts the
 participant's name and the traceback on ``ctx.logger`` instead.
 """
@@ -97,7 +99,11 @@ def error_result(call_id: str, message: str, error: ToolErrorInfo | None = None)
 
 
 def exception_message(exception: BaseException) -> str:
-    """``str(exception)`` (safely), or its class name when that is empty (``CancelledError()``)."""
+    """``str(exception)`` (safely), or its type name when that is empty (``RuntimeError()``, ``CancelledError()``).
+
+    A model that reads ``Error: RuntimeError`` learns more than one that reads
+    ``Error: ``; every other exception reads exactly ``str(e)``.
+    """
     return safe_str(exception) or type(exception).__name__
 
 

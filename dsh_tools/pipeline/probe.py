@@ -12,10 +12,13 @@ code (``dsh_tools.tracing``), not a policy participant.
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from dsh_tools.decisions import PostToolDecision, PreToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
+
+if TYPE_CHECKING:
+    from dsh_tools.progress import ToolProgress
 
 __all__ = ["CallProbe"]
 
@@ -37,6 +40,14 @@ class CallProbe(Protocol):
 
     def dispatched(self, token: object) -> None:
         """Dispatch ended (however it ended)."""
+        ...
+
+    def progressed(self, execution: ToolExecution, progress: ToolProgress) -> None:
+        """The running body reported progress (after the rate limit)."""
+        ...
+
+    def retrying(self, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
+        """Attempt ``attempt`` (1-based) failed with ``result``, and the call's ``Retry`` runs another."""
         ...
 
     def post_decided(self, execution: ToolExecution, decision: PostToolDecision) -> None:

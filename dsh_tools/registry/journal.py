@@ -26,7 +26,8 @@ from typing import Final
 
 from dsh_tools.decisions import PostToolDecision, PreToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
-from dsh_tools.json_values import FrozenJson
+from dsh_tools.json_values import FrozenJson, JsonValue
+from dsh_tools.progress import ToolProgress
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.records import CallRecord, SessionEvent
@@ -41,10 +42,11 @@ RUNNING_FLUSH_S: Final = 0.05
 class _Open:
     """A call between ``opened`` and ``settled``: its journal row and what links it."""
 
-    __slots__ = ("record_id", "call_id", "started_at", "parent_call_id")
+    __slots__ = ("record_id", "call_id", "started_at", "parent_call_id", "progress")
 
     def __init__(self, record_id: str, call_id: str, started_at: float, parent_call_id: str | None) -> None:
         self.record_id, self.call_id, self.started_at, self.parent_call_id = record_id, call_id, started_at, parent_call_id
+        self.progress: dict[str, JsonValue] | None = None  # the latest report, kept with the record
 
 
 class CallJournal:
@@ -93,6 +95,10 @@ class CallJournal:
     def opened(self, execution: ToolExecution) -> None:
         entry = _Open(secrets.token_hex(12), execution.call_id, time.time(), self._parent_of(execution))
         self._open[execution.token] = entry
+        self._running(execution, entry)
+
+    def _running(self, execution: ToolExecution, entry: _Open) -> None:
+        """Record (or, for a store, queue) the call as running, with its latest progress."""
         if self._memory is not None:
             self._write_now((self._record(execution, entry, "running"),), ())
             return
@@ -110,6 +116,17 @@ class CallJournal:
         pass
 
     def post_decided(self, execution: ToolExecution, decision: PostToolDecision) -> None:
+        pass
+
+    def progressed(self, execution: ToolExecution, progress: ToolProgress) -> None:
+        """The call's latest progress goes on its running record (and stays on its settled one)."""
+        entry = self._open.get(execution.token)
+        if entry is None:
+            return
+        entry.progress = {"progress": progress.progress, "total": progress.total, "message": progress.message}
+        self._running(execution, entry)
+
+    def retrying(self, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
         pass
 
     def settled(self, execution: ToolExecution, result: ToolExecutionResult) -> Awaitable[None] | None:
@@ -135,6 +152,7 @@ class CallJournal:
             ended_at=time.time(),
             parent_call_id=entry.parent_call_id,
             approval_id=self._approval_of(execution, result),
+            progress=entry.progress,
         )
         self._approvals.pop(execution.token, None)
         self._parents.pop(execution.token, None)
@@ -170,6 +188,7 @@ class CallJournal:
             started_at=entry.started_at,
             parent_call_id=entry.parent_call_id,
             approval_id=self._approvals.get(execution.token),
+            progress=entry.progress,
         )
 
     def _queue(self, record: CallRecord) -> None:

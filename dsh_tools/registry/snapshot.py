@@ -16,6 +16,7 @@ from returns.result import Failure
 from dsh_tools.definitions.output_schema import compile_value_check, compile_value_freezer
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import freeze_json
+from dsh_tools.retry import check_retry
 from dsh_tools.schema import RegisteredTool, check_timeout_ms, check_tool_name
 
 __all__ = ["snapshot"]
@@ -57,8 +58,9 @@ def snapshot(definition: object) -> RegisteredTool:
     if execute is None:
         raise TypeError(f'tool "{name}": execute must be callable')
     timeout_ms = check_timeout_ms(_attribute(definition, "timeout_ms", name, required=False), name)
+    retry = check_retry(_attribute(definition, "retry", name, required=False), name)
     typed = _typed_output(definition, name)
-    return RegisteredTool(name, description, parameters, execute, timeout_ms, **callbacks, **typed)
+    return RegisteredTool(name, description, parameters, execute, timeout_ms, **callbacks, **typed, retry=retry)
 
 
 def _typed_output(definition: object, name: str) -> dict[str, Any]:

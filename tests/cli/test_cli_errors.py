@@ -94,3 +94,11 @@ def test_argparse_usage_errors_exit_2() -> None:
     assert result.returncode == 2 and "usage:" in result.stderr
     result = run_cli("frobnicate")
     assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+def test_version_prints_the_installed_distribution_version() -> None:
+    from importlib.metadata import version
+
+    result = run_cli("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"dsh-tools {version('dsh-tools')}\n"

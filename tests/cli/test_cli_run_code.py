@@ -89,3 +89,60 @@ def test_tools_accepts_a_comma_separated_list(tmp_path: Path) -> None:
     missing = run_cli("run-code", program(tmp_path, "return 1;\n"), "--tools", "a_xyz,b_xyz", cwd=tmp_path)
     assert missing.returncode == 2
     assert "cannot import 'a_xyz'" in missing.stderr and "a,b" not in missing.stderr
+
+
+def test_run_code_installs_the_policy_of_a_module_register(tmp_path: Path) -> None:
+    """The demo package's register(ctx) mounts the workspace gate: write_file asks, and no one can answer."""
+    source = (
+        "try {\n"
+        '  await tools.write_file({ path: "out.txt", content: "x" });\n'
+        '  return "written";\n'
+        "} catch (error) {\n"
+        '  return "refused: " + (error instanceof Error ? error.message : String(error));\n'
+        "}\n"
+    )
+    result = run_cli("run-code", program(tmp_path, source), "--tools", "dsh_tools.demo.tools", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == 'refused: write_file would change "out.txt"\n'
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_out_of_memory_prints_one_line_not_a_v8_dump(tmp_path: Path) -> None:
+    source = 'console.log("allocating");\nconst kept = [];\nwhile (true) kept.push(new Array(100_000).fill(1.5));\n'
+    result = run_cli("run-code", program(tmp_path, source), "--memory-mb", "32", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == (
+        "Error: code run failed (worker-exit): out of memory: the program needed more than its 32 MB heap "
+        "(run-code --memory-mb MB raises the limit)\nlogs:\nallocating\n"
+    )
+
+
+def test_timeout_ms_ends_a_runaway_program(tmp_path: Path) -> None:
+    result = run_cli("run-code", program(tmp_path, "while (true) {}\n"), "--timeout-ms", "300", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout.startswith("Error: code run failed (timeout)"), result.stdout
+
+
+def test_budget_flags_reach_the_runtime(tmp_path: Path) -> None:
+    source = 'console.log("x".repeat(500));\nreturn "y".repeat(500);\n'
+    result = run_cli(
+        "run-code", program(tmp_path, source), "--max-log-bytes", "100", "--max-value-bytes", "100", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("truncated") == 2 and len(result.stdout) < 400
+
+
+def test_max_calls_and_compute_ms_are_accepted_and_bound(tmp_path: Path) -> None:
+    source = "for (let i = 0; i < 3; i++) await tools.list_dir({});\nreturn 'done';\n"
+    result = run_cli(
+        "run-code", program(tmp_path, source), "--tools", "dsh_tools.demo.tools.files",
+        "--max-calls", "2", "--compute-ms", "5000", cwd=tmp_path,
+    )
+    assert result.returncode == 1
+    assert "RangeError" in result.stdout
+
+
+def test_a_budget_that_is_not_a_positive_number_is_a_usage_error(tmp_path: Path) -> None:
+    for value in ("0", "-5", "ten"):
+        result = run_cli("run-code", program(tmp_path, "return 1;\n"), "--timeout-ms", value, cwd=tmp_path)
+        assert result.returncode == 2 and "--timeout-ms: expected a positive whole number" in result.stderr

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
-from cli_helpers import DEMO_TOOLS, assert_usage_error, run_cli, write_module
+from cli_helpers import DEMO_TOOLS, REPO, assert_usage_error, run_cli, write_module
 
 
 def schemas(*args: str) -> Any:
@@ -109,3 +112,41 @@ def test_a_name_the_provider_rejects_is_a_usage_error_naming_it(tmp_path: Path) 
     )
     result = run_cli("schemas", str(module), "--format", "anthropic")
     assert_usage_error(result, "'files.read'")
+
+
+NO_SDKS = (
+    "import sys\n"
+    "sys.modules['openai'] = sys.modules['anthropic'] = None  # as if neither SDK were installed\n"
+    "from dsh_tools.cli import main\n"
+    "status = main(sys.argv[1:])\n"
+    "assert 'openai' not in [m.split('.')[0] for m in sys.modules if sys.modules[m] is not None]\n"
+    "sys.exit(status)\n"
+)
+
+
+@pytest.mark.parametrize("format_", ["openai", "openai-responses", "anthropic"])
+def test_provider_formats_print_without_the_provider_sdks(format_: str) -> None:
+    blocked = subprocess.run(
+        [sys.executable, "-c", NO_SDKS, "schemas", "dsh_tools.demo.tools.text", "--format", format_],
+        cwd=REPO, capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert blocked.returncode == 0, blocked.stderr
+    assert orjson.loads(blocked.stdout) == schemas("dsh_tools.demo.tools.text", "--format", format_)
+
+
+def test_provider_formats_are_what_the_sdks_accept_unchanged() -> None:
+    """Our hand-written JSON equals what the SDKs' own types make of it: nothing dropped, added or coerced."""
+    from anthropic.types import ToolParam
+    from openai.types.chat import ChatCompletionFunctionTool, ChatCompletionToolParam
+    from openai.types.responses import FunctionTool, FunctionToolParam
+    from pydantic import TypeAdapter
+
+    for strict in ((), ("--strict",)):
+        chat = schemas("dsh_tools.demo.tools.text", "--format", "openai", *strict)
+        assert TypeAdapter(list[ChatCompletionToolParam]).validate_python(chat) == chat
+        assert [ChatCompletionFunctionTool.model_validate(t).model_dump(exclude_unset=True) for t in chat] == chat
+        responses = schemas("dsh_tools.demo.tools.text", "--format", "openai-responses", *strict)
+        assert TypeAdapter(list[FunctionToolParam]).validate_python(responses) == responses
+        assert [FunctionTool.model_validate(t).model_dump(exclude_unset=True) for t in responses] == responses
+    anthropic = schemas("dsh_tools.demo.tools.text", "--format", "anthropic")
+    assert TypeAdapter(list[ToolParam]).validate_python(anthropic) == anthropic

@@ -92,3 +92,13 @@ def test_modules_elsewhere_resolve_as_python_m_and_paths_do(tmp_path: Path) -> N
     assert elsewhere.returncode == 2
     assert f"no module named 'mytools' in the current directory ({tmp_path})" in elsewhere.stderr
     assert "path/to/mytools.py" in elsewhere.stderr
+
+
+def test_a_module_register_is_called_even_beside_a_tools_list(tmp_path: Path) -> None:
+    """``register(ctx)`` is the module's own installation: every command calls it when it exists."""
+    write_module(
+        tmp_path, "both",
+        TOOL_BODY + "TOOLS = [make('listed')]\ndef register(ctx):\n    ctx.tools.register(make('installed'))\n",
+    )
+    out = sdk_of("both", cwd=tmp_path)
+    assert "  installed(args: " in out and "listed(" not in out

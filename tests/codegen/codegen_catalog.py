@@ -7,7 +7,9 @@ non-string enums, additionalProperties, $ref/$defs recursion, allOf,
 exotic tool and property names, and descriptions carrying ``*/`` and
 newlines. Typed tools (an ``output_schema``, as ``define_tool(output=...)``
 makes them) declare what their Promise resolves to: an object, a list of
-objects, a scalar.
+objects, a scalar, and nullable ones (``-> User | None``, ``-> str | None``,
+``Optional`` fields of an output record; ``test_codegen_nullable`` checks that
+``@tool`` maps those annotations to exactly these schemas).
 """
 
 from __future__ import annotations
@@ -253,5 +255,31 @@ CATALOG: list[Tool] = [
         "description": "Whether the tree has no changes.",
         "parameters": {"type": "object", "properties": {}},
         "output_schema": {"type": "boolean"},
+    },
+    {
+        "name": "find_user",
+        "description": "Look a user up by login; null when there is none.",
+        "parameters": {"type": "object", "properties": {"login": {"type": "string"}}, "required": ["login"]},
+        "output_schema": {
+            "type": ["object", "null"],
+            "properties": {
+                "name": {"type": "string"},
+                "email": {"type": ["string", "null"]},
+                "role": {"type": ["string", "null"], "enum": ["admin", "member", None]},
+                "manager": {
+                    "type": ["object", "null"],
+                    "properties": {"login": {"type": "string"}},
+                    "required": ["login"],
+                },
+                "teams": {"type": ["array", "null"], "items": {"type": "string"}},
+            },
+            "required": ["name", "email", "role", "manager", "teams"],
+        },
+    },
+    {
+        "name": "read_note",
+        "description": "The note's text; null when it was never written.",
+        "parameters": {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]},
+        "output_schema": {"type": ["string", "null"]},
     },
 ]

@@ -169,6 +169,34 @@ async def test_plain_exception_uses_str_and_unprintable() -> None:
     assert text_of(second) == "Error: <unprintable Unprintable>" and second.is_error
 
 
+@pytest.mark.parametrize(
+    ("error", "text"),
+    [
+        (RuntimeError(), "Error: RuntimeError"),
+        (KeyError(""), "Error: ''"),  # str(KeyError("")) is "''", not empty: the text stays str(e)
+        (ValueError(""), "Error: ValueError"),
+        (ConnectionResetError(), "Error: ConnectionResetError"),
+        (HarnessError("", "MY_CODE"), "Error: HarnessError"),
+        (ValueError("boom"), "Error: boom"),
+    ],
+)
+async def test_a_body_raising_an_empty_message_settles_its_type_name(error: Exception, text: str) -> None:
+    """API.md "Two earlier rules, settled": ``Error: <type name>`` when ``str(e)`` is empty."""
+
+    class Failing:
+        name = "f"
+        description = "d"
+        parameters = {"type": "object"}
+
+        async def execute(self, args: Any, exec: ToolExecution) -> list[ContentBlock]:
+            raise error
+
+    ctx = boot()
+    ctx.tools.register(Failing())
+    result = await call(ctx, "f", {})
+    assert result.is_error and text_of(result) == text
+
+
 async def test_execute_never_raises_even_on_garbage_input() -> None:
     ctx, echo, seen = setup()
     result = await ctx.tools.execute(ToolExecutionInput(call_id=5, name=None, arguments=None))  # type: ignore[arg-type]

@@ -113,3 +113,22 @@ def test_an_editable_install_is_one_mypy_follows(installed: Installed) -> None:
     probe = run(installed.bin / "python", "-c", "import dsh_tools._editable_probe as p; print(p.VALUE)",
                 cwd=installed.elsewhere)
     assert probe.stdout.strip() == "42"
+
+
+def test_the_sdist_ships_docs_and_examples_and_the_wheel_does_not(installed: Installed) -> None:
+    """README, "Examples": the examples and docs travel with the source, not with the installed package."""
+    import tarfile
+    import zipfile
+
+    run(installed.bin / "python", "-m", "pip", "install", "setuptools>=77", cwd=installed.root)
+    made = run(installed.bin / "python", "-c",
+               "import sys; from setuptools import build_meta; print(build_meta.build_sdist(sys.argv[1]))",
+               installed.root / "sdist", cwd=installed.source)
+    sdist = installed.root / "sdist" / made.stdout.strip().splitlines()[-1]
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    expected = {f"examples/{path.name}" for path in (REPO / "examples").glob("*.py")}
+    expected |= {f"docs/{path.name}" for path in (REPO / "docs").glob("*.md")}
+    assert expected <= names, sorted(expected - names)
+    with zipfile.ZipFile(installed.wheel) as wheel:
+        assert not [name for name in wheel.namelist() if name.startswith(("examples/", "docs/"))]

@@ -80,14 +80,14 @@ def test_the_snapshot_keeps_the_schema_and_render() -> None:
 def test_an_unsupported_output_schema_is_rejected_with_every_violation_naming_the_tool() -> None:
     schema = {
         "type": "object",
-        "properties": {"a": {"type": ["string", "null"]}, "b": {"oneOf": []}},
+        "properties": {"a": {"type": ["string", "integer"]}, "b": {"oneOf": []}},
         "additionalProperties": {"type": "string"},
     }
     with pytest.raises(OutputSchemaError) as caught:
         define(schema)
     assert caught.value.tool == "t"
     assert caught.value.violations == (  # in the schema's order
-        "properties.a.type: type arrays are not supported; use a single type",
+        'properties.a.type: a type array must be the nullable form [<type>, "null"]',
         'properties.b: unsupported keyword "oneOf"',
         'properties.b: missing "type"',
         "additionalProperties: must be true or false (schemas are not supported)",
@@ -95,7 +95,7 @@ def test_an_unsupported_output_schema_is_rejected_with_every_violation_naming_th
     assert str(caught.value).startswith('tool "t": unsupported output schema: ')
 
 
-def test_nullable_fields_and_dict_values_are_outside_the_subset() -> None:
+def test_nullable_fields_are_in_the_subset_and_dict_values_are_not() -> None:
     class Loose(TypedDict):
         name: str | None
         tags: dict[str, str]
@@ -103,9 +103,23 @@ def test_nullable_fields_and_dict_values_are_outside_the_subset() -> None:
     with pytest.raises(OutputSchemaError) as caught:
         define(Loose)
     assert caught.value.violations == (
-        "properties.name.type: type arrays are not supported; use a single type",
         "properties.tags.additionalProperties: must be true or false (schemas are not supported)",
     )
+
+
+def test_a_nullable_output_is_enforced_by_type_and_enum() -> None:
+    """``[<type>, "null"]`` is the one type array a typed output accepts; its enum may hold ``null``."""
+    for bad, problem in (
+        ({"type": ["string", "null", "integer"]}, 'type: a type array must be the nullable form [<type>, "null"]'),
+        ({"type": ["null", "null"]}, 'type: a type array must be the nullable form [<type>, "null"]'),
+        ({"type": ["string", "nil"]}, 'type: a type array must be the nullable form [<type>, "null"]'),
+        ({"type": ["string", "null"], "enum": ["a", 1]}, "enum[1]: 1 is not of type string or null"),
+        ({"type": ["string", "null"], "items": {"type": "string"}}, '(root): "items" needs "type": "array"'),
+    ):
+        with pytest.raises(OutputSchemaError) as caught:
+            define(bad)
+        assert caught.value.violations == (problem,), bad
+    define({"type": ["null", "string"], "enum": [None, "a"]})  # either order
 
 
 def test_an_unsupported_output_annotation_is_a_type_error_naming_tool_and_field() -> None:

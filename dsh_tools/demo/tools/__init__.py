@@ -15,6 +15,10 @@ to write a tool:
 
 Each module has ``make_tools(root)`` (the tools confined to ``root``) and
 ``TOOLS`` (confined to the current directory when the module was imported).
+This package also has :func:`register`, which every ``dsh-tools`` command
+calls: the tools *and* the demo's policies (the workspace gate that asks
+before ``write_file``, the token redactor), so serving them with
+``dsh-tools mcp-serve dsh_tools.demo.tools`` keeps the policy the demo shows.
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from dsh_tools.definitions import DefinedTool
+from dsh_tools.demo.policies import install_policies
 from dsh_tools.demo.tools import build, files, text
+from dsh_tools.host.context import Context
 
-__all__ = ["TOOLS", "make_tools"]
+__all__ = ["TOOLS", "make_tools", "register"]
 
 
 def make_tools(root: Path) -> list[DefinedTool[Any]]:
@@ -35,3 +41,11 @@ def make_tools(root: Path) -> list[DefinedTool[Any]]:
 
 TOOLS: list[DefinedTool[Any]] = [*files.TOOLS, *text.TOOLS, *build.TOOLS]
 """Every demo tool, confined to the current directory at import time."""
+
+
+def register(ctx: Context) -> None:
+    """Every demo tool and the demo's policies, confined to the current directory, through ``ctx``."""
+    root = Path.cwd()
+    for tool in make_tools(root):
+        ctx.tools.register(tool)
+    install_policies(ctx, root)

@@ -121,3 +121,13 @@ type Args16 = Record<string, unknown>;
 
 /** is_clean */
 type Args17 = Record<string, unknown>;
+
+/** find_user */
+type Args18 = {
+  login: string;
+};
+
+/** read_note */
+type Args19 = {
+  key: string;
+};

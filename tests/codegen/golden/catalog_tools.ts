@@ -31,6 +31,18 @@ declare const tools: {
     }[];
     dryRun?: boolean;
   }): Promise<string>;
+  /** Look a user up by login; null when there is none. */
+  find_user(args: {
+    login: string;
+  }): Promise<{
+    name: string;
+    email: string | null;
+    role: "admin" | "member" | null;
+    manager: {
+      login: string;
+    } | null;
+    teams: string[] | null;
+  } | null>;
   /** Search file contents with a regular expression. */
   grep(args: {
     pattern: string;
@@ -82,6 +94,10 @@ declare const tools: {
     offset?: number;
     limit?: number;
   }): Promise<string>;
+  /** The note's text; null when it was never written. */
+  read_note(args: {
+    key: string;
+  }): Promise<string | null>;
   /** Find the lines that contain a string. */
   search_text(args: {
     query: string;
