@@ -21,7 +21,7 @@ HELPERS = {"__init__", "scripted_api"}
 FIRST_LINES = {
     "anthropic_loop": "user: Please greet Ada.",
     "custom_pipeline": "c1 read_file: read a.txt",
-    "deferred_approval": "agent got: Error: tool \"write_file\" is waiting for approval",
+    "deferred_approval": "agent got: Error: tool \"write_file\" is waiting for approval (approval-pending)",
     "mcp_client": "registered: wx_weather, wx_to_fahrenheit, wx_delete_forecasts",
     "openai_loop": "user: Please greet Ada.",
 }
