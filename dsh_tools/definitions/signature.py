@@ -106,6 +106,7 @@ def read_function(fn: object, *, needs_return: bool = True) -> FunctionSignature
     """
     function = _plain_function(fn)
     where = f"@tool {function.__name__}"
+    _check_wrapped_chain(function, where)
     try:
         hints = get_type_hints(function, include_extras=True)
     except Exception as error:  # noqa: BLE001 - unresolvable annotations are a definition error
@@ -172,6 +173,32 @@ def _plain_function(fn: object) -> types.FunctionType:
             "define the tool as a function (it may close over the object)"
         )
     return fn
+
+
+_MAX_WRAPPED: Final = 1_000
+"""Longer ``__wrapped__`` chains than this are refused (``inspect.unwrap`` has a similar bound)."""
+
+
+def _check_wrapped_chain(function: types.FunctionType, where: str) -> None:
+    """Refuse a ``__wrapped__`` chain that loops back on itself, before anything follows it.
+
+    ``typing.get_type_hints`` follows ``__wrapped__`` with no cycle check, so a
+    function whose ``__wrapped__`` is itself (or leads back to an earlier
+    link) would spin there for ever.
+    """
+    seen = {id(function)}
+    current: object = function
+    for _ in range(_MAX_WRAPPED):
+        try:
+            current = object.__getattribute__(current, "__wrapped__")
+        except AttributeError:
+            return
+        except Exception as error:  # noqa: BLE001 - a hostile attribute is a definition error
+            raise TypeError(f"{where}: cannot read __wrapped__: {type(error).__name__}") from None
+        if id(current) in seen:
+            raise TypeError(f"{where}: its __wrapped__ chain loops back on itself; remove or fix __wrapped__")
+        seen.add(id(current))
+    raise TypeError(f"{where}: its __wrapped__ chain is longer than {_MAX_WRAPPED} links")
 
 
 def _docstring(function: types.FunctionType, where: str) -> docstring_parser.Docstring:
