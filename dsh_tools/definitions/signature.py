@@ -31,6 +31,7 @@ from dsh_tools.definitions.props import Prop, replace_prop
 from dsh_tools.definitions.typed_dict import parameter_prop
 from dsh_tools.definitions.validation import compile_shape, prop_shape, total_validator
 from dsh_tools.execution import ToolExecution
+from dsh_tools.json_values import FrozenJson, freeze_json, thaw_json
 
 __all__ = ["EXEC_PARAMETER", "FunctionSignature", "OutputKind", "Parameter", "read_function"]
 
@@ -44,14 +45,26 @@ _SEQUENCES: Final = (list, collections.abc.Sequence)
 
 
 class Parameter:
-    """One model-facing parameter: its name, whether it is passed positionally, and its default."""
+    """One model-facing parameter: its name, whether it is passed positionally, and its default.
 
-    __slots__ = ("default", "name", "positional")
+    A list or dict default is kept frozen (``fresh``) and thawed anew for each
+    call that omits the parameter: Python's own default object is shared by
+    every call, so one agent's appends would reach another agent's call.
+    """
+
+    __slots__ = ("default", "fresh", "name", "positional")
 
     def __init__(self, name: str, *, positional: bool, default: object) -> None:
         self.name = name
         self.positional = positional
         self.default = default
+        self.fresh: FrozenJson | None = None
+        if type(default) in (list, dict):  # validated against the annotation already, so JSON
+            self.fresh = freeze_json(default).value_or(None)
+
+    def default_value(self) -> object:
+        """The default to pass for one call: a fresh copy of a mutable one."""
+        return self.default if self.fresh is None else thaw_json(self.fresh)
 
 
 class FunctionSignature:
@@ -83,16 +96,19 @@ class FunctionSignature:
 
         Keys the signature does not name are dropped (the schema allows extra
         keys, as ``define_tool``'s does). An absent keyword parameter is left to
-        its Python default; an absent positional-only one is passed its default.
+        its Python default; an absent positional-only one is passed its default;
+        a list or dict default is passed as a fresh copy (see :class:`Parameter`).
         """
         positional: list[object] = []
         keywords: dict[str, object] = {}
         for parameter in self.parameters:
             present = parameter.name in arguments
             if parameter.positional:
-                positional.append(arguments[parameter.name] if present else parameter.default)
+                positional.append(arguments[parameter.name] if present else parameter.default_value())
             elif present:
                 keywords[parameter.name] = arguments[parameter.name]
+            elif parameter.fresh is not None:
+                keywords[parameter.name] = parameter.default_value()
         if self.injects_exec:
             keywords[EXEC_PARAMETER] = execution
         return positional, keywords
