@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from dsh_tools.errors import (
         ApprovalPendingError as ApprovalPendingError,
         CodeRunFailedError as CodeRunFailedError,
+        CodeRuntimeBusyError as CodeRuntimeBusyError,
         HarnessError as HarnessError,
         OutputSchemaError as OutputSchemaError,
         ToolAbortedError as ToolAbortedError,
@@ -227,6 +228,7 @@ _EXPORTS: dict[str, str] = {
     "validate_structured_value": "dsh_tools.definitions",
     "Disposer": "dsh_tools.disposer",
     "CodeRunFailedError": "dsh_tools.errors",
+    "CodeRuntimeBusyError": "dsh_tools.errors",
     "ApprovalPendingError": "dsh_tools.errors",
     "HarnessError": "dsh_tools.errors",
     "OutputSchemaError": "dsh_tools.errors",

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 __all__ = [
     "ApprovalPendingError",
     "CodeRunFailedError",
+    "CodeRuntimeBusyError",
     "HarnessError",
     "OutputSchemaError",
     "ToolAbortedError",
@@ -85,6 +86,13 @@ class CodeRunFailedError(HarnessError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, "CODE_RUN_FAILED")
+
+
+class CodeRuntimeBusyError(HarnessError):
+    """Every sandbox process of a code runtime is busy and its queue of waiting runs is full."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "CODE_RUNTIME_BUSY")
 
 
 class ToolTimeoutError(HarnessError):

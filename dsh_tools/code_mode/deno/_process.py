@@ -146,6 +146,20 @@ class SandboxProcess:
     def alive(self) -> bool:
         return self.proc.returncode is None
 
+    def running(self) -> bool:
+        """Whether the process still runs as the kernel sees it now (``alive`` lags a loop turn or more).
+
+        A process killed while it waited is a zombie, or already reaped by the
+        child watcher, before asyncio sets its return code.
+        """
+        if not self.alive:
+            return False
+        try:
+            raw = Path(f"/proc/{self.proc.pid}/stat").read_bytes()
+        except OSError:
+            return False
+        return raw[raw.rfind(b")") + 2 : raw.rfind(b")") + 3] not in (b"Z", b"X", b"x")
+
     async def send(self, line: bytes) -> bool:
         """Write one line to the harness and wait for the pipe; ``False`` if the process is gone."""
         if not self.write(line):
