@@ -31,6 +31,7 @@ from dsh_tools.pipeline.classify import ExecutionMode, classify_input
 from dsh_tools.pipeline.compose import execute_call
 from dsh_tools.pipeline.presentation import REGISTRY_GATES
 from dsh_tools.pipeline.host import Guard
+from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS, Orphans, check_grace_ms
 from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.registry.approvals import PendingApprovals
 from dsh_tools.registry.layers import Restriction, ScopeView, ToolLayers
@@ -54,10 +55,14 @@ CHANGE: Final = "tools/change"
 class _Core:
     """State shared by every view of one registry."""
 
-    __slots__ = ("mode", "modes", "layers", "tokens", "transport", "install_code_mode", "max_parallel_sub_calls", "pending")
+    __slots__ = (
+        "mode", "modes", "layers", "tokens", "transport", "install_code_mode", "max_parallel_sub_calls", "pending",
+        "orphans",
+    )
 
-    def __init__(self, mode: ToolMode, max_parallel_sub_calls: int) -> None:
+    def __init__(self, mode: ToolMode, max_parallel_sub_calls: int, cancel_grace_ms: float) -> None:
         self.mode: ToolMode = mode
+        self.orphans = Orphans(cancel_grace_ms)
         self.max_parallel_sub_calls = max_parallel_sub_calls
         # Per-agent presentation (``present_as``); weak: a gone agent keeps nothing alive;
         # by identity: an agent's own __hash__/__eq__ are never asked.
@@ -81,7 +86,12 @@ class ToolRegistry:
     __slots__ = ("_core", "_ctx", "__weakref__")
 
     def __init__(
-        self, ctx: Context, *, mode: ToolMode = "native", max_parallel_sub_calls: int = DEFAULT_MAX_PARALLEL
+        self,
+        ctx: Context,
+        *,
+        mode: ToolMode = "native",
+        max_parallel_sub_calls: int = DEFAULT_MAX_PARALLEL,
+        cancel_grace_ms: float = DEFAULT_GRACE_MS,
     ) -> None:
         if mode not in get_args(ToolMode):
             raise ValueError(f"mode must be one of native, code, both; got {mode!r}")
@@ -89,7 +99,8 @@ class ToolRegistry:
         prompt = ctx.get(SYSTEM_PROMPT)
         if prompt is None:
             raise RuntimeError("ToolRegistry needs a SystemPrompt on the context: construct SystemPrompt(ctx) first")
-        self._core = _Core(mode, max_parallel_sub_calls)
+        check_grace_ms(cancel_grace_ms, "cancel_grace_ms")
+        self._core = _Core(mode, max_parallel_sub_calls, cancel_grace_ms)
         self._ctx = ctx
         ctx.provide(TOOLS, self)
         from dsh_tools.registry.prompt import contribute_to_prompt
@@ -157,6 +168,16 @@ class ToolRegistry:
     def max_parallel_sub_calls(self) -> int:
         """How many of a Code Mode program's safe binding calls may dispatch at once."""
         return self._core.max_parallel_sub_calls
+
+    @property
+    def orphans(self) -> Orphans:
+        """Bodies whose cancelled call settled while they ignored the cancellation (``running``, ``count``).
+
+        A caller that cancels ``execute()``/``execute_batch()`` waits for the
+        body ``cancel_grace_ms`` at most; a body still running then is
+        orphaned here, logged, and counted.
+        """
+        return self._core.orphans
 
     @property
     def context(self) -> Context:
