@@ -152,7 +152,8 @@ async def _run_body(host: PipelineHost, execution: ToolExecution, body: Awaitabl
     """
     task = asyncio.ensure_future(_captured(body))
     try:
-        raised, value = await task  # cancelling this task cancels the body's
+        # Shielded: awaited directly, a cancellation of ours would wait for the body to honour it.
+        raised, value = await asyncio.shield(task)
     except asyncio.CancelledError:
         if task.done() or not cancel_requested():
             raise  # it stopped, or it is not the caller's cancellation (contained as a failure)
