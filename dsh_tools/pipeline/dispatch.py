@@ -7,7 +7,7 @@ without calling it. The only thing a wrapper may change is the signal, through
 the chain is :func:`invoke_tool`, whose own error boundary turns an unknown
 tool, a raising body or malformed output into an ``is_error`` result, so
 ``await next()`` always yields a result. A typed tool's value is checked and
-rendered there too (:mod:`.values`).
+rendered there too (:mod:`.values`), on a worker thread when it is large.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from returns.result import Failure
 from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import KEEP, Keep
+from dsh_tools.off_loop import off_loop
 from dsh_tools.pipeline.cancellation import cancel_requested, propagate_if_fatal
 from dsh_tools.pipeline.checks import check_result
 from dsh_tools.pipeline.host import PipelineHost
@@ -33,7 +34,7 @@ from dsh_tools.pipeline.outcomes import (
     exception_result,
     report_failure,
 )
-from dsh_tools.pipeline.values import tool_result
+from dsh_tools.pipeline.values import is_large_value, tool_result
 from dsh_tools.signals import AbortController, AbortSignal, checked_signal
 
 __all__ = ["DispatchProgress", "dispatch", "invoke_tool"]
@@ -134,7 +135,7 @@ async def invoke_tool(
     except BaseException as error:  # noqa: BLE001 - the body's error boundary
         propagate_if_fatal(error)
         return exception_result(call_id, error)
-    return tool_result(tool, execution, output)
+    return await off_loop(is_large_value(tool, output), tool_result, tool, execution, output)
 
 
 _FALLBACK_ORPHANS: Final = Orphans()
