@@ -55,10 +55,8 @@ CHANGE: Final = "tools/change"
 class _Core:
     """State shared by every view of one registry."""
 
-    __slots__ = (
-        "mode", "modes", "layers", "tokens", "transport", "install_code_mode", "max_parallel_sub_calls", "pending",
-        "orphans",
-    )
+    __slots__ = ("mode", "modes", "layers", "tokens", "transport", "install_code_mode", "max_parallel_sub_calls",
+                 "pending", "orphans")
 
     def __init__(self, mode: ToolMode, max_parallel_sub_calls: int, cancel_grace_ms: float) -> None:
         self.mode: ToolMode = mode
@@ -171,12 +169,7 @@ class ToolRegistry:
 
     @property
     def orphans(self) -> Orphans:
-        """Bodies whose cancelled call settled while they ignored the cancellation (``running``, ``count``).
-
-        A caller that cancels ``execute()``/``execute_batch()`` waits for the
-        body ``cancel_grace_ms`` at most; a body still running then is
-        orphaned here, logged, and counted.
-        """
+        """Bodies still running past ``cancel_grace_ms`` after their call was cancelled (``running``, ``count``)."""
         return self._core.orphans
 
     @property

@@ -216,6 +216,7 @@ class DenoCodeRuntime:
         task = asyncio.current_task()
         before = task.cancelling() if task is not None else 0
         take = asyncio.ensure_future(self._pool.take())
+
         def stop_waiting(_reason: object) -> None:
             take.cancel()
 
