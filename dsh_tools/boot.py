@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dsh_tools.code_mode.runtime import CodeRuntime
 from dsh_tools.host.context import Context
 from dsh_tools.host.services import CODE_RUNTIME
+from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED
 from dsh_tools.registry.registry import ToolMode, ToolRegistry
@@ -29,13 +30,16 @@ def boot(
     store: CallStore | str | None = None,
     max_parked_per_agent: int = DEFAULT_MAX_PARKED,
     lease_seconds: float = DEFAULT_LEASE_SECONDS,
+    cancel_grace_ms: float = DEFAULT_GRACE_MS,
 ) -> Context:
     """A root context with ``SystemPrompt``, ``ToolRegistry``, ``RetryPolicy`` and (by default) ``TimeoutPolicy``.
 
     ``code_runtime`` is provided as ``CODE_RUNTIME`` when given (Code Mode
     needs one; ``DenoCodeRuntime()`` is the shipped backend).
     ``max_parallel_sub_calls`` bounds how many of a program's concurrency-safe
-    binding calls dispatch at once (see ``ToolRegistry``).
+    binding calls dispatch at once (see ``ToolRegistry``). ``cancel_grace_ms``
+    is how long a cancelled call waits for a body that ignores the
+    cancellation before orphaning it (``ctx.tools.orphans``).
     ``store`` keeps parked calls and the call journal: a
     :class:`~dsh_tools.store.CallStore`, a URL for
     :func:`~dsh_tools.store.open_store` (``"sqlite:///calls.db"``), or
@@ -54,6 +58,7 @@ def boot(
         store=store,
         max_parked_per_agent=max_parked_per_agent,
         lease_seconds=lease_seconds,
+        cancel_grace_ms=cancel_grace_ms,
     )
     RetryPolicy(ctx)  # outermost: each attempt gets the timeout afresh
     if timeouts:

@@ -17,6 +17,7 @@ __all__ = [
     "ApprovalUnavailableError",
     "ReplayDivergedError",
     "CodeRunFailedError",
+    "CodeRuntimeBusyError",
     "HarnessError",
     "OutputSchemaError",
     "ToolAbortedError",
@@ -88,6 +89,13 @@ class CodeRunFailedError(HarnessError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, "CODE_RUN_FAILED")
+
+
+class CodeRuntimeBusyError(HarnessError):
+    """Every sandbox process of a code runtime is busy and its queue of waiting runs is full."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "CODE_RUNTIME_BUSY")
 
 
 class ToolTimeoutError(HarnessError):

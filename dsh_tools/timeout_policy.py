@@ -10,33 +10,29 @@ policy answer ``TOOL_TIMEOUT``; a caller's abort passes through untouched.
 A body may refuse to stop even when cancelled (it catches ``CancelledError``
 and carries on). The policy then waits ``grace_ms`` more and settles
 ``TOOL_TIMEOUT`` anyway: a budget is a promise to the agent loop. The body is
-*orphaned*: it keeps running on the event loop with its signal aborted, the
-policy holds a reference to it (``orphans``) so it is not garbage-collected
-mid-flight, logs a WARNING when it orphans it and another when it finally
-ends, and discards whatever it eventually returns. This is the one case in
-which a call's result is recorded while its body still runs.
+*orphaned* (:mod:`dsh_tools.pipeline.orphans`): it keeps running with its
+signal aborted, the policy holds it (``orphans``) and logs it, and whatever it
+eventually returns is discarded. This is the one case in which a call's
+result is recorded while its body still runs. A caller who cancels the call
+meanwhile gets the same bound: the body is cancelled and awaited for the
+grace period at most, then orphaned, and the cancellation goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
-from typing import Final
+from typing import Any
 
 from dsh_tools.disposer import Disposer
-from dsh_tools.errors import ToolTimeoutError, safe_str
+from dsh_tools.errors import ToolTimeoutError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import ExecuteNext
 from dsh_tools.host.context import Context
-from dsh_tools.pipeline.cancellation import wait_out
+from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS, Orphans
 from dsh_tools.pipeline.outcomes import exception_result
 from dsh_tools.signals import AbortController, format_ms
 
-__all__ = ["DEFAULT_GRACE_MS", "TimeoutPolicy", "timeout_result"]
-
-DEFAULT_GRACE_MS: Final = 1_000.0
-"""How long a cancelled body that is past its deadline gets to stop before it is orphaned."""
-
+__all__ = ["DEFAULT_GRACE_MS", "TimeoutPolicy", "timeout_result"]  # DEFAULT_GRACE_MS: from .pipeline.orphans
 
 def timeout_result(call_id: str, timeout_ms: float) -> ToolExecutionResult:
     """``Error: tool call timed out after <ms>ms`` with ``TOOL_TIMEOUT`` info."""
@@ -47,17 +43,14 @@ class TimeoutPolicy:
     """Installs the timeout wrapper on ``ctx`` (removed when ``ctx`` is disposed)."""
 
     def __init__(self, ctx: Context, *, grace_ms: float = DEFAULT_GRACE_MS) -> None:
-        if type(grace_ms) not in (int, float) or not math.isfinite(grace_ms) or grace_ms < 0:
-            raise ValueError(f"grace_ms must be a finite number of milliseconds >= 0, got {grace_ms!r}")
         self._ctx = ctx
-        self._grace_s = grace_ms / 1000
-        self._orphans: set[asyncio.Task[ToolExecutionResult]] = set()
+        self._orphans = Orphans(grace_ms)
         self.disposer: Disposer = ctx.on("tools/execute", self._wrap)
 
     @property
-    def orphans(self) -> tuple[asyncio.Task[ToolExecutionResult], ...]:
-        """Bodies that outlived their deadline and their grace period, still running."""
-        return tuple(self._orphans)
+    def orphans(self) -> tuple[asyncio.Future[Any], ...]:
+        """Bodies that outlived their deadline (or their call) and the grace period, still running."""
+        return self._orphans.running
 
     async def _wrap(self, execution: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:  # noqa: A002
         tool = self._ctx.tools.get(execution.name, execution.agent)
@@ -85,9 +78,8 @@ class TimeoutPolicy:
                 finally:
                     waiter.cancel()
         except asyncio.CancelledError:
-            # The call itself is being cancelled: the body goes with it, and is awaited.
-            inner.cancel()
-            await wait_out([inner])
+            # The call itself is being cancelled: the body goes with it, awaited for the grace at most.
+            await self._orphans.stop_within(inner, self._ctx.logger, _named(execution), "the call settled ABORTED")
             raise
         finally:
             timer.cancel()
@@ -95,32 +87,11 @@ class TimeoutPolicy:
                 follow()
         if not expired.is_set():
             return inner.result()
-        if not inner.done():
-            inner.cancel()  # the body ignored the signal: stop it rather than hang the loop
-            try:
-                await asyncio.wait((inner,), timeout=self._grace_s)
-            finally:  # cancelled meanwhile too: a body that already refused to stop is not awaited again
-                if not inner.done():
-                    self._orphan(inner, execution, budget)
+        if not inner.done():  # the body ignored the signal: stop it rather than hang the loop
+            why = f"past its {format_ms(budget)}ms budget the call settled TOOL_TIMEOUT"
+            await self._orphans.stop_within(inner, self._ctx.logger, _named(execution), why)
         return timeout_result(execution.call_id, budget)
 
-    def _orphan(self, body: asyncio.Task[ToolExecutionResult], execution: ToolExecution, budget: float) -> None:
-        name = execution.name
-        self._ctx.logger.warning(
-            'tool "%s" (call %s) ignored cancellation %sms past its %sms budget; settled TOOL_TIMEOUT, '
-            "its body keeps running as an orphan and its result will be discarded",
-            name,
-            execution.call_id,
-            format_ms(self._grace_s * 1000),
-            format_ms(budget),
-        )
-        self._orphans.add(body)
 
-        def ended(task: asyncio.Task[ToolExecutionResult]) -> None:
-            self._orphans.discard(task)
-            outcome = "was cancelled" if task.cancelled() else (
-                f"raised {safe_str(task.exception())}" if task.exception() is not None else "returned"
-            )
-            self._ctx.logger.warning('orphaned body of tool "%s" (call %s) %s; discarded', name, execution.call_id, outcome)
-
-        body.add_done_callback(ended)
+def _named(execution: ToolExecution) -> str:
+    return f'tool "{execution.name}" (call {execution.call_id})'

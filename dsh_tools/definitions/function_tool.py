@@ -21,11 +21,12 @@ returned value), rendering, presentation and registration are
 ``define_tool``'s, not a second implementation, and mypy sees a
 ``ToolDefinition`` while still checking direct calls of ``add.fn``.
 
-A synchronous ``def`` runs in a worker thread (``asyncio.to_thread``), so a
-blocking body never stalls the event loop. A thread cannot be interrupted:
-if the awaiting task is cancelled, the call still waits for the function to
-return before the cancellation goes on, so ``execute`` never returns while
-the body runs. A sync body that wants to stop early polls
+A synchronous ``def`` runs in a worker thread of its agent's own bounded
+executor (:mod:`.sync_threads`), so a blocking body never stalls the event
+loop and one agent's stuck threads never starve another agent. A thread
+cannot be interrupted: if the call is cancelled or times out, the body is
+given the pipeline's grace period and then orphaned (its thread runs on,
+its result discarded). A sync body that wants to stop early polls
 ``exec.signal.aborted``.
 """
 
@@ -35,14 +36,18 @@ import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Mapping
 from types import CoroutineType
-from typing import Any, Generic, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from dsh_tools.definitions.define import DefinedTool, define_tool
 from dsh_tools.definitions.signature import FunctionSignature, read_function
+from dsh_tools.definitions.sync_threads import to_agent_thread
 from dsh_tools.errors import OutputSchemaError, ToolOutputError
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import JsonValue, thaw_json
 from dsh_tools.retry import Retry
+
+if TYPE_CHECKING:
+    from dsh_tools.host.context import Agent
 
 __all__ = ["ConcurrencySafety", "FunctionTool", "tool"]
 
@@ -122,7 +127,8 @@ def tool(
       (or ``ToolOutput``) is a content tool whose return passes through.
       ``output=`` (a type, a ``Prop`` or a JSON Schema) replaces the
       annotation's schema, for a function annotated ``-> JsonValue``.
-    * A ``def`` runs in a worker thread; an ``async def`` on the event loop.
+    * A ``def`` runs in a worker thread of its agent's own bounded executor
+      (``SYNC_THREADS_PER_AGENT`` threads); an ``async def`` on the event loop.
     * ``is_concurrency_safe=True`` lets every call of the tool dispatch
       alongside its siblings (``execute_batch``, Code Mode); a predicate
       decides per call from the validated arguments (a mapping of parameter
@@ -211,7 +217,7 @@ def _body(
         positional, keywords = signature.bind(plain, exec)
         if signature.is_async:
             return await fn(*positional, **keywords)
-        output = await run_in_thread(functools.partial(fn, *positional, **keywords))
+        output = await run_in_thread(functools.partial(fn, *positional, **keywords), exec.agent)
         if type(output) is CoroutineType:  # exact type: isinstance could run a hostile __class__
             output.close()
             raise ToolOutputError(["the function is a def but returned a coroutine; declare it with async def"], tool=name)
@@ -220,14 +226,15 @@ def _body(
     return body
 
 
-async def run_in_thread(call: Callable[[], R]) -> R:
-    """Run ``call`` in a worker thread; on cancellation, wait for it to end, then cancel.
+async def run_in_thread(call: Callable[[], R], agent: Agent | None = None) -> R:
+    """Run ``call`` in a worker thread of ``agent``'s executor; on cancellation, wait for it to end, then cancel.
 
-    A thread cannot be stopped, and the pipeline's promise is that no body
-    still runs once ``execute`` has returned, so a cancelled caller waits for
-    the thread (however often it is cancelled meanwhile) and then re-raises.
+    A thread cannot be stopped, so a cancelled caller waits for it (however
+    often it is cancelled meanwhile) and then re-raises: the body's task
+    reflects the thread. The pipeline bounds that wait for the call itself
+    (the grace period, then the body is orphaned).
     """
-    future = asyncio.ensure_future(asyncio.to_thread(_no_stop_iteration, call))
+    future = asyncio.ensure_future(to_agent_thread(agent, functools.partial(_no_stop_iteration, call)))
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:

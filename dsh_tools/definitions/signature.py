@@ -31,6 +31,7 @@ from dsh_tools.definitions.props import Prop, replace_prop
 from dsh_tools.definitions.typed_dict import parameter_prop
 from dsh_tools.definitions.validation import compile_shape, prop_shape, total_validator
 from dsh_tools.execution import ToolExecution
+from dsh_tools.json_values import FrozenJson, freeze_json, thaw_json
 
 __all__ = ["EXEC_PARAMETER", "FunctionSignature", "OutputKind", "Parameter", "read_function"]
 
@@ -44,14 +45,26 @@ _SEQUENCES: Final = (list, collections.abc.Sequence)
 
 
 class Parameter:
-    """One model-facing parameter: its name, whether it is passed positionally, and its default."""
+    """One model-facing parameter: its name, whether it is passed positionally, and its default.
 
-    __slots__ = ("default", "name", "positional")
+    A list or dict default is kept frozen (``fresh``) and thawed anew for each
+    call that omits the parameter: Python's own default object is shared by
+    every call, so one agent's appends would reach another agent's call.
+    """
+
+    __slots__ = ("default", "fresh", "name", "positional")
 
     def __init__(self, name: str, *, positional: bool, default: object) -> None:
         self.name = name
         self.positional = positional
         self.default = default
+        self.fresh: FrozenJson | None = None
+        if type(default) in (list, dict):  # validated against the annotation already, so JSON
+            self.fresh = freeze_json(default).value_or(None)
+
+    def default_value(self) -> object:
+        """The default to pass for one call: a fresh copy of a mutable one."""
+        return self.default if self.fresh is None else thaw_json(self.fresh)
 
 
 class FunctionSignature:
@@ -83,16 +96,19 @@ class FunctionSignature:
 
         Keys the signature does not name are dropped (the schema allows extra
         keys, as ``define_tool``'s does). An absent keyword parameter is left to
-        its Python default; an absent positional-only one is passed its default.
+        its Python default; an absent positional-only one is passed its default;
+        a list or dict default is passed as a fresh copy (see :class:`Parameter`).
         """
         positional: list[object] = []
         keywords: dict[str, object] = {}
         for parameter in self.parameters:
             present = parameter.name in arguments
             if parameter.positional:
-                positional.append(arguments[parameter.name] if present else parameter.default)
+                positional.append(arguments[parameter.name] if present else parameter.default_value())
             elif present:
                 keywords[parameter.name] = arguments[parameter.name]
+            elif parameter.fresh is not None:
+                keywords[parameter.name] = parameter.default_value()
         if self.injects_exec:
             keywords[EXEC_PARAMETER] = execution
         return positional, keywords
@@ -106,6 +122,7 @@ def read_function(fn: object, *, needs_return: bool = True) -> FunctionSignature
     """
     function = _plain_function(fn)
     where = f"@tool {function.__name__}"
+    _check_wrapped_chain(function, where)
     try:
         hints = get_type_hints(function, include_extras=True)
     except Exception as error:  # noqa: BLE001 - unresolvable annotations are a definition error
@@ -172,6 +189,32 @@ def _plain_function(fn: object) -> types.FunctionType:
             "define the tool as a function (it may close over the object)"
         )
     return fn
+
+
+_MAX_WRAPPED: Final = 1_000
+"""Longer ``__wrapped__`` chains than this are refused (``inspect.unwrap`` has a similar bound)."""
+
+
+def _check_wrapped_chain(function: types.FunctionType, where: str) -> None:
+    """Refuse a ``__wrapped__`` chain that loops back on itself, before anything follows it.
+
+    ``typing.get_type_hints`` follows ``__wrapped__`` with no cycle check, so a
+    function whose ``__wrapped__`` is itself (or leads back to an earlier
+    link) would spin there for ever.
+    """
+    seen = {id(function)}
+    current: object = function
+    for _ in range(_MAX_WRAPPED):
+        try:
+            current = object.__getattribute__(current, "__wrapped__")
+        except AttributeError:
+            return
+        except Exception as error:  # noqa: BLE001 - a hostile attribute is a definition error
+            raise TypeError(f"{where}: cannot read __wrapped__: {type(error).__name__}") from None
+        if id(current) in seen:
+            raise TypeError(f"{where}: its __wrapped__ chain loops back on itself; remove or fix __wrapped__")
+        seen.add(id(current))
+    raise TypeError(f"{where}: its __wrapped__ chain is longer than {_MAX_WRAPPED} links")
 
 
 def _docstring(function: types.FunctionType, where: str) -> docstring_parser.Docstring:

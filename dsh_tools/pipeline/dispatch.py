@@ -7,11 +7,12 @@ without calling it. The only thing a wrapper may change is the signal, through
 the chain is :func:`invoke_tool`, whose own error boundary turns an unknown
 tool, a raising body or malformed output into an ``is_error`` result, so
 ``await next()`` always yields a result. A typed tool's value is checked and
-rendered there too (:mod:`.values`).
+rendered there too (:mod:`.values`), on a worker thread when it is large.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, Literal
@@ -21,10 +22,12 @@ from returns.result import Failure
 from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import KEEP, Keep
+from dsh_tools.off_loop import off_loop
 from dsh_tools.pipeline.attempts import body_attempt
-from dsh_tools.pipeline.cancellation import propagate_if_fatal
+from dsh_tools.pipeline.cancellation import cancel_requested, propagate_if_fatal
 from dsh_tools.pipeline.checks import check_result
 from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.pipeline.orphans import Orphans
 from dsh_tools.pipeline.outcomes import (
     StageFailure,
     aborted_result,
@@ -32,7 +35,7 @@ from dsh_tools.pipeline.outcomes import (
     exception_result,
     report_failure,
 )
-from dsh_tools.pipeline.values import tool_result
+from dsh_tools.pipeline.values import is_large_value, tool_result
 from dsh_tools.progress import open_progress
 from dsh_tools.signals import AbortController, AbortSignal, checked_signal
 
@@ -137,7 +140,7 @@ async def invoke_tool(
     try:
         output: object = tool.execute(execution.arguments, execution)
         if inspect.isawaitable(output):
-            output = await output
+            output = await _run_body(host, execution, output)
     except BaseException as error:  # noqa: BLE001 - the body's error boundary
         if attempt is not None:
             attempt.raised = error
@@ -146,4 +149,54 @@ async def invoke_tool(
     finally:
         if attempt is not None:
             attempt.running = False
-    return tool_result(tool, execution, output)
+    return await off_loop(is_large_value(tool, output), tool_result, tool, execution, output)
+
+
+_FALLBACK_ORPHANS: Final = Orphans()
+"""For a custom host without ``orphans``: the default grace, orphans kept here."""
+
+
+async def _run_body(host: PipelineHost, execution: ToolExecution, body: Awaitable[object]) -> object:
+    """Await the body in a task of its own, so a cancelled call never waits on it without bound.
+
+    The caller's cancellation reaches the body as a ``CancelledError``; a body
+    that swallows it (or a thread that cannot be stopped) gets the host's
+    grace period and is then orphaned (:mod:`.orphans`), and the
+    cancellation goes on to settle the call ``ABORTED``. Whatever the body
+    raises is re-raised here, in the caller's frame (see :func:`_captured`).
+    """
+    task = asyncio.ensure_future(_captured(body))
+    try:
+        # Shielded: awaited directly, a cancellation of ours would wait for the body to honour it.
+        raised, value = await asyncio.shield(task)
+    except asyncio.CancelledError:
+        if task.done() or not cancel_requested():
+            raise  # it stopped, or it is not the caller's cancellation (contained as a failure)
+        orphans = getattr(host, "orphans", None)
+        keeper = orphans if isinstance(orphans, Orphans) else _FALLBACK_ORPHANS
+        what = f'tool "{execution.name}" (call {execution.call_id})'
+        await keeper.stop_within(task, host.logger, what, "its call settled ABORTED")
+        raise
+    if raised:
+        raise value  # type: ignore[misc]  # a BaseException, captured below
+    return value
+
+
+async def _captured(body: Awaitable[object]) -> tuple[bool, object]:
+    """``(False, result)`` or ``(True, exception)``: nothing the body raises crosses the task boundary.
+
+    A task would hand ``KeyboardInterrupt``/``SystemExit`` to the event loop
+    instead of the caller, and a ``GeneratorExit`` thrown back through an
+    ``await`` closes the awaiting coroutines instead of reaching their
+    ``except``. Only the cancellation this task was asked for stays a
+    cancellation.
+    """
+    try:
+        return False, await body
+    except asyncio.CancelledError as error:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        return True, error
+    except BaseException as error:  # noqa: BLE001 - re-raised by _run_body in the caller's task
+        return True, error

@@ -2,7 +2,9 @@
 
 Stages are plain functions over records; this protocol is their only
 dependency on the outside world. ``ToolRegistry`` implements it, and so can a
-test double or a user's custom host.
+test double or a user's custom host. A host may also offer ``orphans`` (an
+:class:`~dsh_tools.pipeline.orphans.Orphans`: the grace a cancelled body
+gets and where it is kept past it); without one, the default grace applies.
 """
 
 from __future__ import annotations

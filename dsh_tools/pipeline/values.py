@@ -27,13 +27,29 @@ from dsh_tools.definitions.fast_freeze import UNSURE
 from dsh_tools.errors import ToolOutputError, safe_str
 from dsh_tools.execution import HookContext, ToolExecution, ToolExecutionResult
 from dsh_tools.json_values import FrozenJson, dumps, freeze_json
+from dsh_tools.off_loop import INLINE_VALUES, count_over
 from dsh_tools.pipeline.checks import check_content, check_tool_output
 from dsh_tools.pipeline.outcomes import error_result, exception_result
 from dsh_tools.schema import RegisteredTool
 
-__all__ = ["default_render", "render_value", "replace_value", "tool_result"]
+__all__ = ["default_render", "is_large_value", "render_value", "replace_value", "tool_result"]
 
 _JSON_VALUE_TYPES: Final = frozenset({str, int, float, bool, dict})
+
+
+def is_large_value(tool: RegisteredTool, output: object) -> bool:
+    """Whether a typed tool's returned value is large enough that :func:`tool_result` belongs on a thread.
+
+    Freezing, validating and rendering 750,000 small values held the event
+    loop for seconds; past :data:`~dsh_tools.off_loop.INLINE_VALUES` values
+    the pipeline runs :func:`tool_result` off the loop (a ``render`` then runs
+    on that worker thread). Counting stops at the threshold, so a small value
+    costs a few steps.
+    """
+    if tool.check_output is None:
+        return False
+    value = output.value if type(output) is ToolOutput else output
+    return count_over(value, INLINE_VALUES)
 
 
 def tool_result(tool: RegisteredTool, execution: ToolExecution, output: object) -> ToolExecutionResult:

@@ -31,6 +31,7 @@ from dsh_tools.pipeline.classify import ExecutionMode, classify_input
 from dsh_tools.pipeline.compose import execute_call
 from dsh_tools.pipeline.presentation import REGISTRY_GATES
 from dsh_tools.pipeline.host import Guard
+from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS, Orphans, check_grace_ms
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED, ParkingLot
 from dsh_tools.registry.journal import CallJournal
 from dsh_tools.registry.parked_calls import ParkedCalls
@@ -58,11 +59,12 @@ class _Core:
 
     __slots__ = (
         "mode", "modes", "layers", "tokens", "transport", "install_code_mode", "max_parallel_sub_calls", "lot", "journal",
-        "forgetting",
+        "forgetting", "orphans",
     )
 
-    def __init__(self, mode: ToolMode, max_parallel_sub_calls: int, lot: ParkingLot) -> None:
+    def __init__(self, mode: ToolMode, max_parallel_sub_calls: int, lot: ParkingLot, cancel_grace_ms: float) -> None:
         self.mode: ToolMode = mode
+        self.orphans = Orphans(cancel_grace_ms)
         self.max_parallel_sub_calls = max_parallel_sub_calls
         # Per-agent presentation (``present_as``); weak: a gone agent keeps nothing alive;
         # by identity: an agent's own __hash__/__eq__ are never asked.
@@ -97,6 +99,7 @@ class ToolRegistry(ParkedCalls):
         store: CallStore | None = None,
         max_parked_per_agent: int = DEFAULT_MAX_PARKED,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        cancel_grace_ms: float = DEFAULT_GRACE_MS,
     ) -> None:
         if mode not in get_args(ToolMode):
             raise ValueError(f"mode must be one of native, code, both; got {mode!r}")
@@ -110,8 +113,9 @@ class ToolRegistry(ParkedCalls):
         prompt = ctx.get(SYSTEM_PROMPT)
         if prompt is None:
             raise RuntimeError("ToolRegistry needs a SystemPrompt on the context: construct SystemPrompt(ctx) first")
+        check_grace_ms(cancel_grace_ms, "cancel_grace_ms")
         lot = ParkingLot(store if store is not None else MemoryStore(), max_per_agent=max_parked_per_agent, lease_seconds=float(lease_seconds))
-        self._core = _Core(mode, max_parallel_sub_calls, lot)
+        self._core = _Core(mode, max_parallel_sub_calls, lot, cancel_grace_ms)
         self._ctx = ctx
         ctx.track(ctx.events.add_probe(self._core.journal))
         ctx.provide(TOOLS, self)
@@ -180,6 +184,11 @@ class ToolRegistry(ParkedCalls):
     def max_parallel_sub_calls(self) -> int:
         """How many of a Code Mode program's safe binding calls may dispatch at once."""
         return self._core.max_parallel_sub_calls
+
+    @property
+    def orphans(self) -> Orphans:
+        """Bodies still running past ``cancel_grace_ms`` after their call was cancelled (``running``, ``count``)."""
+        return self._core.orphans
 
     @property
     def context(self) -> Context:

@@ -90,8 +90,8 @@ async def guarded() -> AsyncIterator[list[DenoCodeRuntime]]:
     dirs: list[str] = []
     for rt in made:
         pids |= rt.live_pids
-        if rt._dir is not None:
-            dirs.append(rt._dir)
+        if rt._owned.dir is not None:
+            dirs.append(rt._owned.dir)
         await asyncio.wait_for(rt.dispose(), 10)
     assert all(not os.path.exists(f"/proc/{pid}") for pid in pids)
     assert all(not os.path.exists(d) for d in dirs)
@@ -268,8 +268,8 @@ async def test_web_storage_and_the_cache_api_are_unavailable(guarded: list[DenoC
     return out;
     """)
     assert thaw_json(first.value) == ["undefined", "undefined", "undefined", "undefined", "refused"]
-    assert rt._dir is not None
-    assert not any(p.name == "web_cache" for p in Path(rt._dir).rglob("*"))
+    assert rt._owned.dir is not None
+    assert not any(p.name == "web_cache" for p in Path(rt._owned.dir).rglob("*"))
 
 
 # -- 5. lone surrogates: refused or made well-formed, never a leak or a hang -----------

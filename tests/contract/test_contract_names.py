@@ -240,13 +240,15 @@ def test_deno_runtime_constructor_keywords() -> None:
         ("max_value_bytes", KW, 32_768),
         ("max_heap_mb", KW, 512),
     ]
-    # Issue 16's per-run bounds and issue 15's pool, keyword-only with defaults (docs/code-mode.md).
+    # Issue 16's per-run bounds, issue 15's pool and issue 24's cap on it, keyword-only with defaults (docs/code-mode.md).
     assert params[5:] == [
         ("max_calls", KW, 10_000),
         ("max_arg_bytes", KW, 4 << 20),
         ("max_arg_values", KW, 100_000),
         ("max_queued_bytes", KW, 16 << 20),
         ("pool_size", KW, 2),
+        ("max_processes", KW, 8),
+        ("max_queued_runs", KW, 64),
     ]
 
 

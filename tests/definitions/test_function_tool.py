@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict
 import pytest
 
 from dsh_tools import (
+    Agent,
     ContentBlock,
     DefinedTool,
     FunctionTool,
@@ -538,3 +539,36 @@ async def test_safe_sync_tools_overlap_in_a_batch_in_their_threads() -> None:
     ctx.tools.register(meet)
     results = await ctx.tools.execute_batch([ToolExecutionInput(f"c{i}", "meet", {"name": str(i)}) for i in range(2)])
     assert [r.text for r in results] == ["0", "1"]
+
+
+async def test_a_mutable_default_is_a_fresh_copy_for_every_call_and_agent() -> None:
+    # issue 24 #17: the function's own default list was passed, so one agent's notes reached another's call.
+    @tool
+    async def note(text: str, notes: list[str] = [], tags: dict[str, str] = {}, /) -> list[str]:  # noqa: B006
+        """Note."""
+        notes.append(text)
+        tags[text] = text
+        return notes
+
+    ctx = boot()
+    ctx.tools.register(note)
+    first, second = Agent(ctx, name="first"), Agent(ctx, name="second")
+    one = await first.ctx.tools.execute(ToolExecutionInput("c1", "note", {"text": "secret"}))
+    two = await second.ctx.tools.execute(ToolExecutionInput("c2", "note", {"text": "hello"}))
+    assert (one.value, two.value) == (("secret",), ("hello",))
+    assert note.fn.__defaults__ == ([], {}), "the function's own default objects are never handed out"
+
+
+async def test_a_mutable_keyword_default_is_a_fresh_copy_for_every_call() -> None:
+    @tool
+    async def gather(text: str, *, seen: list[str] = []) -> list[str]:  # noqa: B006
+        """Gather."""
+        seen.append(text)
+        return seen
+
+    ctx = boot()
+    ctx.tools.register(gather)
+    first = await ctx.tools.execute(ToolExecutionInput("c1", "gather", {"text": "a"}))
+    second = await ctx.tools.execute(ToolExecutionInput("c2", "gather", {"text": "b"}))
+    assert (first.value, second.value) == (("a",), ("b",))
+    assert gather.fn.__kwdefaults__ == {"seen": []}, "the function's own default object is never handed out"

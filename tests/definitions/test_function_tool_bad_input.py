@@ -252,3 +252,23 @@ def test_an_unreadable_signature_is_a_type_error_naming_the_function(attribute: 
     setattr(masked, attribute, value)
     with pytest.raises(TypeError, match="^@tool masked: cannot read the signature: "):
         tool(masked)
+
+
+@pytest.mark.parametrize("loop", ["self", "pair"])
+def test_a_wrapped_chain_that_loops_is_a_type_error_naming_the_function(loop: str) -> None:
+    # issue 24 #16: typing.get_type_hints follows __wrapped__ without a cycle check and spun for ever.
+    async def looped(a: int) -> str:
+        """Looped."""
+        return str(a)
+
+    async def partner(a: int) -> str:
+        """Partner."""
+        return str(a)
+
+    if loop == "self":
+        looped.__wrapped__ = looped  # type: ignore[attr-defined]
+    else:
+        looped.__wrapped__ = partner  # type: ignore[attr-defined]
+        partner.__wrapped__ = looped  # type: ignore[attr-defined]
+    with pytest.raises(TypeError, match="^@tool looped: .*__wrapped__ chain loops"):
+        tool(looped)

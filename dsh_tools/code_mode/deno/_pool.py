@@ -1,10 +1,22 @@
-"""Pre-started sandbox processes, so a run does not wait for Deno to start.
+"""Pre-started sandbox processes, so a run does not wait for Deno to start, and the cap on them.
 
 Every process in the pool has only loaded the harness and read its hello: no
 program has run in it, and each is handed to exactly one run and then killed.
 Taking one tops the pool up again in the background, so runs that come back to
 back, or several at once, find a loaded process instead of paying start-up
 (about 30 ms of CPU each) on their critical path.
+
+The pool also owns the runtime's process *slots*: at most ``max_processes``
+processes exist at once (starting, waiting in the pool, or running a
+program; each costs a V8 heap). A run that finds every slot taken queues for
+the next one to be released, in arrival order; past ``max_waiting`` queued
+runs, :meth:`ProcessPool.take` raises :class:`PoolFull` at once. Topping the
+pool up never takes a slot a queued run is waiting for.
+
+A pooled process can die while it waits (the OOM killer, a stray ``kill
+-9``). :meth:`take` checks the kernel's view of it (``/proc``), not only
+asyncio's, which learns of the death a loop turn or more later, so a dead
+process is retired and never handed to a run to be blamed on its program.
 """
 
 from __future__ import annotations
@@ -16,45 +28,134 @@ from collections.abc import Awaitable, Callable
 
 from dsh_tools.code_mode.deno._process import SandboxProcess
 
-__all__ = ["ProcessPool"]
+__all__ = ["PoolFull", "ProcessPool"]
+
+
+class PoolFull(RuntimeError):
+    """Every process slot is taken and ``max_waiting`` runs already wait for one."""
 
 
 class ProcessPool:
-    """At most ``size`` processes starting or waiting; :meth:`take` hands out the readiest."""
+    """At most ``size`` processes starting or waiting, ``cap`` in all; :meth:`take` hands out the readiest.
 
-    def __init__(self, spawn: Callable[[], Awaitable[SandboxProcess]], size: int) -> None:
+    ``spawn`` starts a loaded process or raises, leaving no process behind;
+    ``retire`` kills and reaps one the pool will not hand out (it died). The
+    owner calls :meth:`release` once a process it took is gone.
+    """
+
+    def __init__(
+        self,
+        spawn: Callable[[], Awaitable[SandboxProcess]],
+        retire: Callable[[SandboxProcess], Awaitable[None]],
+        *,
+        size: int,
+        cap: int,
+        max_waiting: int,
+    ) -> None:
         self._spawn = spawn
-        self._size = size
+        self._retire = retire
+        self._size = min(size, cap)
+        self._cap = cap
+        self._max_waiting = max_waiting
         self._waiting: deque[asyncio.Task[SandboxProcess]] = deque()
+        self._starting = 0
+        self._reserved = 0  # slots handed to queued runs that have not started their process yet
+        self._held: set[SandboxProcess] = set()
+        self._queue: deque[asyncio.Future[None]] = deque()
+
+    @property
+    def queued(self) -> int:
+        """Runs waiting for a process slot right now."""
+        return sum(1 for waiter in self._queue if not waiter.done())
+
+    def _used(self) -> int:
+        return self._starting + self._reserved + len(self._held)
 
     def fill(self) -> None:
-        """Start processes until ``size`` are starting or waiting (needs a running loop)."""
+        """Start processes until ``size`` are starting or waiting, within the cap (needs a running loop)."""
         loop = asyncio.get_running_loop()
         for task in [t for t in self._waiting if t.get_loop() is not loop]:
             self._waiting.remove(task)  # started on a loop that is gone: the runtime retires it
-        while len(self._waiting) < self._size:
-            self._waiting.append(asyncio.ensure_future(self._spawn()))
+        while len(self._waiting) < self._size and self._used() < self._cap and not self._queue:
+            self._waiting.append(asyncio.ensure_future(self._start()))
+
+    async def _start(self) -> SandboxProcess:
+        """Spawn in a slot of its own: held once started, given back if the start fails."""
+        self._starting += 1
+        try:
+            process = await self._spawn()
+        except BaseException:
+            self._starting -= 1
+            self._hand_on()
+            raise
+        self._starting -= 1
+        self._held.add(process)
+        return process
+
+    def release(self, process: SandboxProcess) -> None:
+        """``process`` is gone: its slot goes to the first queued run, else tops the pool up (idempotent)."""
+        if process not in self._held:
+            return
+        self._held.discard(process)
+        self._hand_on()
+
+    def _hand_on(self) -> None:
+        while self._queue:
+            waiter = self._queue.popleft()
+            if not waiter.done():
+                self._reserved += 1
+                waiter.set_result(None)
+                return
+        with contextlib.suppress(RuntimeError):  # no running loop (a finalizer): nothing to top up
+            self.fill()
 
     async def take(self) -> SandboxProcess:
-        """A loaded process for one run: a ready one if any, else the oldest starting, else a new one."""
+        """A loaded, living process for one run: a ready one, else the oldest starting, else a new one.
+
+        With every slot taken it waits for one (``PoolFull`` past ``max_waiting``).
+        """
         loop = asyncio.get_running_loop()
         while True:
             task = self._pick(loop)
             if task is None:
-                process = await self._spawn()
+                if self._used() >= self._cap or self._queue:
+                    await self._wait_for_slot(loop)
+                process = await self._start()
+            else:
+                try:
+                    process = await asyncio.shield(task)
+                except asyncio.CancelledError:
+                    if not task.done():
+                        self._waiting.appendleft(task)  # still useful to the next run
+                    raise
+                except Exception:  # noqa: BLE001 - a failed start: try the next one
+                    continue
+            if process.running():
                 break
-            try:
-                process = await asyncio.shield(task)
-            except asyncio.CancelledError:
-                if not task.done():
-                    self._waiting.appendleft(task)  # still useful to the next run
-                raise
-            except Exception:  # noqa: BLE001 - a failed start: try the next one
-                continue
-            if process.alive:
-                break
+            await self._retire(process)  # died while it waited: never blamed on a program
+            self.release(process)
         self.fill()
         return process
+
+    async def _wait_for_slot(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self.queued >= self._max_waiting:
+            raise PoolFull(
+                f"all {self._cap} sandbox processes are busy and {self._max_waiting} runs already wait for one "
+                "(max_processes, max_queued_runs)"
+            )
+        waiter: asyncio.Future[None] = loop.create_future()
+        self._queue.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self._reserved -= 1
+                self._hand_on()  # the slot was ours already: pass it on
+            else:
+                with contextlib.suppress(ValueError):
+                    self._queue.remove(waiter)
+            raise
+        self._reserved -= 1  # the slot is ours: _start, called next with no await between, counts it
 
     def _pick(self, loop: asyncio.AbstractEventLoop) -> asyncio.Task[SandboxProcess] | None:
         ours = [t for t in self._waiting if t.get_loop() is loop]
@@ -69,8 +170,12 @@ class ProcessPool:
         await asyncio.gather(*self._waiting, return_exceptions=True)
 
     async def drain(self) -> list[SandboxProcess]:
-        """Stop topping up; the processes that were waiting (the caller retires them)."""
+        """Stop topping up and fail queued runs; the processes that were waiting (the caller retires them)."""
         self._size = 0
+        for waiter in self._queue:
+            if not waiter.done():
+                waiter.set_exception(PoolFull("the code runtime is being disposed"))
+        self._queue.clear()
         tasks, self._waiting = list(self._waiting), deque()
         processes = []
         for task in tasks:

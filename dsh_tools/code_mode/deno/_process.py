@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import resource
 import shutil
@@ -94,8 +95,11 @@ class SandboxProcess:
     @classmethod
     async def spawn(cls, sandbox_dir: str, limits: Limits) -> SandboxProcess:
         env = {"DENO_DIR": sandbox_dir, "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1", "DENO_NO_PROMPT": "1"}
+        launcher = _launcher()
+        if launcher is not None:
+            env["PATH"] = os.path.dirname(_deno_bin())  # setpriv finds "deno" there (no --allow-env: unreadable)
         proc = await asyncio.create_subprocess_exec(
-            "deno",  # argv[0]: the install path stays out of the sandbox's sight
+            *(launcher or ("deno",)),  # argv[0] "deno": the install path stays out of the sandbox's sight
             "run",
             "--quiet",
             "--no-prompt",
@@ -105,7 +109,7 @@ class SandboxProcess:
             "--no-lock",
             f"--v8-flags=--max-old-space-size={limits.heap_mb}",
             _HARNESS,
-            executable=_deno_bin(),
+            executable=_deno_bin() if launcher is None else launcher[0],
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -141,6 +145,20 @@ class SandboxProcess:
     @property
     def alive(self) -> bool:
         return self.proc.returncode is None
+
+    def running(self) -> bool:
+        """Whether the process still runs as the kernel sees it now (``alive`` lags a loop turn or more).
+
+        A process killed while it waited is a zombie, or already reaped by the
+        child watcher, before asyncio sets its return code.
+        """
+        if not self.alive:
+            return False
+        try:
+            raw = Path(f"/proc/{self.proc.pid}/stat").read_bytes()
+        except OSError:
+            return False
+        return raw[raw.rfind(b")") + 2 : raw.rfind(b")") + 3] not in (b"Z", b"X", b"x")
 
     async def send(self, line: bytes) -> bool:
         """Write one line to the harness and wait for the pipe; ``False`` if the process is gone."""
@@ -201,3 +219,24 @@ class SandboxProcess:
 @cache
 def _deno_bin() -> str:
     return deno.find_deno_bin()
+
+
+@cache
+def _launcher() -> tuple[str, ...] | None:
+    """``setpriv --pdeathsig KILL deno``: the kernel kills the process when its host dies.
+
+    Set by ``exec`` rather than ``preexec_fn`` (unsafe once threads run, and
+    the watchdog is a thread). The parent-death signal fires when the thread
+    that forked exits: that is the event-loop thread, whose end also ends
+    every run. Without util-linux's ``setpriv`` the runtime says so once and
+    an orphan is left to the harness's own parent check (idle only) and the
+    kernel's CPU limit.
+    """
+    path = shutil.which("setpriv")
+    if path is None:
+        logging.getLogger(__name__).warning(
+            "setpriv (util-linux) not found: a Deno sandbox process outlives a host killed by SIGKILL "
+            "until its CPU limit ends it"
+        )
+        return None
+    return (path, "--pdeathsig", "KILL", "deno")

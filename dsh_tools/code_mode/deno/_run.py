@@ -35,6 +35,7 @@ from dsh_tools.code_mode.runtime import (
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json
 from dsh_tools.json_walk import unicode_text
+from dsh_tools.off_loop import INLINE_TEXT, count_over, off_loop
 from dsh_tools.signals import AbortSignal
 
 __all__ = ["MAX_CLOCK_READS", "Budgets", "RunSession", "abort_message"]
@@ -43,8 +44,6 @@ _LEVELS: Final = frozenset({"log", "info", "warn", "error", "debug"})
 _CHUNK: Final = 1 << 20
 _DRAIN_S: Final = 2.0
 _SETTLE_TURNS: Final = 3
-_INLINE_ARGS: Final = 1 << 16
-"""Argument texts up to this many characters are parsed on the loop; larger ones on a thread."""
 _ERROR_NAMES: Final = frozenset({"TypeError", "RangeError"})
 _UNENCODABLE: Final = "the binding's result cannot be sent to the program: it is not JSON (a lone surrogate?)"
 
@@ -325,11 +324,7 @@ class RunSession:
 
     async def _serve(self, call_id: int, function: Binding, args: str, size: int) -> None:
         try:
-            limit = self._budgets.max_values
-            if len(args) <= _INLINE_ARGS:
-                frozen, problem = _decode_args(args, limit)
-            else:
-                frozen, problem = await asyncio.to_thread(_decode_args, args, limit)
+            frozen, problem = await off_loop(len(args) > INLINE_TEXT, _decode_args, args, self._budgets.max_values)
             if problem is not None:
                 line = _reply(call_id, None, problem, "TypeError" if "JSON" in problem else "RangeError")
             else:
@@ -364,28 +359,12 @@ def _decode_args(text: str, max_values: int) -> tuple[FrozenJson | None, str | N
         parsed = orjson.loads(text)
     except orjson.JSONDecodeError:  # lone surrogates included
         return None, "binding arguments are not JSON"
-    if _count_over(parsed, max_values):
+    if count_over(parsed, max_values):
         return None, f"binding arguments hold more than {max_values} JSON values"
     frozen = freeze_json(parsed)
     if isinstance(frozen, Failure):
         return None, "binding arguments are not JSON"
     return frozen.unwrap(), None
-
-
-def _count_over(value: object, limit: int) -> bool:
-    """Whether freshly parsed JSON holds more than ``limit`` values (stops as soon as it does)."""
-    count = 0
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        count += 1
-        if count > limit:
-            return True
-        if type(item) is dict:
-            stack.extend(item.values())
-        elif type(item) is list:
-            stack.extend(item)
-    return False
 
 
 def _reply(call_id: int, value: JsonValue, error: str | None, name: str | None = None) -> bytes:

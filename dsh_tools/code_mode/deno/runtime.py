@@ -17,16 +17,19 @@ import contextlib
 import os
 import shutil
 import tempfile
+import weakref
 from pathlib import Path
 from typing import Final
 
 import orjson
 
-from dsh_tools.code_mode.deno._pool import ProcessPool
+from dsh_tools.code_mode.deno._pool import PoolFull, ProcessPool
 from dsh_tools.code_mode.deno._process import Limits, SandboxProcess, prepare_sandbox_dir
 from dsh_tools.code_mode.deno._run import MAX_CLOCK_READS, Budgets, RunSession, abort_message
 from dsh_tools.code_mode.deno._watchdog import Watchdog
 from dsh_tools.code_mode.runtime import CodeRunFailure, CodeRunRequest, CodeRunResult
+from dsh_tools.errors import CodeRuntimeBusyError
+from dsh_tools.signals import AbortSignal
 
 __all__ = ["DenoCodeRuntime"]
 
@@ -57,7 +60,16 @@ class DenoCodeRuntime:
     a bound rejects in the program with a ``RangeError``.
 
     ``pool_size`` processes are kept started and loaded, ready for the next
-    runs (0: every run starts its own, about 30 ms later).
+    runs (0: every run starts its own, about 30 ms later). At most
+    ``max_processes`` processes exist at once, pooled ones included (each
+    holds up to ``max_heap_mb`` of heap); a run that finds them all busy
+    waits for one, in arrival order, and past ``max_queued_runs`` waiting
+    runs ``run`` raises :class:`~dsh_tools.errors.CodeRuntimeBusyError` at
+    once (the ``run_code`` call then settles as an error saying so). A
+    pooled process found dead at checkout is replaced, never blamed on the
+    program. A runtime dropped without :meth:`dispose` kills its processes
+    when it is garbage-collected (and every process dies with its host,
+    through a parent-death signal set at spawn).
 
     The completion value is what ``JSON.stringify`` makes of the returned
     value (``undefined`` → ``None``); a value it cannot represent (a BigInt, a
@@ -78,6 +90,8 @@ class DenoCodeRuntime:
         max_arg_values: int = 100_000,
         max_queued_bytes: int = 16 << 20,
         pool_size: int = 2,
+        max_processes: int = 8,
+        max_queued_runs: int = 64,
     ) -> None:
         for name, value in (
             ("compute_ms", compute_ms),
@@ -89,11 +103,13 @@ class DenoCodeRuntime:
             ("max_arg_bytes", max_arg_bytes),
             ("max_arg_values", max_arg_values),
             ("max_queued_bytes", max_queued_bytes),
+            ("max_processes", max_processes),
         ):
             if type(value) is not int or value <= 0:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
-        if type(pool_size) is not int or pool_size < 0:
-            raise ValueError(f"pool_size must be an int >= 0, got {pool_size!r}")
+        for name, value in (("pool_size", pool_size), ("max_queued_runs", max_queued_runs)):
+            if type(value) is not int or value < 0:
+                raise ValueError(f"{name} must be an int >= 0, got {value!r}")
         queued = max(max_queued_bytes, max_arg_bytes)
         self._limits = Limits(
             max_log=max_log_bytes,
@@ -116,13 +132,16 @@ class DenoCodeRuntime:
             max_calls=max_calls,
             max_queued=queued,
         )
-        self._dir: str | None = None
-        self._pool = ProcessPool(self._spawn, pool_size)
-        self._watchdog = Watchdog()
+        self._owned = _Owned()
+        self._pool = ProcessPool(
+            self._spawn, self._retire, size=pool_size, cap=max_processes, max_waiting=max_queued_runs
+        )
+        self._watchdog = self._owned.watchdog
         self._sessions: set[RunSession] = set()
-        self._processes: set[SandboxProcess] = set()
+        self._processes = self._owned.processes
         self._disposed = False
         self._disposing: asyncio.Task[None] | None = None
+        weakref.finalize(self, self._owned.abandon)
 
     @property
     def language(self) -> str:
@@ -140,6 +159,11 @@ class DenoCodeRuntime:
     def live_pids(self) -> frozenset[int]:
         """Pids of the Deno processes this runtime owns right now (the pool included)."""
         return frozenset(p.pid for p in self._processes if p.alive)
+
+    @property
+    def queued_runs(self) -> int:
+        """Runs waiting for a process because ``max_processes`` are busy."""
+        return self._pool.queued
 
     async def warm(self) -> None:
         """Start the pool now and wait until its processes are loaded (optional: runs do it too)."""
@@ -161,10 +185,21 @@ class DenoCodeRuntime:
         signal = request.signal
         if signal is not None and signal.aborted:
             return CodeRunResult((), None, CodeRunFailure("abort", abort_message(signal.reason)))
-        process = await self._pool.take()
-        if self.disposed:  # disposed while we were waiting for the process
-            await self._retire(process)
-            raise RuntimeError("DenoCodeRuntime is disposed")
+        try:
+            process = await self._take(signal)
+        except PoolFull as error:
+            if not self.disposed:
+                raise CodeRuntimeBusyError(str(error)) from None
+            process = None
+        except Exception:
+            if not self.disposed:
+                raise  # Deno itself cannot start: not a program outcome
+            process = None  # its start was cut short by dispose()
+        if process is None or self.disposed:
+            if process is not None:
+                await self._retire(process)
+            why = _DISPOSED if self.disposed or signal is None else abort_message(signal.reason)
+            return CodeRunResult((), None, CodeRunFailure("abort", why))
         session = RunSession(process, request.bindings, signal, self._budgets, self._watchdog)
         self._sessions.add(session)
         try:
@@ -174,9 +209,33 @@ class DenoCodeRuntime:
             assert retired is not None
             retired.add_done_callback(lambda _: self._forget(session, process))
 
+    async def _take(self, signal: AbortSignal | None) -> SandboxProcess | None:
+        """A process from the pool; ``None`` if ``signal`` aborted while the run waited for one."""
+        if signal is None:
+            return await self._pool.take()
+        task = asyncio.current_task()
+        before = task.cancelling() if task is not None else 0
+        take = asyncio.ensure_future(self._pool.take())
+
+        def stop_waiting(_reason: object) -> None:
+            take.cancel()
+
+        undo = signal.add_listener(stop_waiting)
+        try:
+            return await take
+        except asyncio.CancelledError:
+            if take.done() and not take.cancelled() and take.exception() is None:
+                asyncio.ensure_future(self._retire(take.result()))  # ours, but nobody will use it
+            if signal.aborted and (task is None or task.cancelling() == before):
+                return None
+            raise
+        finally:
+            undo()
+
     def _forget(self, session: RunSession, process: SandboxProcess) -> None:
         self._sessions.discard(session)
         self._processes.discard(process)
+        self._pool.release(process)
 
     async def dispose(self) -> None:
         """Kill in-flight runs and the pool, wait until all of them are gone (idempotent)."""
@@ -187,32 +246,42 @@ class DenoCodeRuntime:
 
     async def _shutdown(self) -> None:
         for session in list(self._sessions):
-            session.stop("abort", "the run was aborted: the code runtime was disposed")
+            session.stop("abort", _DISPOSED)
         await asyncio.gather(*(s.finished.wait() for s in list(self._sessions)))
         for process in await self._pool.drain():
             await self._retire(process)
         for process in list(self._processes):
             await self._retire(process)
-        self._watchdog.close()
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
+        self._owned.abandon()
 
     # -- processes ------------------------------------------------------------------
 
     async def _spawn(self) -> SandboxProcess:
-        if self._dir is None:
-            _remove_stale_dirs()
-            self._dir = tempfile.mkdtemp(prefix=f"{_DIR_PREFIX}{os.getpid()}-")
-            prepare_sandbox_dir(self._dir)
-        process = await SandboxProcess.spawn(self._dir, self._limits)
-        self._processes.add(process)
+        """A started, loaded process; on failure none is left behind (the pool gives its slot back)."""
         if self._disposed:
-            await self._retire(process)
             raise RuntimeError("DenoCodeRuntime is disposed")
-        await process.ready()
+        owned = self._owned
+        if owned.dir is None:
+            _remove_stale_dirs()
+            owned.dir = tempfile.mkdtemp(prefix=f"{_DIR_PREFIX}{os.getpid()}-")
+            prepare_sandbox_dir(owned.dir)
+        process = await SandboxProcess.spawn(owned.dir, self._limits)
+        self._processes.add(process)
+        try:
+            if self._disposed:
+                raise RuntimeError("DenoCodeRuntime is disposed")
+            await process.ready()
+        except BaseException:
+            await self._reap(process)
+            raise
         return process
 
     async def _retire(self, process: SandboxProcess) -> None:
+        """Kill and reap a process and give its slot back."""
+        await self._reap(process)
+        self._pool.release(process)
+
+    async def _reap(self, process: SandboxProcess) -> None:
         self._processes.discard(process)
         if process.loop is asyncio.get_running_loop():
             await process.reap()
@@ -222,6 +291,33 @@ class DenoCodeRuntime:
                         await stream.read()
         else:  # spawned on another (closed) loop: all we can still do is kill it
             process.kill()
+
+
+_DISPOSED: Final = "the run was aborted: the code runtime was disposed"
+
+
+class _Owned:
+    """What a runtime must clean up, apart from the runtime, so a finalizer can reach it."""
+
+    __slots__ = ("processes", "dir", "watchdog")
+
+    def __init__(self) -> None:
+        self.processes: set[SandboxProcess] = set()
+        self.dir: str | None = None
+        self.watchdog = Watchdog()
+
+    def abandon(self) -> None:
+        """Kill every process, stop the watchdog, remove the directory (idempotent; no loop needed).
+
+        ``dispose()`` ends here after reaping; a runtime dropped without it
+        ends here from ``weakref.finalize``, so its pooled processes do not
+        live on until the host exits.
+        """
+        for process in list(self.processes):
+            process.kill()
+        self.watchdog.close()
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def _encode_run(request: CodeRunRequest) -> bytes | CodeRunFailure:
