@@ -192,6 +192,9 @@ if TYPE_CHECKING:
     from dsh_tools.code_mode.deno import (
         DenoCodeRuntime as DenoCodeRuntime,
     )
+    from dsh_tools.code_mode.monty import (
+        MontyCodeRuntime as MontyCodeRuntime,
+    )
     from dsh_tools.tracing import (
         instrument as instrument,
     )
@@ -316,6 +319,7 @@ _EXPORTS: dict[str, str] = {
     "render_prompt": "dsh_tools.system_prompt",
     "TimeoutPolicy": "dsh_tools.timeout_policy",
     "DenoCodeRuntime": "dsh_tools.code_mode.deno",
+    "MontyCodeRuntime": "dsh_tools.code_mode.monty",
     "instrument": "dsh_tools.tracing",
     "OUTCOMES": "dsh_tools.outcome",
     "OUTCOME_BY_CODE": "dsh_tools.outcome",
