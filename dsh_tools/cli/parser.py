@@ -23,9 +23,14 @@ if TYPE_CHECKING:  # generic only in typeshed, not at run time
     Commands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
+LANGUAGES = ("typescript", "python")
+LANGUAGE_HELP = "the language programs are written in (default: typescript; python needs dsh-tools[python])"
+
+
 def _demo(commands: Commands) -> argparse.ArgumentParser:
     parser = commands.add_parser("demo", help="play a scripted agent session showing the pipeline")
     parser.add_argument("--mode", choices=("native", "code", "both"), default="both", help="tool mode (default: both)")
+    parser.add_argument("--language", choices=LANGUAGES, default="typescript", help=LANGUAGE_HELP)
     parser.add_argument("--json", action="store_true", help="print the machine-readable transcript instead")
     return parser
 
@@ -61,9 +66,9 @@ def _catalog(commands: Commands) -> argparse.ArgumentParser:
 
 
 def _run_code(commands: Commands) -> argparse.ArgumentParser:
-    parser = commands.add_parser("run-code", help="run a TypeScript program against some modules' tools")
+    parser = commands.add_parser("run-code", help="run a TypeScript or Python program against some modules' tools")
     parser.add_argument(
-        "file", metavar="FILE", help="the program: the body of an async function (TypeScript); - reads standard input"
+        "file", metavar="FILE", help="the program: the body of an async function (see --language); - reads standard input"
     )
     parser.add_argument(
         "--tools",
@@ -73,6 +78,7 @@ def _run_code(commands: Commands) -> argparse.ArgumentParser:
         help=f"tools to bind ({MODULES_HELP}); repeat the flag or give a comma-separated list",
     )
     parser.add_argument("--dispatches", action="store_true", help="also print each tool sub-call (to stderr)")
+    parser.add_argument("--language", choices=LANGUAGES, default="typescript", help=LANGUAGE_HELP)
     return parser
 
 

@@ -1,7 +1,7 @@
-"""``dsh-tools run-code FILE|- --tools MODULE[,MODULE...]``: run a TypeScript program as a model would.
+"""``dsh-tools run-code FILE|- --tools MODULE[,MODULE...] [--language typescript|python]``: run a program as a model would.
 
 The program goes through the production path: a ``code``-mode registry with
-``DenoCodeRuntime``, the reserved ``run_code`` transport, one binding per tool,
+``DenoCodeRuntime`` (``MontyCodeRuntime`` with ``--language python``), the reserved ``run_code`` transport, one binding per tool,
 every binding call a full pipeline call. Prints the result text (what the
 model would read); exit status 1 when the call ends as an error, so scripts can
 test programs. ``--dispatches`` also prints each sub-call from the session log.
@@ -20,7 +20,7 @@ from pathlib import Path
 from dsh_tools.boot import boot
 from dsh_tools.cli.loading import CliError, LoadedTools, load_tools, split_specs
 from dsh_tools.cli.output import emit
-from dsh_tools.cli.runtime import deno_runtime
+from dsh_tools.cli.runtime import code_runtime
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult
 from dsh_tools.host.context import Agent
 from dsh_tools.json_values import thaw_json
@@ -37,7 +37,7 @@ NO_TOOLS_NOTE = (
 def run(args: argparse.Namespace) -> int:
     program = read_program(args.file)
     loaded = load_tools(split_specs(args.tools), require=False)
-    result, dispatches = asyncio.run(run_program_file(program, loaded))
+    result, dispatches = asyncio.run(run_program_file(program, loaded, getattr(args, "language", "typescript")))
     emit(result.text)
     if args.dispatches:
         for line in dispatches:
@@ -63,9 +63,11 @@ def read_program(file: str) -> str:
         raise CliError(f"cannot read {path}: {error}") from None
 
 
-async def run_program_file(program: str, loaded: LoadedTools) -> tuple[ToolExecutionResult, list[str]]:
+async def run_program_file(
+    program: str, loaded: LoadedTools, language: str = "typescript"
+) -> tuple[ToolExecutionResult, list[str]]:
     """Run ``program`` through ``run_code`` in a code-mode context; the result and dispatch lines."""
-    runtime = deno_runtime()
+    runtime = code_runtime(language)
     try:
         ctx = boot(mode="code", code_runtime=runtime)
         agent = Agent(ctx, name="dsh-tools-run-code")

@@ -11,7 +11,7 @@ import importlib
 from dsh_tools.cli.errors import CliError
 from dsh_tools.code_mode.runtime import CodeRuntime
 
-__all__ = ["deno_runtime"]
+__all__ = ["code_runtime", "deno_runtime"]
 
 
 def deno_runtime() -> CodeRuntime:
@@ -21,4 +21,19 @@ def deno_runtime() -> CodeRuntime:
         runtime: CodeRuntime = module.DenoCodeRuntime()
     except Exception as error:  # noqa: BLE001 - any backend failure becomes a usage-level error
         raise CliError(f"the Deno code runtime is not available: {type(error).__name__}: {error}") from None
+    return runtime
+
+
+def code_runtime(language: str) -> CodeRuntime:
+    """A fresh runtime for ``language``: ``MontyCodeRuntime()`` for Python, else ``DenoCodeRuntime()``."""
+    if language != "python":
+        return deno_runtime()
+    try:
+        module = importlib.import_module("dsh_tools.code_mode.monty")
+        importlib.import_module("pydantic_monty")
+        runtime: CodeRuntime = module.MontyCodeRuntime()
+    except Exception as error:  # noqa: BLE001 - any backend failure becomes a usage-level error
+        raise CliError(
+            f"the Python code runtime is not available (pip install 'dsh-tools[python]'): {type(error).__name__}: {error}"
+        ) from None
     return runtime

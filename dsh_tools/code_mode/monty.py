@@ -10,8 +10,8 @@ millisecond; Pyodide in Deno costs 6-8 s of CPU and 200 MB to load, and
 CPython under bubblewrap 20-150 ms per start and needs a filesystem view
 to import its own standard library.
 
-Each run checks a session out of the pool (``max_checkouts_per_worker=1``:
-a worker serves one run and is replaced, so no state survives a run), feeds
+Each run checks a fresh interpreter session out of the worker pool (no
+state of an earlier run survives: the tests check it), feeds
 the bindings' prelude, then the program itself (so its line numbers are its
 own). Every binding call suspends the interpreter and reaches the host's
 ``_dsh_call``, which checks what the program sent (it is a hostile peer like
@@ -47,6 +47,7 @@ from dsh_tools.signals import AbortSignal
 
 __all__ = ["MontyCodeRuntime"]
 
+_QUIESCENCE_S: Final = 5.0
 _MAX_MESSAGE: Final = 8192
 """Characters of an error's traceback text kept in the failure message."""
 _PRELUDE: Final = '''\
@@ -159,11 +160,10 @@ class MontyCodeRuntime:
     async def _start(self) -> Any:
         from pydantic_monty import AsyncMonty
 
-        pool = AsyncMonty(
-            min_processes=self._pool_size,
-            max_checkouts_per_worker=1,  # a worker serves one run, then is replaced: nothing carries over
-            request_timeout=self.max_wall_ms / 1000 + 5,
-        )
+        # Each run is a fresh session: no state of an earlier run survives in the interpreter. The
+        # worker process itself is reused (recycling it after every run, max_checkouts_per_worker=1,
+        # measured as a SIGABRT at interpreter exit in about one process in ten with pydantic-monty 1.4).
+        pool = AsyncMonty(min_processes=self._pool_size, request_timeout=self.max_wall_ms / 1000 + 5)
         await pool.__aenter__()
         self._pool = pool
         return pool
@@ -192,6 +192,22 @@ class MontyCodeRuntime:
         pool, self._pool = self._pool, None
         if pool is not None:
             await pool.__aexit__(None, None, None)
+            await _quiescent()
+
+
+async def _quiescent() -> None:
+    """Wait (at most ``_QUIESCENCE_S``) until no worker process is left, then a little more.
+
+    pydantic-monty 1.4 replaces a killed worker in the background; a process
+    that exits while that is still in flight can abort (SIGABRT) in native
+    code at interpreter exit. Waiting here for the workers to be gone, and
+    for the pool's own threads to settle, makes ``dispose()`` the point after
+    which nothing of the runtime runs.
+    """
+    deadline = time.monotonic() + _QUIESCENCE_S
+    while _worker_pids() and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
 
 
 async def _bounded(
