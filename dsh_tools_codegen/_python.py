@@ -57,7 +57,8 @@ SDK_USAGE_PYTHON: Final = (
     "(`await asyncio.gather(...)`); a call that changes something runs alone. "
     "The sandbox runs a subset of Python: no files, network, environment, "
     "subprocesses or class inheritance, and only some standard modules "
-    "(asyncio, json, math, re, datetime, time, random, ...). The available tools:"
+    "(asyncio, json, math, re, datetime, time, random, collections, itertools, "
+    "functools, ...). The available tools:"
 )
 """The fixed usage instructions that open the Python SDK text."""
 

@@ -110,7 +110,7 @@ def test_byte_identical_whatever_the_input_order() -> None:
 
 
 def test_tools_in_code_point_order_and_properties_in_the_authors_order() -> None:
-    tools = [
+    tools: list[dict[str, Any]] = [
         {"name": "b", "description": None, "parameters": {"type": "object", "properties": {"z": {"type": "string"}, "a": {"type": "integer"}}}},
         {"name": "B", "description": None, "parameters": {}},
         {"name": "a", "description": None, "parameters": {}},
