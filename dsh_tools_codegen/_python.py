@@ -18,8 +18,9 @@ near the top of every prompt):
   such a literal, so no name or description can end a string or a block.
 
 Names: a tool named by a plain ASCII identifier (no keyword, no leading
-``__``) is a method; any other tool is reached as ``tools["my-tool"]``
-(a typed ``__getitem__`` overload per such name). A tool whose property
+``__``, no name the text itself uses) is a method; any other tool is
+reached as ``tools["my-tool"]({...})`` (a typed ``__getitem__`` overload
+per such name, taking one dict of arguments). A tool whose property
 names are all such identifiers takes keyword-only arguments (a property
 that is not required defaults to ``...``, meaning "left out"); any other
 takes one positional ``args: <Tool>Args``.
@@ -179,11 +180,10 @@ def _tool(name: str, description: str | None, parameters: object, output: object
     if _is_method_name(name):
         member = f"\n    async def {name}{signature} -> {returns}:\n        {doc}"
     else:
-        # ``tools["name"]`` gives the bound method: its type is a callable of the same signature
-        shape = "[\x00Args]" if not keyword_call else "..."
+        # ``tools["name"]`` is called with one dict of arguments, as in TypeScript
         member = (
             f"\n    @overload\n    def __getitem__(self, name: Literal[{literal}]) -> "
-            f"Callable[{shape}, Awaitable[{returns}]]:\n        {doc}"
+            f"Callable[[\x00Args], Awaitable[{returns}]]:\n        {doc}"
         )
     return (name, args_class, member, output_class)
 

@@ -141,11 +141,11 @@ class Tools(Protocol):
         """Write a file, replacing it. Use /* comments */ freely."""
 
     @overload
-    def __getitem__(self, name: Literal["mcp.search"]) -> Callable[..., Awaitable[str]]:
+    def __getitem__(self, name: Literal["mcp.search"]) -> Callable[[McpSearchArgs], Awaitable[str]]:
         """MCP: search the index."""
 
     @overload
-    def __getitem__(self, name: Literal["my-tool"]) -> Callable[..., Awaitable[str]]:
+    def __getitem__(self, name: Literal["my-tool"]) -> Callable[[MyToolArgs], Awaitable[str]]:
         """A hyphenated MCP tool name."""
 
     @overload
