@@ -10,7 +10,11 @@ clock repeating their first-run values.
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -246,3 +250,24 @@ async def test_a_python_program_parks_and_resumes_by_replay_with_its_first_clock
     assert stamp[:2] == first_clock[:2]  # the first run's reads, repeated
     assert abs(stamp[2] - first_clock[2]) < 1e-6  # a datetime keeps microseconds
     assert lookups == ["ada", "bob"]
+
+
+def test_a_python_program_parked_in_one_process_resumes_in_another(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'calls.db'}"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "DSH_PROGRAM_LANGUAGE": "python"}
+    script = Path(__file__).resolve().parent / "program_process.py"
+
+    def step(*argv: str) -> object:
+        done = subprocess.run([sys.executable, str(script), url, *argv], env=env, capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, done.stderr
+        return orjson.loads(done.stdout.splitlines()[-1])
+
+    parked = step("park")
+    assert isinstance(parked, dict) and parked["outcome"] == "approval-pending" and parked["lookups"] == ["ada"]
+    resumed = step("resume", str(parked["approvalId"]))
+    assert resumed == {
+        "outcome": "ok",
+        "text": "(resumed after the approval of charge_card)\nlooked up customer ada\ncustomer ada; charged 5; customer bob",
+        "lookups": ["bob"],
+        "charges": [5],
+    }
