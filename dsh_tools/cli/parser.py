@@ -38,6 +38,7 @@ def _demo(commands: Commands) -> argparse.ArgumentParser:
 def _sdk(commands: Commands) -> argparse.ArgumentParser:
     parser = commands.add_parser("sdk", help="print the Code Mode SDK (tools:sdk) text of some modules' tools")
     parser.add_argument("modules", nargs="+", metavar="MODULE[:ATTR]", help=MODULES_HELP)
+    parser.add_argument("--language", choices=LANGUAGES, default="typescript", help="the SDK's language (default: typescript)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     return parser
 

@@ -49,3 +49,18 @@ def test_demo_in_python() -> None:
     assert not call["isError"] and call["text"].endswith('{"dirs":2,"todos":3,"words":24}')
     assert "secrets.txt denied: Error: read_file" in call["text"]
     assert steps["paused-program"]["details"]["resumed"]["outcome"] == "ok"
+
+
+def test_sdk_in_python_is_the_registry_section_text() -> None:
+    from cli_helpers import DEMO_TOOLS
+
+    from dsh_tools import MontyCodeRuntime, boot
+    from dsh_tools.cli.loading import load_tools
+    from dsh_tools.code_mode.install import sdk_section_text
+
+    result = run_cli("sdk", str(DEMO_TOOLS / "files.py"), "--language", "python")
+    assert result.returncode == 0, result.stderr
+    assert "```python" in result.stdout and "async def list_dir(self" in result.stdout
+    ctx = boot(mode="code", code_runtime=MontyCodeRuntime())
+    load_tools([str(DEMO_TOOLS / "files.py")]).install(ctx)
+    assert result.stdout == sdk_section_text(ctx.tools, None) + "\n"
