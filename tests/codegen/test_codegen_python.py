@@ -42,13 +42,14 @@ HOSTILE_NAMES: list[dict[str, Any]] = [
         ("read_file", "twin stem 1", {}),
         ("readFile", "twin stem 2", {}),
         ("read-file", "twin stem 3", {}),
+        ("read_file2", "a stem a twin's suffix could take", {"type": "object", "properties": {"o": {"type": "object", "properties": {"x": {"type": "string"}}}}}),
         ("has_self", "a property named self", {"type": "object", "properties": {"self": {"type": "string"}}}),
         ("has_args", "a property that shadows a class", {"type": "object", "properties": {"ReadFileArgs": {"type": "string"}}}),
         ("typed_out", "nullable output", {}),
         ("9lives", "starts with a digit", {}),
     ]
 ]
-HOSTILE_NAMES[16]["output_schema"] = {"type": ["object", "null"], "properties": {"when": {"type": "number"}}, "required": ["when"]}
+HOSTILE_NAMES[17]["output_schema"] = {"type": ["object", "null"], "properties": {"when": {"type": "number"}}, "required": ["when"]}
 
 
 def block(sdk_text: str) -> str:
@@ -141,7 +142,15 @@ def test_typed_outputs_become_return_types() -> None:
     text = block(render_tools_sdk_python(CATALOG))
     assert "async def count_words(self, *, text: str) -> CountWordsResult:" in text
     assert "async def is_clean(self) -> bool:" in text
-    assert "async def search_text(self, *, query: str) -> list[dict[str, Any]]:" in text
+    assert "async def search_text(self, *, query: str) -> list[SearchText_Result_Item]:" in text
+    assert "class SearchText_Result_Item(TypedDict):\n    path: str  # Relative to the workspace.\n" in text
+
+
+def test_nested_objects_become_their_own_typed_dicts() -> None:
+    text = block(render_tools_sdk_python(CATALOG))
+    assert "class EditFile_Edits_Item(TypedDict):\n    oldText: str" in text
+    assert "edits: list[EditFile_Edits_Item]" in text
+    assert "filter: NotRequired[str | McpSearch_Filter]" in text
     nullable = block(render_tools_sdk_python(HOSTILE_NAMES))
     assert "async def typed_out(self) -> TypedOutResult | None:" in nullable
 
@@ -159,5 +168,6 @@ def test_render_never_raises(index: int) -> None:
 
 
 def test_the_renderer_imports_no_runtime_code() -> None:
-    source = (Path(__file__).parents[2] / "dsh_tools_codegen" / "_python.py").read_text(encoding="utf-8")
-    assert "dsh_tools." not in source and "import dsh_tools" not in source and "open(" not in source
+    for module in ("_python.py", "_pytypes.py"):
+        source = (Path(__file__).parents[2] / "dsh_tools_codegen" / module).read_text(encoding="utf-8")
+        assert "dsh_tools." not in source and "import dsh_tools" not in source and "open(" not in source

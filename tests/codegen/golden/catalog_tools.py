@@ -26,9 +26,14 @@ class CountWordsArgs(TypedDict):
     text: str
 
 
+class EditFile_Edits_Item(TypedDict):
+    oldText: str  # Text to find (must be unique).
+    newText: str
+
+
 class EditFileArgs(TypedDict):
     path: str
-    edits: list[dict[str, Any]]  # Replacements, applied in order.
+    edits: list[EditFile_Edits_Item]  # Replacements, applied in order.
     dryRun: NotRequired[bool]
 
 
@@ -50,9 +55,14 @@ class ListToolsArgs(TypedDict):
     pass
 
 
+class McpSearch_Filter(TypedDict):
+    field: str
+    value: NotRequired[str | float | bool]
+
+
 class McpSearchArgs(TypedDict):
     query: str
-    filter: NotRequired[str | dict[str, Any]]
+    filter: NotRequired[str | McpSearch_Filter]
     mode: NotRequired[Literal["fuzzy"]]
 
 
@@ -70,6 +80,13 @@ class ReadFileArgs(TypedDict):
     path: str  # Absolute path of the file.
     offset: NotRequired[int]  # First line to read (1-based).
     limit: NotRequired[int]
+
+
+class SearchText_Result_Item(TypedDict):
+    path: str  # Relative to the workspace.
+    line: int
+    text: str
+
 
 
 class SearchTextArgs(TypedDict):
@@ -104,7 +121,7 @@ class Tools(Protocol):
     async def count_words(self, *, text: str) -> CountWordsResult:
         """Count the words, lines and characters of a text."""
 
-    async def edit_file(self, *, path: str, edits: list[dict[str, Any]], dryRun: bool = ...) -> str:
+    async def edit_file(self, *, path: str, edits: list[EditFile_Edits_Item], dryRun: bool = ...) -> str:
         """Apply exact-text replacements to a file."""
 
     async def grep(self, args: GrepArgs, /) -> str:
@@ -128,7 +145,7 @@ class Tools(Protocol):
     async def read_file(self, *, path: str, offset: int = ..., limit: int = ...) -> str:
         """Read a text file. Returns numbered lines."""
 
-    async def search_text(self, *, query: str) -> list[dict[str, Any]]:
+    async def search_text(self, *, query: str) -> list[SearchText_Result_Item]:
         """Find the lines that contain a string."""
 
     async def set_level(self, *, level: Any, scale: Literal[1, 10, 100] = ...) -> str:
