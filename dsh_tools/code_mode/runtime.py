@@ -122,7 +122,10 @@ def code_runtime(ctx: Context, language: str = "typescript") -> CodeRuntime | st
         return f"no CODE_RUNTIME is provided; provide one with ctx.provide(CODE_RUNTIME, {shipped})"
     actual = getattr(runtime, "language", None)
     if actual != language:
-        return f"the provided CODE_RUNTIME runs {actual!r}, not {language!r}"
+        return (
+            f"the provided CODE_RUNTIME runs {actual!r}, not {language!r} (the registry's code_language: "
+            "set it with boot(code_language=...) or ToolRegistry(ctx, code_language=...))"
+        )
     return runtime
 
 
