@@ -17,6 +17,10 @@ common enums), as real catalogs do.
 The renderer is pure Python (the mypyc build was removed: it could not reach
 the 5 ms target on this machine either, see the round-two note).
 
+The Python SDK renderer (:func:`render_tools_sdk_python`, no memo) is
+measured cold beside the TypeScript one, rounds interleaved, and must not
+be slower (issue 26).
+
 Run standalone: ``python -m benchmarks.bench_codegen``.
 """
 
@@ -31,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dsh_tools.json_values import freeze_json
-from dsh_tools_codegen import render_tools_sdk
+from dsh_tools_codegen import render_tools_sdk, render_tools_sdk_python
 from dsh_tools_codegen._sdk import _clear_cache
 
 TOOL_COUNT = 1_000
@@ -148,7 +152,25 @@ def run() -> list[Row]:
         rows.append((figure, median, f"<= {target:g} ms", median <= target))
     ratio = medians["frozen cold"] / medians["plain dict cold"]
     rows.append(("codegen cold render, frozen / plain dict schemas: ratio", ratio, "informational", True))
+    ts_ms, py_ms = python_against_typescript()
+    rows.append((f"codegen render_tools_sdk_python, {TOOL_COUNT} tools, plain dict cold: median ms", py_ms,
+                 f"<= TS {ts_ms:.1f}", py_ms <= ts_ms))
     return rows
+
+
+def python_against_typescript() -> tuple[float, float]:
+    """Median cold ms of the TypeScript and the Python renderer, rounds interleaved (issue 26).
+
+    The Python renderer keeps no memo, so each of its renders is cold; the
+    TypeScript one's memos are emptied before each of its rounds.
+    """
+    tools = realistic_tools()
+    ts = _sample(lambda: render_tools_sdk(tools), 1, cold=True)
+    py = _sample(lambda: render_tools_sdk_python(tools), 1, cold=True)
+    for _ in range(COLD_ROUNDS - 1):
+        ts += _sample(lambda: render_tools_sdk(tools), 1, cold=True)
+        py += _sample(lambda: render_tools_sdk_python(tools), 1, cold=True)
+    return statistics.median(ts), statistics.median(py)
 
 
 if __name__ == "__main__":

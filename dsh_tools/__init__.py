@@ -203,6 +203,9 @@ if TYPE_CHECKING:
     from dsh_tools.code_mode.deno import (
         DenoCodeRuntime as DenoCodeRuntime,
     )
+    from dsh_tools.code_mode.monty import (
+        MontyCodeRuntime as MontyCodeRuntime,
+    )
     from dsh_tools.tracing import (
         instrument as instrument,
     )
@@ -332,6 +335,7 @@ _EXPORTS: dict[str, str] = {
     "RetryPolicy": "dsh_tools.retry_policy",
     "ToolProgress": "dsh_tools.progress",
     "DenoCodeRuntime": "dsh_tools.code_mode.deno",
+    "MontyCodeRuntime": "dsh_tools.code_mode.monty",
     "instrument": "dsh_tools.tracing",
     "OUTCOMES": "dsh_tools.outcome",
     "OUTCOME_BY_CODE": "dsh_tools.outcome",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dsh_tools.code_mode.runtime import CodeRuntime
+from dsh_tools.code_mode.runtime import CodeLanguage, CodeRuntime
 from dsh_tools.host.context import Context
 from dsh_tools.host.services import CODE_RUNTIME
 from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS
@@ -26,6 +26,7 @@ def boot(
     timeouts: bool = True,
     *,
     code_runtime: CodeRuntime | None = None,
+    code_language: CodeLanguage | None = None,
     max_parallel_sub_calls: int = DEFAULT_MAX_PARALLEL,
     store: CallStore | str | None = None,
     max_parked_per_agent: int = DEFAULT_MAX_PARKED,
@@ -35,7 +36,10 @@ def boot(
     """A root context with ``SystemPrompt``, ``ToolRegistry``, ``RetryPolicy`` and (by default) ``TimeoutPolicy``.
 
     ``code_runtime`` is provided as ``CODE_RUNTIME`` when given (Code Mode
-    needs one; ``DenoCodeRuntime()`` is the shipped backend).
+    needs one: ``DenoCodeRuntime()`` for TypeScript, ``MontyCodeRuntime()``
+    for Python). ``code_language`` (``"typescript"`` or ``"python"``) is what
+    programs are written in; it defaults to the runtime's ``language`` (else
+    TypeScript), and one that differs from the runtime's is a ``ValueError``.
     ``max_parallel_sub_calls`` bounds how many of a program's concurrency-safe
     binding calls dispatch at once (see ``ToolRegistry``). ``cancel_grace_ms``
     is how long a cancelled call waits for a body that ignores the
@@ -47,6 +51,13 @@ def boot(
     calls one agent may have waiting for approval; ``lease_seconds`` is how
     long a claim on a parked call outlives its process (see ``docs/durability.md``).
     """
+    runtime_language = getattr(code_runtime, "language", None) if code_runtime is not None else None
+    if code_language is None:
+        code_language = "python" if runtime_language == "python" else "typescript"
+    elif code_language not in ("typescript", "python"):
+        raise ValueError(f"code_language must be 'typescript' or 'python', got {code_language!r}")
+    elif code_runtime is not None and runtime_language != code_language:
+        raise ValueError(f"code_language is {code_language!r} but the code runtime runs {runtime_language!r}")
     if isinstance(store, str):
         store = open_store(store)
     ctx = Context()
@@ -59,6 +70,7 @@ def boot(
         max_parked_per_agent=max_parked_per_agent,
         lease_seconds=lease_seconds,
         cancel_grace_ms=cancel_grace_ms,
+        code_language=code_language,
     )
     RetryPolicy(ctx)  # outermost: each attempt gets the timeout afresh
     if timeouts:

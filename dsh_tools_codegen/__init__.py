@@ -1,4 +1,4 @@
-"""Pure TypeScript SDK generation for Code Mode (no I/O, no runtime imports).
+"""Pure TypeScript and Python SDK generation for Code Mode (no I/O, no runtime imports).
 
 Code Mode shows the model its tools as a TypeScript API instead of wire
 function schemas. This package turns tool schemas into that API text and
@@ -10,12 +10,23 @@ it can be tested and type-checked in isolation.
 * :func:`render_tools_sdk` — the whole ``tools:sdk`` prompt section: the
   fixed :data:`SDK_USAGE` paragraph and one fenced ``ts`` block declaring
   ``declare const tools: {...}``; deterministic and memoised per tool.
+* :func:`render_tools_sdk_python` — the same section for Python Code Mode:
+  :data:`SDK_USAGE_PYTHON` and one fenced ``python`` block (``TypedDict``
+  arguments, an ``async def`` per tool on a ``Tools`` protocol).
 
 Pure Python: a cold render of 1,000 new tools reads each schema once, on
 a fast path for trusted trees (see :mod:`._fast`).
 """
 
+from ._python import SDK_USAGE_PYTHON, render_tools_sdk_python
 from ._schema import json_schema_to_ts
 from ._sdk import SDK_USAGE, ToolSchemaLike, render_tools_sdk
 
-__all__ = ["SDK_USAGE", "ToolSchemaLike", "json_schema_to_ts", "render_tools_sdk"]
+__all__ = [
+    "SDK_USAGE",
+    "SDK_USAGE_PYTHON",
+    "ToolSchemaLike",
+    "json_schema_to_ts",
+    "render_tools_sdk",
+    "render_tools_sdk_python",
+]

@@ -7,7 +7,8 @@ loading tools through :mod:`.loading`):
 * ``sdk``      — the Code Mode ``tools:sdk`` text of some modules' tools;
 * ``schemas``  — their JSON schemas (``--format openai|openai-responses|anthropic`` for providers);
 * ``catalog``  — a Markdown catalog of them;
-* ``run-code`` — run a TypeScript program against them through the full pipeline;
+* ``run-code`` — run a TypeScript (or, ``--language python``, Python) program against them
+  through the full pipeline (``demo`` and ``sdk`` take ``--language`` too);
 * ``mcp-serve`` — serve them to an MCP client over stdio (the ``mcp`` extra);
 * ``approvals`` — list a store's parked calls, approve or reject one;
 * ``log``      — print a store's call journal;

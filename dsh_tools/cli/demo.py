@@ -1,10 +1,10 @@
-"""``dsh-tools demo [--mode native|code|both] [--json]``: watch the pipeline work.
+"""``dsh-tools demo [--mode native|code|both] [--language typescript|python] [--json]``: watch the pipeline work.
 
 Plays :mod:`dsh_tools.demo`'s scripted session with the tools shipped in
 :mod:`dsh_tools.demo.tools`, confined to the demo's temporary workspace
 through their ``make_tools(root)`` factory, so the command works from any
-install. Code modes run the program in a real ``DenoCodeRuntime``; native
-mode needs no Deno.
+install. Code modes run the program in a real ``DenoCodeRuntime`` (or, with
+``--language python``, a ``MontyCodeRuntime``); native mode needs neither.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import asyncio
 import orjson
 
 from dsh_tools.cli.output import emit
-from dsh_tools.cli.runtime import deno_runtime
+from dsh_tools.cli.runtime import code_runtime
 from dsh_tools.demo import Transcript, play_demo, render_transcript
 from dsh_tools.demo.tools import make_tools
 from dsh_tools.registry.registry import ToolMode
@@ -24,7 +24,7 @@ __all__ = ["run"]
 
 
 def run(args: argparse.Namespace) -> int:
-    transcript = asyncio.run(_play(args.mode))
+    transcript = asyncio.run(_play(args.mode, getattr(args, "language", "typescript")))
     if args.json:
         emit(orjson.dumps(transcript.to_json(), option=orjson.OPT_INDENT_2).decode())
     else:
@@ -32,8 +32,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _play(mode: ToolMode) -> Transcript:
-    runtime = deno_runtime() if mode != "native" else None
+async def _play(mode: ToolMode, language: str = "typescript") -> Transcript:
+    runtime = code_runtime(language) if mode != "native" else None
     try:
         return await play_demo(mode, make_tools, runtime)
     finally:

@@ -24,9 +24,14 @@ if TYPE_CHECKING:  # generic only in typeshed, not at run time
     Commands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
+LANGUAGES = ("typescript", "python")
+LANGUAGE_HELP = "the language programs are written in (default: typescript; python needs dsh-tools[python])"
+
+
 def _demo(commands: Commands) -> argparse.ArgumentParser:
     parser = commands.add_parser("demo", help="play a scripted agent session showing the pipeline")
     parser.add_argument("--mode", choices=("native", "code", "both"), default="both", help="tool mode (default: both)")
+    parser.add_argument("--language", choices=LANGUAGES, default="typescript", help=LANGUAGE_HELP)
     parser.add_argument("--json", action="store_true", help="print the machine-readable transcript instead")
     return parser
 
@@ -34,6 +39,7 @@ def _demo(commands: Commands) -> argparse.ArgumentParser:
 def _sdk(commands: Commands) -> argparse.ArgumentParser:
     parser = commands.add_parser("sdk", help="print the Code Mode SDK (tools:sdk) text of some modules' tools")
     parser.add_argument("modules", nargs="+", metavar="MODULE[:ATTR]", help=MODULES_HELP)
+    parser.add_argument("--language", choices=LANGUAGES, default="typescript", help="the SDK's language (default: typescript)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     return parser
 
@@ -62,9 +68,9 @@ def _catalog(commands: Commands) -> argparse.ArgumentParser:
 
 
 def _run_code(commands: Commands) -> argparse.ArgumentParser:
-    parser = commands.add_parser("run-code", help="run a TypeScript program against some modules' tools")
+    parser = commands.add_parser("run-code", help="run a TypeScript or Python program against some modules' tools")
     parser.add_argument(
-        "file", metavar="FILE", help="the program: the body of an async function (TypeScript); - reads standard input"
+        "file", metavar="FILE", help="the program: the body of an async function (see --language); - reads standard input"
     )
     parser.add_argument(
         "--tools",
@@ -74,7 +80,8 @@ def _run_code(commands: Commands) -> argparse.ArgumentParser:
         help=f"tools to bind ({MODULES_HELP}); repeat the flag or give a comma-separated list",
     )
     parser.add_argument("--dispatches", action="store_true", help="also print each tool sub-call (to stderr)")
-    budgets = parser.add_argument_group("budgets", "limits of the sandbox (each defaults to DenoCodeRuntime's own)")
+    parser.add_argument("--language", choices=LANGUAGES, default="typescript", help=LANGUAGE_HELP)
+    budgets = parser.add_argument_group("budgets", "limits of the sandbox (each defaults to the runtime's own)")
     for flag, meta, keyword, text in RUN_CODE_BUDGETS:
         budgets.add_argument(flag, type=_positive_int, metavar=meta, dest=keyword, help=text)
     return parser
@@ -83,12 +90,14 @@ def _run_code(commands: Commands) -> argparse.ArgumentParser:
 RUN_CODE_BUDGETS: Final = (
     ("--timeout-ms", "MS", "max_wall_ms", "wall-clock limit of the run: the process is killed after MS milliseconds"),
     ("--compute-ms", "MS", "compute_ms", "CPU time limit of the run, in milliseconds"),
-    ("--memory-mb", "MB", "max_heap_mb", "V8 heap limit; an out-of-memory end prints one line"),
+    ("--memory-mb", "MB", "max_heap_mb", "heap limit; an out-of-memory end prints one line"),
     ("--max-log-bytes", "N", "max_log_bytes", "logs kept (beyond that they are truncated)"),
     ("--max-value-bytes", "N", "max_value_bytes", "size of the completion value as JSON (beyond that it is truncated)"),
     ("--max-calls", "N", "max_calls", "tool calls the program may make"),
 )
-"""``run-code``'s budget flags: (flag, metavar, the ``DenoCodeRuntime`` keyword it sets, help).
+"""``run-code``'s budget flags: (flag, metavar, the runtime keyword it sets, help).
+
+``DenoCodeRuntime`` and ``MontyCodeRuntime`` take the same keywords.
 
 The keyword is the flag's argparse ``dest``, so ``run-code`` passes the given
 ones to the runtime as they are."""

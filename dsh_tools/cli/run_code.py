@@ -1,7 +1,7 @@
-"""``dsh-tools run-code FILE|- --tools MODULE[,MODULE...]``: run a TypeScript program as a model would.
+"""``dsh-tools run-code FILE|- --tools MODULE[,MODULE...] [--language typescript|python]``: run a program as a model would.
 
 The program goes through the production path: a ``code``-mode registry with
-``DenoCodeRuntime``, the reserved ``run_code`` transport, one binding per tool,
+``DenoCodeRuntime`` (``MontyCodeRuntime`` with ``--language python``), the reserved ``run_code`` transport, one binding per tool,
 every binding call a full pipeline call. Prints the result text (what the
 model would read); exit status 1 when the call ends as an error, so scripts can
 test programs. ``--dispatches`` also prints each sub-call from the session log.
@@ -25,7 +25,7 @@ from dsh_tools.boot import boot
 from dsh_tools.cli.loading import CliError, LoadedTools, load_tools, split_specs
 from dsh_tools.cli.output import emit
 from dsh_tools.cli.parser import RUN_CODE_BUDGETS
-from dsh_tools.cli.runtime import deno_runtime
+from dsh_tools.cli.runtime import code_runtime
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult
 from dsh_tools.host.context import Agent
 from dsh_tools.json_values import thaw_json
@@ -44,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_tools(split_specs(args.tools), require=False)
     given = ((keyword, getattr(args, keyword)) for _, _, keyword, _ in RUN_CODE_BUDGETS)
     budgets = {keyword: value for keyword, value in given if value is not None}
-    result, dispatches = asyncio.run(run_program_file(program, loaded, budgets))
+    language = getattr(args, "language", "typescript")
+    result, dispatches = asyncio.run(run_program_file(program, loaded, budgets, language))
     emit(result.text)
     if args.dispatches:
         for line in dispatches:
@@ -71,11 +72,11 @@ def read_program(file: str) -> str:
 
 
 async def run_program_file(
-    program: str, loaded: LoadedTools, budgets: Mapping[str, int] | None = None
+    program: str, loaded: LoadedTools, budgets: Mapping[str, int] | None = None, language: str = "typescript"
 ) -> tuple[ToolExecutionResult, list[str]]:
-    """Run ``program`` through ``run_code`` in a code-mode context (``budgets``: ``DenoCodeRuntime``
-    keywords); the result and dispatch lines."""
-    runtime = deno_runtime(**(budgets or {}))
+    """Run ``program`` (written in ``language``) through ``run_code`` in a code-mode context
+    (``budgets``: the runtime's keywords); the result and dispatch lines."""
+    runtime = code_runtime(language, **(budgets or {}))
     try:
         ctx = boot(mode="code", code_runtime=runtime)
         agent = Agent(ctx, name="dsh-tools-run-code")

@@ -19,7 +19,7 @@ from typing import Final
 from dsh_tools.cli.errors import CliError
 from dsh_tools.code_mode.runtime import CodeLogEntry, CodeRunFailure, CodeRunRequest, CodeRunResult, CodeRuntime
 
-__all__ = ["OutOfMemoryInOneLine", "deno_runtime"]
+__all__ = ["OutOfMemoryInOneLine", "code_runtime", "deno_runtime"]
 
 
 _V8_DUMP: Final = ("<--- Last few GCs", "Fatal JavaScript out of memory", "JavaScript heap out of memory")
@@ -77,3 +77,20 @@ class OutOfMemoryInOneLine:
 
 def _starts_dump(entry: CodeLogEntry) -> bool:
     return entry.source == "stderr" and any(marker in entry.text for marker in _V8_DUMP)
+
+
+def code_runtime(language: str, **budgets: int) -> CodeRuntime:
+    """A fresh runtime for ``language`` with ``budgets``: ``MontyCodeRuntime`` for Python, else Deno's."""
+    if language != "python":
+        return deno_runtime(**budgets)
+    try:
+        module = importlib.import_module("dsh_tools.code_mode.monty")
+        importlib.import_module("pydantic_monty")
+        runtime: CodeRuntime = module.MontyCodeRuntime(**budgets)
+    except ValueError as error:  # a budget the runtime refuses
+        raise CliError(str(error)) from None
+    except Exception as error:  # noqa: BLE001 - any backend failure becomes a usage-level error
+        raise CliError(
+            f"the Python code runtime is not available (pip install 'dsh-tools[python]'): {type(error).__name__}: {error}"
+        ) from None
+    return runtime

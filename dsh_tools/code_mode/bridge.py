@@ -47,7 +47,8 @@ from dsh_tools.code_mode.runtime import (
     CodeLogEntry,
     CodeRunRequest,
     CodeRunResult,
-    typescript_runtime,
+    code_runtime,
+    language_label,
 )
 from dsh_tools.content import ContentBlock, ToolOutput, text_block
 from dsh_tools.code_mode.replay import ParkedProgram, RecordedCall, Replay, replay_for
@@ -264,9 +265,10 @@ async def run_program(registry: ToolRegistry, args: object, execution: ToolExecu
     code = args.get("code") if isinstance(args, Mapping) else None
     if type(code) is not str:
         raise ToolArgsError(["code: expected string" if isinstance(args, Mapping) else "(root): expected object"])
-    runtime = typescript_runtime(registry.context)
+    language = registry.code_language
+    runtime = code_runtime(registry.context, language)
     if isinstance(runtime, str):
-        raise CodeRunFailedError(f"run_code needs a TypeScript code runtime: {runtime}")
+        raise CodeRunFailedError(f"run_code needs a {language_label(language)} code runtime: {runtime}")
     controller = AbortController()
     run = _Run(registry, execution, controller, replay_for(execution.token))
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from dsh_tools.code_mode.runtime import typescript_runtime
+from dsh_tools.code_mode.runtime import code_runtime, language_label
 from dsh_tools.code_mode.transport import make_run_code
 from dsh_tools.system_prompt.records import TOOL_ORDER_REST, AssembleContext, PromptSection
-from dsh_tools_codegen import render_tools_sdk
+from dsh_tools_codegen import render_tools_sdk, render_tools_sdk_python
 
 from dsh_tools.registry.registry import RUN_CODE_NAME
 
@@ -44,7 +44,8 @@ def install_code_mode(registry: ToolRegistry, prompt: SystemPrompt) -> None:
 def sdk_section_text(registry: ToolRegistry, scope: Agent | None) -> str:
     """The ``tools:sdk`` text for ``scope`` (what the section renders; ``serve_mcp`` serves it too).
 
-    Empty for a scope whose effective mode is native. Memoised on the scope's
+    Empty for a scope whose effective mode is native; in the registry's
+    ``code_language`` (the TypeScript or the Python SDK). Memoised on the scope's
     view: an unchanged tool set is never rendered twice. Rendered from the
     snapshots, not the wire schemas: a typed tool's output schema is its
     return type.
@@ -54,7 +55,8 @@ def sdk_section_text(registry: ToolRegistry, scope: Agent | None) -> str:
     view = registry.scope_view(scope)
     text = view.memo.get(SDK_SECTION)
     if not isinstance(text, str):
-        text = view.memo[SDK_SECTION] = render_tools_sdk(view.tools)
+        render = render_tools_sdk_python if registry.code_language == "python" else render_tools_sdk
+        text = view.memo[SDK_SECTION] = render(view.tools)
     return text
 
 
@@ -62,9 +64,10 @@ def _preflight(registry: ToolRegistry, prompt: SystemPrompt, context: AssembleCo
     mode = registry.mode_for(context.scope)
     if mode == "native":
         return
-    runtime = typescript_runtime(registry.context)
+    language = registry.code_language
+    runtime = code_runtime(registry.context, language)
     if isinstance(runtime, str):
-        raise RuntimeError(f"tools mode {mode!r} needs a TypeScript code runtime: {runtime}")
+        raise RuntimeError(f"tools mode {mode!r} needs a {language_label(language)} code runtime: {runtime}")
     if mode == "code" and prompt.tool_order is not None:
         wire = {RUN_CODE_NAME, TOOL_ORDER_REST}
         stale = [name for name in prompt.tool_order if name not in wire]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, cast
 from returns.result import Failure
 
 from dsh_tools.code_mode.replay import ParkedProgram, RecordedCall, Replay, start_replay
-from dsh_tools.code_mode.runtime import typescript_runtime
+from dsh_tools.code_mode.runtime import code_runtime
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.json_values import JsonValue, freeze_json
 from dsh_tools.pipeline.compose import continue_call
@@ -30,7 +30,7 @@ __all__ = ["program_unavailable", "resume_program"]
 
 def program_unavailable(registry: ToolRegistry) -> str | None:
     """Why a parked program cannot be rerun by ``registry`` now, or ``None`` (checked before anything is claimed)."""
-    runtime = typescript_runtime(registry.context)
+    runtime = code_runtime(registry.context, registry.code_language)
     if isinstance(runtime, str):
         return runtime
     if getattr(runtime, "disposed", False) is True:

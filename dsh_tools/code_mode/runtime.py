@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Binding",
     "CodeBindingNamespace",
+    "CodeLanguage",
     "CodeLogEntry",
     "CodeRunFailure",
     "CodeRunRequest",
@@ -29,12 +30,16 @@ __all__ = [
     "CodeRuntime",
     "FailureKind",
     "LogSource",
+    "code_runtime",
+    "language_label",
     "typescript_runtime",
 ]
 
 Binding = Callable[[JsonValue], Awaitable[JsonValue]]
 """One host function the program can await: JSON in, JSON out (or it raises)."""
 
+CodeLanguage = Literal["typescript", "python"]
+"""What Code Mode programs are written in: the runtime's ``language`` and the registry's ``code_language``."""
 LogSource = Literal["console", "stdout", "stderr"]
 FailureKind = Literal["exception", "timeout", "abort", "worker-exit"]
 
@@ -96,7 +101,7 @@ class CodeRunResult(Record):
 
 
 class CodeRuntime(Protocol):
-    """A sandboxed program runner (``language == "typescript"`` for Code Mode)."""
+    """A sandboxed program runner; ``language`` is ``"typescript"`` or ``"python"``."""
 
     @property
     def language(self) -> str: ...
@@ -106,15 +111,29 @@ class CodeRuntime(Protocol):
     async def dispose(self) -> None: ...
 
 
-def typescript_runtime(ctx: Context) -> CodeRuntime | str:
-    """The ``CODE_RUNTIME`` Code Mode can use, or the reason there is none (one check, two callers:
-    prompt assembly refuses early, ``run_code`` refuses at call time)."""
+def code_runtime(ctx: Context, language: str = "typescript") -> CodeRuntime | str:
+    """The ``CODE_RUNTIME`` Code Mode can use for ``language``, or the reason there is none (one
+    check, three callers: prompt assembly refuses early, ``run_code`` and resuming at call time)."""
     from dsh_tools.host.services import CODE_RUNTIME
 
     runtime = ctx.get(CODE_RUNTIME)
     if runtime is None:
-        return "no CODE_RUNTIME is provided; provide one with ctx.provide(CODE_RUNTIME, DenoCodeRuntime())"
-    language = getattr(runtime, "language", None)
-    if language != "typescript":
-        return f"the provided CODE_RUNTIME runs {language!r}, not 'typescript'"
+        shipped = "MontyCodeRuntime()" if language == "python" else "DenoCodeRuntime()"
+        return f"no CODE_RUNTIME is provided; provide one with ctx.provide(CODE_RUNTIME, {shipped})"
+    actual = getattr(runtime, "language", None)
+    if actual != language:
+        return (
+            f"the provided CODE_RUNTIME runs {actual!r}, not {language!r} (the registry's code_language: "
+            "set it with boot(code_language=...) or ToolRegistry(ctx, code_language=...))"
+        )
     return runtime
+
+
+def typescript_runtime(ctx: Context) -> CodeRuntime | str:
+    """:func:`code_runtime` for TypeScript."""
+    return code_runtime(ctx, "typescript")
+
+
+def language_label(language: str) -> str:
+    """``"TypeScript"`` or ``"Python"``: the language as error messages name it."""
+    return "Python" if language == "python" else "TypeScript"

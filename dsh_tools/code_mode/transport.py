@@ -21,7 +21,7 @@ from dsh_tools.schema import RegisteredTool
 if TYPE_CHECKING:
     from dsh_tools.registry.registry import ToolRegistry
 
-__all__ = ["RUN_CODE_DESCRIPTION", "make_run_code", "present_run_code_call", "present_run_code_result"]
+__all__ = ["RUN_CODE_DESCRIPTION", "RUN_CODE_DESCRIPTION_PYTHON", "make_run_code", "present_run_code_call", "present_run_code_result"]
 
 RUN_CODE_DESCRIPTION: Final = (
     "Run a TypeScript program against the tools SDK described in the system prompt. "
@@ -30,25 +30,41 @@ RUN_CODE_DESCRIPTION: Final = (
     "Only what it prints or returns comes back."
 )
 
-RUN_CODE_PARAMETERS: Final[FrozenJson] = freeze_json(
-    {
-        "type": "object",
-        "properties": {"code": {"type": "string", "description": "The TypeScript program (an async function body)."}},
-        "required": ["code"],
-    }
-).unwrap()
+RUN_CODE_DESCRIPTION_PYTHON: Final = (
+    "Run a Python program against the tools SDK described in the system prompt. "
+    "The program is the body of an async function: use await, call tools as "
+    '`await tools.name(key="value")`, and print or return what you want to see. '
+    "Only what it prints or returns comes back."
+)
+
+
+def _parameters(language: str) -> FrozenJson:
+    program = "Python" if language == "python" else "TypeScript"
+    return freeze_json(
+        {
+            "type": "object",
+            "properties": {"code": {"type": "string", "description": f"The {program} program (an async function body)."}},
+            "required": ["code"],
+        }
+    ).unwrap()
+
+
+RUN_CODE_PARAMETERS: Final[FrozenJson] = _parameters("typescript")
+RUN_CODE_PARAMETERS_PYTHON: Final[FrozenJson] = _parameters("python")
 
 
 def make_run_code(registry: ToolRegistry) -> RegisteredTool:
-    """The transport snapshot for ``registry`` (its body dispatches through it)."""
+    """The transport snapshot for ``registry`` (its body dispatches through it), described
+    in the registry's ``code_language``."""
+    python = registry.code_language == "python"
 
     async def execute(args: Any, execution: ToolExecution) -> ToolOutput:
         return await run_program(registry, args, execution)
 
     return RegisteredTool(
         name=RUN_CODE_NAME,
-        description=RUN_CODE_DESCRIPTION,
-        parameters=RUN_CODE_PARAMETERS,
+        description=RUN_CODE_DESCRIPTION_PYTHON if python else RUN_CODE_DESCRIPTION,
+        parameters=RUN_CODE_PARAMETERS_PYTHON if python else RUN_CODE_PARAMETERS,
         execute=execute,
         present_call=present_run_code_call,
         present_result=present_run_code_result,

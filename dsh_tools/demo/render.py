@@ -42,16 +42,17 @@ def _step(step: Step) -> list[str]:
     lines += textwrap.wrap(step.explanation, WIDTH)
     if step.note:
         lines += textwrap.wrap(f"(note: {step.note})", WIDTH)
+    prefix = "  py| " if step.details.get("language") == "python" else "  ts| "
     for call in step.calls:
-        lines += ["", *_call(call)]
+        lines += ["", *_call(call, prefix)]
     lines += _details(step.key, step.details)
     return lines
 
 
-def _call(call: CallRecord) -> list[str]:
+def _call(call: CallRecord, prefix: str = "  ts| ") -> list[str]:
     arguments = _one_line(call.arguments)
     if call.tool == "run_code" and isinstance(call.arguments, Mapping):
-        lines = [f"→ {call.tool} [{call.call_id}] with the program:", *_indented(str(call.arguments.get("code")), "  ts| ")]
+        lines = [f"→ {call.tool} [{call.call_id}] with the program:", *_indented(str(call.arguments.get("code")), prefix)]
     else:
         lines = [f"→ {call.tool} {arguments}   [{call.call_id}]"]
     if call.approval is not None:
@@ -96,7 +97,8 @@ def _details(key: str, details: Mapping[str, Any]) -> list[str]:
         )
         return lines
     if key == "code-mode" and "runMs" in details:
-        return ["", f"(the Deno run took {details['runMs']} ms)"]
+        sandbox = "Monty" if details.get("language") == "python" else "Deno"
+        return ["", f"(the {sandbox} run took {details['runMs']} ms)"]
     if key == "paused-program" and "resumed" in details:
         sub = details["subCall"]
         lines = ["", f"parked: approval {details['approvalId']} for {sub['tool']} [{sub['callId']}]",

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from dsh_tools.code_mode.install import SDK_SECTION
 from dsh_tools.code_mode.runtime import CodeRuntime
+from dsh_tools.demo.python_programs import CODE_PROGRAM_PYTHON, PAUSED_PROGRAM_PYTHON, program_for
 from dsh_tools.demo.session import DemoSession, ToolsFactory
 from dsh_tools.demo.transcript import Step, Transcript
 from dsh_tools.demo.workspace import fill_workspace
@@ -74,7 +75,7 @@ async def prompt_step(session: DemoSession, number: int) -> Step:
         number,
         "prompt",
         "What the model is given",
-        "The registry feeds the prompt assembly. " + MODE_EXPLANATIONS[session.ctx.tools.mode],
+        "The registry feeds the prompt assembly. " + _explained(session),
         details={
             "wireTools": [schema.name for schema in assembly.tools],
             "sections": [section.name for section in assembly.sections],
@@ -83,6 +84,11 @@ async def prompt_step(session: DemoSession, number: int) -> Step:
         },
         note=CODE_MODE_NOTE if session.ctx.tools.mode == "code" else None,
     )
+
+
+def _explained(session: DemoSession) -> str:
+    text = MODE_EXPLANATIONS[session.ctx.tools.mode]
+    return text.replace("TypeScript SDK", "Python SDK") if session.ctx.tools.code_language == "python" else text
 
 
 def calls_step(key: str, title: str, explanation: str, *calls: tuple[str, dict[str, object]]) -> StepPlay:
@@ -212,12 +218,14 @@ async def parallel_step(session: DemoSession, number: int) -> Step:
 
 
 async def code_mode_step(session: DemoSession, number: int) -> Step:
-    title = "A Code Mode program (TypeScript in Deno)"
+    python = session.ctx.tools.code_language == "python"
+    title = "A Code Mode program (Python in Monty)" if python else "A Code Mode program (TypeScript in Deno)"
     if session.ctx.tools.mode == "native":
         return Step(number, "code-mode", title, "Skipped in native mode: there is no run_code transport.",
                     note="run with --mode code or --mode both to see a program", skipped=True)
     started = time.perf_counter()
-    calls = (await session.call(RUN_CODE_NAME, {"code": CODE_PROGRAM}),)
+    program = program_for(session.ctx.tools.code_language, CODE_PROGRAM, CODE_PROGRAM_PYTHON)
+    calls = (await session.call(RUN_CODE_NAME, {"code": program}),)
     return Step(
         number, "code-mode", title,
         "One run_code call: the program chains list_dir, search_text and count_words and computes over the "
@@ -225,7 +233,8 @@ async def code_mode_step(session: DemoSession, number: int) -> Step:
         "denial of secrets.txt. Every binding call is a full pipeline call, so the same policy applies; only "
         "what the program logs or returns comes back.",
         calls,
-        details={"program": CODE_PROGRAM, "runMs": round((time.perf_counter() - started) * 1000)},
+        details={"program": program, "language": session.ctx.tools.code_language,
+                 "runMs": round((time.perf_counter() - started) * 1000)},
     )
 
 
@@ -255,7 +264,8 @@ async def paused_program_step(session: DemoSession, number: int) -> Step:
     if session.ctx.tools.mode == "native":
         return Step(number, "paused-program", title, "Skipped in native mode: there is no run_code transport.",
                     skipped=True)
-    parked = await session.call(RUN_CODE_NAME, {"code": PAUSED_PROGRAM})
+    program = program_for(session.ctx.tools.code_language, PAUSED_PROGRAM, PAUSED_PROGRAM_PYTHON)
+    parked = await session.call(RUN_CODE_NAME, {"code": program})
     tools = session.ctx.tools
     (pending,) = await tools.pending_approvals(session.agent)
     await tools.store.decide(pending.approval_id, "allowed-once", decided_by="a human, a minute later")
@@ -268,7 +278,8 @@ async def paused_program_step(session: DemoSession, number: int) -> Step:
         "the program again from the start, answering count_words from the journal instead of calling it again.",
         (parked,),
         details={
-            "program": PAUSED_PROGRAM,
+            "program": program,
+            "language": session.ctx.tools.code_language,
             "approvalId": pending.approval_id,
             "subCall": {"callId": pending.execution.call_id, "tool": pending.execution.name},
             "resumed": {"callId": resumed.call_id, "outcome": resumed.outcome, "text": resumed.text},

@@ -20,6 +20,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, Literal, get_args
 
+from dsh_tools.code_mode.runtime import CodeLanguage
 from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
 from dsh_tools.host.context import Agent, Context
@@ -59,7 +60,7 @@ class _Core:
 
     __slots__ = (
         "mode", "modes", "layers", "tokens", "transport", "install_code_mode", "max_parallel_sub_calls", "lot", "journal",
-        "forgetting", "orphans",
+        "forgetting", "orphans", "code_language",
     )
 
     def __init__(self, mode: ToolMode, max_parallel_sub_calls: int, lot: ParkingLot, cancel_grace_ms: float) -> None:
@@ -78,6 +79,7 @@ class _Core:
         self.transport: RegisteredTool | None = None
         # Set by the prompt wiring: installs run_code and the SDK section once.
         self.install_code_mode: Callable[[], None] | None = None
+        self.code_language: CodeLanguage = "typescript"
 
     def mode_for(self, agent: Agent | None) -> ToolMode:
         if agent is None:
@@ -100,9 +102,12 @@ class ToolRegistry(ParkedCalls):
         max_parked_per_agent: int = DEFAULT_MAX_PARKED,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         cancel_grace_ms: float = DEFAULT_GRACE_MS,
+        code_language: CodeLanguage = "typescript",
     ) -> None:
         if mode not in get_args(ToolMode):
             raise ValueError(f"mode must be one of native, code, both; got {mode!r}")
+        if code_language not in get_args(CodeLanguage):
+            raise ValueError(f"code_language must be 'typescript' or 'python', got {code_language!r}")
         check_max_parallel(max_parallel_sub_calls, "max_parallel_sub_calls")
         if type(max_parked_per_agent) is not int or max_parked_per_agent < 0:
             raise ValueError("max_parked_per_agent must be an int >= 0")
@@ -116,6 +121,7 @@ class ToolRegistry(ParkedCalls):
         check_grace_ms(cancel_grace_ms, "cancel_grace_ms")
         lot = ParkingLot(store if store is not None else MemoryStore(), max_per_agent=max_parked_per_agent, lease_seconds=float(lease_seconds))
         self._core = _Core(mode, max_parallel_sub_calls, lot, cancel_grace_ms)
+        self._core.code_language = code_language
         self._ctx = ctx
         ctx.track(ctx.events.add_probe(self._core.journal))
         ctx.provide(TOOLS, self)
@@ -138,6 +144,12 @@ class ToolRegistry(ParkedCalls):
         :meth:`present_as`.
         """
         return self._core.mode_for(self._ctx.scope)
+
+    @property
+    def code_language(self) -> CodeLanguage:
+        """The language Code Mode programs are written in (``"typescript"`` or ``"python"``):
+        the SDK section, ``run_code``'s description and the runtime it needs follow it."""
+        return self._core.code_language
 
     def mode_for(self, agent: Agent | None) -> ToolMode:
         """The effective presentation mode of ``agent`` (``None``: the registry's)."""

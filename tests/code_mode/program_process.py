@@ -1,26 +1,45 @@
-"""One process of the cross-process parking test: ``python program_process.py STORE_URL park|resume [ID]``."""
+"""One process of the cross-process parking test: ``python program_process.py STORE_URL park|resume [ID]``.
+
+With ``DSH_PROGRAM_LANGUAGE=python`` in the environment the program is the
+Python twin of the TypeScript one, run by ``MontyCodeRuntime``.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 
 import orjson
 
-from dsh_tools import Agent, DenoCodeRuntime, ToolExecutionInput, boot, thaw_json
+from dsh_tools import Agent, DenoCodeRuntime, MontyCodeRuntime, ToolExecutionInput, boot, thaw_json
+from dsh_tools.code_mode.runtime import CodeRuntime
 
 from test_program_parking_deno import PROGRAM, install
 
+PROGRAM_PYTHON = """
+who = await tools.lookup(name="ada")
+print("looked up", who)
+try:
+    paid = await tools.charge_card(amount=5)
+except ToolError as error:
+    paid = "not charged: " + str(error)
+after = await tools.lookup(name="bob")
+return f"{who}; {paid}; {after}"
+"""
+
 
 async def main(url: str, command: str, approval_id: str | None) -> None:
-    runtime = DenoCodeRuntime(pool_size=0)
+    python = os.environ.get("DSH_PROGRAM_LANGUAGE") == "python"
+    runtime: CodeRuntime = MontyCodeRuntime() if python else DenoCodeRuntime(pool_size=0)
+    program = PROGRAM_PYTHON if python else PROGRAM
     ctx = boot(mode="code", code_runtime=runtime, store=url)
     lookups: list[str] = []
     charges: list[int] = []
     install(ctx, lookups, charges)
     agent = Agent(ctx, name="coder", id="coder-1")
     if command == "park":
-        result = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": PROGRAM}, agent))
+        result = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": program}, agent))
         meta = thaw_json(result.meta)
         approval = meta.get("approvalId") if isinstance(meta, dict) else None
         print(orjson.dumps({"outcome": result.outcome, "approvalId": approval, "lookups": lookups}).decode())

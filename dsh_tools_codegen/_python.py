@@ -1,0 +1,190 @@
+"""The Python Code Mode SDK text (:func:`render_tools_sdk_python`).
+
+A model that writes Python sees its tools as a typed Python API: one
+``TypedDict`` per tool's arguments and one ``async def`` per tool on a
+``Tools`` protocol, in a fenced ``python`` block that compiles and passes
+``mypy --strict`` as it is (``tests/codegen`` checks both). The same
+guarantees as the TypeScript renderer, for the same reasons (the text sits
+near the top of every prompt):
+
+* **Determinism.** Tools in code-point order of their names (ties by their
+  rendered text), properties in the author's order (the shared reading rules
+  of :mod:`._schema`), so an unchanged set gives byte-identical text.
+* **Totality.** Hostile input degrades, never raises: a schema node that
+  cannot be read becomes ``Any``, a tool that cannot be read is skipped.
+* **Safety of the text.** Everything that came from user data reaches the
+  output only as a JSON string literal (valid Python, ASCII-escaped), a
+  plain ASCII identifier checked here, or a one-line docstring built from
+  such a literal, so no name or description can end a string or a block.
+
+Names: a tool named by a plain ASCII identifier (no keyword, no leading
+``__``, no name the text itself uses) is a method; any other tool is
+reached as ``tools["my-tool"]({...})`` (a typed ``__getitem__`` overload
+per such name, taking one dict of arguments). A tool whose property
+names are all such identifiers takes keyword-only arguments (a property
+that is not required defaults to ``...``, meaning "left out"); any other
+takes one positional ``args: <Tool>Args``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import islice
+from typing import Final
+
+from ._pytypes import WORDS, Walk, is_method_name, literal, read_properties, read_returns, typed_dict
+from ._schema import _view
+from ._sdk import MAX_TOOLS, ToolInput, _fields, _is_mapping_class
+
+__all__ = ["SDK_USAGE_PYTHON", "render_tools_sdk_python"]
+
+SDK_USAGE_PYTHON: Final = (
+    "Call tools by writing a Python program and passing it as the `code` "
+    "argument of `run_code`. The program is the body of an async function, so "
+    "`await` works at the top level and `return` ends it with a value. Call a "
+    'tool with keyword arguments, `await tools.name(path="x")`; a tool declared '
+    "with one `args` parameter takes one dict, and a tool whose name is not an "
+    'identifier is called as `await tools["my-tool"]({...})`. Each call returns '
+    "the type declared for it: a tool that returns data gives that value "
+    "(compute with it directly), a `str` return is the tool's text output. A "
+    "denied or failed call raises `ToolError` (its `str()` is the error text), "
+    "so wrap calls in try/except when you want to handle that. Only what you "
+    "`print` or `return` comes back to you. Independent calls to tools that "
+    "only read overlap when you await them together "
+    "(`await asyncio.gather(...)`); a call that changes something runs alone. "
+    "The sandbox runs a subset of Python: no files, network, environment, "
+    "subprocesses or class inheritance, and only some standard modules "
+    "(asyncio, json, math, re, datetime, time, random, collections, itertools, "
+    "functools, ...). The available tools:"
+)
+"""The fixed usage instructions that open the Python SDK text."""
+
+_HEAD: Final = (
+    "from typing import Any, Awaitable, Callable, Literal, NotRequired, Protocol, TypedDict, overload\n"
+    "\n\n"
+    "class ToolError(Exception):\n"
+    '    """A denied or failed call; its str() is the result\'s "Error: ..." text."""\n'
+)
+
+def render_tools_sdk_python(tools: Iterable[ToolInput]) -> str:
+    """The Python Code Mode SDK section: usage paragraph + one fenced ``python`` block.
+
+    Reads what :func:`render_tools_sdk` reads (``name``, ``description``,
+    ``parameters`` and an optional ``output_schema``, as attributes or
+    mapping keys). Pure and total: no I/O, never raises for any input.
+    """
+    entries: list[tuple[str, str, str, str]] = []  # (name, args class, method or overload, output class)
+    keys: dict[str, tuple[str, bool]] = {}
+    try:
+        for tool in islice(tools, MAX_TOOLS):
+            fields = _fields(tool)
+            if fields is None:
+                continue
+            try:
+                entries.append(_tool(fields[0], fields[1], fields[2], _output(tool), keys))
+            except Exception:
+                continue  # this tool alone (e.g. MemoryError on a huge description)
+    except Exception:
+        pass  # an iterable that fails midway: render what it yielded
+    entries.sort()
+    return _assemble(entries)
+
+
+def _assemble(entries: list[tuple[str, str, str, str]]) -> str:
+    classes: list[str] = []
+    methods: list[str] = []
+    overloads: list[str] = []
+    used: dict[str, int] = {}
+    previous = None
+    for entry in entries:
+        if entry == previous:
+            continue  # the same tool twice: once
+        previous = entry
+        name, args, member, output = entry
+        stem = _unique_stem(name, used)
+        if output:
+            classes.append(output.replace("\x00", stem))
+        classes.append(args.replace("\x00", stem))
+        if is_method_name(name):
+            methods.append(member.replace("\x00", stem))
+        else:
+            overloads.append(member.replace("\x00", stem))
+    lines = [SDK_USAGE_PYTHON, "", "```python", _HEAD]
+    lines.extend(classes)
+    lines.append("\n\nclass Tools(Protocol):")
+    lines.extend(methods)
+    if len(overloads) == 1:
+        lines.append(overloads[0].replace("    @overload\n", ""))
+    elif overloads:
+        lines.extend(overloads)
+        lines.append("    def __getitem__(self, name: str) -> Callable[[Any], Awaitable[Any]]: ...")
+    if not methods and not overloads:
+        lines.append('    """No tools are available."""')
+    lines += ["", "", "tools: Tools", "```"]
+    return "\n".join(lines)
+
+
+def _unique_stem(name: str, used: dict[str, int]) -> str:
+    """A CamelCase ASCII class-name stem for ``name``, unique in this text (``ReadFile``, ``ReadFile2``)."""
+    words = WORDS.findall(name)
+    stem = "".join(word[:1].upper() + word[1:] for word in words) or "Tool"
+    if stem[0].isdigit():
+        stem = "Tool" + stem
+    name, count = stem, used.get(stem, 1)
+    while name in used:  # every stem made so far, so "ReadFile2" of a twin never meets "read_file2"'s
+        count += 1
+        name = f"{stem}{count}"
+    used[stem] = count
+    used[name] = used.get(name, 1)
+    return name
+
+
+def _tool(
+    name: str, description: str | None, parameters: object, output: object, keys: dict[str, tuple[str, bool]]
+) -> tuple[str, str, str, str]:
+    """``(name, args class, member, output class)``, with ``\\x00`` standing for the class-name stem."""
+    walk = Walk(keys)
+    fields = read_properties(parameters, walk, "")
+    nested_args, walk.classes = walk.classes, []
+    returns, output_class = read_returns(output, walk)
+    output_class = "\n".join([*walk.classes, output_class]) if walk.classes else output_class
+    doc = _docstring(description)
+    keyword_call = all(field[4] for field in fields)
+    args_class = typed_dict("\x00Args", fields, keyword_call)
+    if nested_args:
+        args_class = "\n".join([*nested_args, args_class])
+    if keyword_call:
+        params = "".join(f", {key}: {text}" if required else f", {key}: {text} = ..." for key, text, required, _, _ in fields)
+        signature = f"(self, *{params})" if params else "(self)"
+    else:
+        signature = "(self, args: \x00Args, /)"
+    if is_method_name(name):
+        member = f"\n    async def {name}{signature} -> {returns}:\n        {doc}"
+    else:
+        # ``tools["name"]`` is called with one dict of arguments, as in TypeScript
+        member = (
+            f"\n    @overload\n    def __getitem__(self, name: Literal[{literal(name)}]) -> "
+            f"Callable[[\x00Args], Awaitable[{returns}]]:\n        {doc}"
+        )
+    return (name, args_class, member, output_class)
+
+
+def _docstring(description: str | None) -> str:
+    """A one-line docstring statement for ``description`` (``...`` when there is none).
+
+    Built from the ASCII-escaped literal, so it cannot end early, span lines
+    or carry a character that is not valid in source (NUL, lone surrogates).
+    """
+    line = " ".join(description.split()) if description else ""
+    return f'"""{literal(line)[1:-1]}"""' if line else "..."
+
+
+def _output(tool: object) -> object:
+    """The tool's ``output_schema`` (attribute or mapping key), ``None`` when it has none or it cannot be read."""
+    try:
+        if type(tool) is dict or _is_mapping_class(type(tool)):
+            view = _view(tool)
+            return None if view is None else view.get("output_schema")
+        return getattr(tool, "output_schema", None)
+    except Exception:
+        return None

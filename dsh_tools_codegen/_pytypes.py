@@ -1,0 +1,289 @@
+"""JSON Schema as Python types, for the Python SDK text (:mod:`._python`).
+
+Each tool's schemas are read once, under a node budget and the shared depth
+limit, into type texts that ``mypy --strict`` accepts: scalars, ``list[...]``,
+``dict[str, ...]``, ``Literal[...]`` unions, and a ``TypedDict`` of its own
+for every object with properties (named after its path, see :class:`Walk`).
+Whatever cannot be expressed or read becomes ``Any``: the reading is total.
+Exact JSON containers are read directly on a fast path; anything else goes
+through the defensive readers :mod:`._schema` shares with the TypeScript
+renderer, so both renderers see the same properties in the same order.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from json.encoder import encode_basestring_ascii as _encode_ascii  # = json.dumps(s)
+from typing import Final
+
+from ._rules import MAX_DEPTH, MAX_ITEMS
+from ._schema import _entries, _is_sequence, _required, _take, _view
+from ._text import exact_str
+
+__all__ = ["ANY", "WORDS", "Walk", "is_method_name", "literal", "read_properties", "read_returns", "typed_dict"]
+
+_KEYWORDS: Final = frozenset(keyword.kwlist)
+WORDS: Final = re.compile(r"[A-Za-z0-9]+")
+_SCALARS: Final = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
+ANY: Final = "Any"
+_RESERVED: Final = frozenset(
+    {"Any", "Awaitable", "Callable", "Literal", "NotRequired", "Protocol", "TypedDict", "overload"}
+    | {"ToolError", "Tools", "tools", "self", "str", "int", "float", "bool", "list", "dict"}
+)
+"""Names the text itself uses: a tool or class-syntax key named so would shadow them."""
+_SCHEMA_KEYWORDS: Final = frozenset({"$ref", "allOf", "const", "enum", "anyOf", "oneOf"})
+_STR_ONLY: Final = frozenset({str})
+_MAX_NODES: Final = 2_000
+"""Schema nodes read per tool (arguments and output) before the rest degrade to ``Any``."""
+
+def is_method_name(name: str) -> bool:
+    """A name that can be a method or a class-syntax key: a plain ASCII identifier,
+    no keyword, not mangled (``__x``), shadowing no name the text uses."""
+    return (
+        name.isascii()
+        and name.isidentifier()
+        and name not in _KEYWORDS
+        and not name.startswith("__")
+        and name not in _RESERVED
+        and not name.endswith(("Args", "Result"))
+    )
+
+
+def typed_dict(
+    class_name: str, fields: list[tuple[str, str, bool, str | None, bool]], identifiers: bool | None = None
+) -> str:
+    """A ``TypedDict``: class syntax when every key is an identifier (``identifiers``, when the
+    caller knows), the functional form otherwise."""
+    if identifiers if identifiers is not None else all(field[4] for field in fields):
+        body = []
+        for key, text, required, doc, _ in fields:
+            body.append(f"    {key}: {text}" if required else f"    {key}: NotRequired[{text}]")
+            if doc is not None:
+                body[-1] += f"  # {doc}"
+        return f"\n\nclass {class_name}(TypedDict):\n" + ("\n".join(body) if body else "    pass")
+    items = ", ".join(f"{literal(key)}: {text if required else f'NotRequired[{text}]'}" for key, text, required, _, _ in fields)
+    return f'\n\n{class_name} = TypedDict("{class_name}", {{{items}}})'
+
+
+class Walk:
+    """One tool's reading state: the node budget, and the nested ``TypedDict`` classes made so far.
+
+    A nested object with properties becomes a class named ``<Stem>_<Path>``
+    (``EditFile_Edits_Item``): stems have no ``_``, so the part before the
+    first ``_`` is unique to the tool, and a path is made unique within it.
+    """
+
+    __slots__ = ("budget", "classes", "taken", "keys")
+
+    def __init__(self, keys: dict[str, tuple[str, bool]]) -> None:
+        self.budget = _MAX_NODES
+        self.classes: list[str] = []
+        self.taken: set[str] = set()
+        self.keys = keys  # shared by one render: catalogs repeat their property names
+
+    def key(self, key: str) -> tuple[str, bool]:
+        """``(CamelCase path part, usable as an identifier)`` of a property name."""
+        known = self.keys.get(key)
+        if known is None:
+            known = self.keys[key] = (_camel(key), is_method_name(key))
+        return known
+
+    def name(self, path: str) -> str:
+        base = "\x00_" + (path or "Object")
+        name, count = base, 1
+        while name in self.taken:
+            count += 1
+            name = f"{base}{count}"
+        self.taken.add(name)
+        return name
+
+
+def _camel(key: str) -> str:
+    return "".join(word[:1].upper() + word[1:] for word in WORDS.findall(key)) or "Field"
+
+
+def read_properties(
+    parameters: object, walk: Walk, path: str, depth: int = 0
+) -> list[tuple[str, str, bool, str | None, bool]]:
+    """``(key, type, required, comment, is an identifier)`` per property, in the author's order (none if unreadable)."""
+    try:
+        view = _view(parameters)
+        if view is None:
+            return []
+        properties, named = view.get("properties"), view.get("required")
+        # exact JSON containers are read as they are; anything else through the shared defensive readers
+        entries: list[tuple[str, object]] | None = None
+        if type(properties) is dict and len(properties) <= MAX_ITEMS:
+            entries = list(properties.items()) if _STR_ONLY.issuperset(map(type, properties)) else None
+        if entries is None:
+            entries = _entries(properties) or []
+        if type(named) is list and _STR_ONLY.issuperset(map(type, named)):
+            required: frozenset[str] = frozenset(named)
+        else:
+            required = _required(named)
+    except Exception:
+        return []
+    fields = []
+    keys = walk.keys
+    depth += 1
+    for key, sub in entries:
+        try:
+            sub_view = sub if type(sub) is dict else _view(sub)
+            description = None if sub_view is None else sub_view.get("description")
+            if description is None:
+                doc = None
+            else:
+                text = description if type(description) is str else exact_str(description)
+                doc = (_comment(text) or None) if text else None
+        except Exception:
+            sub_view, doc = None, None
+        known = keys.get(key) or walk.key(key)
+        if sub_view is not None and walk.budget > 0 and depth <= MAX_DEPTH:  # _type's work, without the second look
+            walk.budget -= 1
+            kind = sub_view.get("type")
+            scalar = _SCALARS.get(kind) if type(kind) is str else None
+            if scalar is not None and _SCHEMA_KEYWORDS.isdisjoint(sub_view):
+                text = scalar  # what _type_view gives a plain scalar, without the calls (nor a path)
+            else:
+                try:
+                    text = _type_view(sub_view, depth, walk, f"{path}_{known[0]}" if path else known[0])
+                except Exception:
+                    text = ANY
+        else:
+            text = _type(sub, depth, walk, f"{path}_{known[0]}" if path else known[0])
+        fields.append((key, text, key in required, doc, known[1]))
+    return fields
+
+
+def read_returns(output: object, walk: Walk) -> tuple[str, str]:
+    """The return annotation and, for an object output with properties, its ``<Tool>Result`` class."""
+    if output is None:
+        return "str", ""
+    try:
+        view = _view(output)
+        properties = None if view is None else view.get("properties")
+    except Exception:
+        return ANY, ""
+    if properties is None or _type_names(view) not in (("object",), ("object", "null"), ("null", "object")):
+        return _type(output, 0, walk, "Result"), ""
+    fields = read_properties(output, walk, "Result")
+    nullable = " | None" if "null" in _type_names(view) else ""
+    return f"\x00Result{nullable}", typed_dict("\x00Result", fields)
+
+
+def _type_names(view: object) -> tuple[str, ...]:
+    """The node's ``type`` as a tuple of names (``()`` when absent or odd)."""
+    if not isinstance(view, dict):
+        return ()
+    kind = view.get("type")
+    text = exact_str(kind)
+    if text is not None:
+        return (text,)
+    if kind is not None and _is_sequence(kind):
+        names = _take(kind) or []
+        return tuple(name for name in map(exact_str, names) if name is not None)
+    return ()
+
+
+def _type(node: object, depth: int, walk: Walk, path: str) -> str:
+    """A Python type for one schema node; ``Any`` whatever cannot be expressed or read."""
+    walk.budget -= 1
+    if walk.budget < 0 or depth > MAX_DEPTH:
+        return ANY
+    try:
+        view = node if type(node) is dict else _view(node)
+        if view is None:
+            return ANY
+        return _type_view(view, depth, walk, path)
+    except Exception:
+        return ANY
+
+
+def _type_view(view: dict[object, object], depth: int, walk: Walk, path: str) -> str:
+    kind = view.get("type")
+    if type(kind) is str and _SCHEMA_KEYWORDS.isdisjoint(view):
+        return _named_type(kind, view, depth, walk, path)  # the common case, same text as below
+    if "$ref" in view or "allOf" in view:
+        return ANY
+    if "const" in view:
+        return _literal_type([view["const"]])
+    enum = view.get("enum")
+    if enum is not None:
+        return _literal_type(_take(enum) if _is_sequence(enum) else None)
+    for combinator in ("anyOf", "oneOf"):
+        members = view.get(combinator)
+        if members is not None:
+            taken = _take(members) if _is_sequence(members) else None
+            return ANY if not taken else _union([_type(member, depth + 1, walk, path) for member in taken])
+    names = _type_names(view)
+    if not names:
+        return ANY
+    return _union([_named_type(name, view, depth, walk, path) for name in names])
+
+
+def _named_type(name: str, view: dict[object, object], depth: int, walk: Walk, path: str) -> str:
+    scalar = _SCALARS.get(name)
+    if scalar is not None:
+        return scalar
+    if name == "array":
+        items = view.get("items")
+        return f"list[{_type(items, depth + 1, walk, path + '_Item') if items is not None else ANY}]"
+    if name == "object":
+        extra = view.get("additionalProperties")
+        if view.get("properties") is None and extra is not None and _view(extra) is not None:
+            return f"dict[str, {_type(extra, depth + 1, walk, path + '_Value')}]"
+        if view.get("properties") is not None:
+            fields = read_properties(view, walk, path, depth)
+            if fields:
+                class_name = walk.name(path)
+                walk.classes.append(typed_dict(class_name, fields))
+                return class_name
+        return f"dict[str, {ANY}]"
+    return ANY
+
+
+def _union(members: list[str]) -> str:
+    """``A | B``, deduplicated in first-seen order; ``Any`` absorbs the rest."""
+    if ANY in members or not members:
+        return ANY
+    unique = list(dict.fromkeys(members))
+    if len(unique) > MAX_ITEMS:
+        return ANY
+    return " | ".join(unique)
+
+
+def _literal_type(values: list[object] | None) -> str:
+    """``Literal[...]`` of str/int/bool values (``None`` joins as ``| None``); ``Any`` for anything else."""
+    if not values:
+        return ANY
+    literals: list[str] = []
+    nullable = False
+    for value in values:
+        if value is None:
+            nullable = True
+        elif isinstance(value, bool):
+            literals.append("True" if value else "False")
+        elif isinstance(value, int):
+            literals.append(int.__repr__(value))
+        else:
+            text = exact_str(value)
+            if text is None:
+                return ANY  # floats, containers: no literal type
+            literals.append(literal(text))
+    unique = list(dict.fromkeys(literals))
+    if not unique:
+        return "None"
+    return f"Literal[{', '.join(unique)}]" + (" | None" if nullable else "")
+
+
+def _comment(text: str) -> str:
+    """A description as one ASCII line (the inside of a JSON string literal): whitespace runs collapsed."""
+    if not (text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "):
+        text = " ".join(text.split())
+    return literal(text)[1:-1]
+
+
+def literal(text: str) -> str:
+    """A Python string literal for ``text``: JSON with ASCII escapes (always valid Python, one line)."""
+    return _encode_ascii(text)

@@ -1,0 +1,173 @@
+"""The Python SDK text: golden snapshot, valid Python that ``mypy --strict`` accepts, total, deterministic.
+
+Regenerate the golden after an intended change with ``UPDATE_GOLDEN=1 pytest
+tests/codegen`` and review the diff in git. The type check runs mypy once
+over every rendered text of this module (the golden catalog, hostile names,
+the hostile sets), so each text is checked as the model would receive it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from codegen_catalog import CATALOG
+from mypy import api as mypy_api
+from test_codegen_hostile import HOSTILE_SETS
+from value_shapes import frozen
+
+from dsh_tools_codegen import SDK_USAGE_PYTHON, render_tools_sdk_python
+
+GOLDEN = Path(__file__).parent / "golden" / "catalog_tools.py"
+FENCE_OPEN = "\n\n```python\n"
+
+HOSTILE_NAMES: list[dict[str, Any]] = [
+    {"name": name, "description": description, "parameters": parameters}
+    for name, description, parameters in [
+        ("class", "a keyword", {"type": "object", "properties": {"from": {"type": "string"}}}),
+        ("__init__", "a dunder", {}),
+        ("__mangled", None, {}),
+        ("str", "shadows a builtin the text uses", {"type": "object", "properties": {"str": {"type": "integer"}}}),
+        ("overload", "shadows typing.overload", {}),
+        ("tools", "shadows the instance", {}),
+        ("ToolError", "shadows the exception", {}),
+        ("x\"\"\"; import os; '''", 'ends """ a docstring \\', {}),
+        ("line\nbreak", "line\nbreak\r\u2028\u2029\x00", {"type": "object", "properties": {"a\nb": {"type": "string"}}}),
+        ("lone\ud800surrogate", "\udfff", {"type": "object", "properties": {"\ud800": {"type": "string"}}}),
+        ("", "empty name", {}),
+        ("read_file", "twin stem 1", {}),
+        ("readFile", "twin stem 2", {}),
+        ("read-file", "twin stem 3", {}),
+        ("read_file2", "a stem a twin's suffix could take", {"type": "object", "properties": {"o": {"type": "object", "properties": {"x": {"type": "string"}}}}}),
+        ("has_self", "a property named self", {"type": "object", "properties": {"self": {"type": "string"}}}),
+        ("has_args", "a property that shadows a class", {"type": "object", "properties": {"ReadFileArgs": {"type": "string"}}}),
+        ("typed_out", "nullable output", {}),
+        ("9lives", "starts with a digit", {}),
+    ]
+]
+HOSTILE_NAMES[17]["output_schema"] = {"type": ["object", "null"], "properties": {"when": {"type": "number"}}, "required": ["when"]}
+
+
+def block(sdk_text: str) -> str:
+    """The content of the SDK text's single ``python`` fence, newline-terminated."""
+    head, _, rest = sdk_text.partition(FENCE_OPEN)
+    assert head == SDK_USAGE_PYTHON
+    body, _, tail = rest.rpartition("```")
+    assert tail == ""
+    return body
+
+
+def texts() -> dict[str, str]:
+    rendered = {"catalog": render_tools_sdk_python(CATALOG), "hostile_names": render_tools_sdk_python(HOSTILE_NAMES)}
+    for index, tools in enumerate(HOSTILE_SETS):
+        rendered[f"hostile_set_{index}"] = render_tools_sdk_python(tools)
+    return rendered
+
+
+@pytest.fixture(scope="module")
+def mypy_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, int]:
+    folder = tmp_path_factory.mktemp("python_sdk")
+    paths = []
+    for name, text in texts().items():
+        path = folder / f"sdk_{name}.py"
+        path.write_text(block(text), encoding="utf-8")
+        paths.append(str(path))
+    stdout, stderr, status = mypy_api.run(["--strict", "--no-incremental", "--cache-dir", os.devnull, *paths])
+    return stdout + stderr, status
+
+
+def test_golden() -> None:
+    actual = block(render_tools_sdk_python(CATALOG))
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        GOLDEN.write_text(actual, encoding="utf-8", newline="\n")
+    expected = GOLDEN.read_text(encoding="utf-8")
+    if actual != expected:
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True), "golden", "rendered"))
+        pytest.fail(f"golden/catalog_tools.py differs (UPDATE_GOLDEN=1 to accept):\n{diff}", pytrace=False)
+
+
+@pytest.mark.parametrize("name", sorted(texts()))
+def test_every_text_compiles(name: str) -> None:
+    text = block(texts()[name])
+    compile(text, f"sdk_{name}.py", "exec")
+    text.encode("utf-8")  # no lone surrogate reaches the prompt
+
+
+def test_every_text_passes_mypy_strict(mypy_report: tuple[str, int]) -> None:
+    output, status = mypy_report
+    assert status == 0, output
+
+
+def test_byte_identical_whatever_the_input_order() -> None:
+    expected = render_tools_sdk_python(CATALOG)
+    shuffled = list(CATALOG)
+    random.Random(3).shuffle(shuffled)
+    assert render_tools_sdk_python(shuffled) == expected
+    assert render_tools_sdk_python([frozen(tool) for tool in CATALOG]) == expected
+
+
+def test_tools_in_code_point_order_and_properties_in_the_authors_order() -> None:
+    tools: list[dict[str, Any]] = [
+        {"name": "b", "description": None, "parameters": {"type": "object", "properties": {"z": {"type": "string"}, "a": {"type": "integer"}}}},
+        {"name": "B", "description": None, "parameters": {}},
+        {"name": "a", "description": None, "parameters": {}},
+    ]
+    text = block(render_tools_sdk_python(tools))
+    assert text.index("async def B(") < text.index("async def a(") < text.index("async def b(")
+    assert "async def b(self, *, z: str = ..., a: int = ...) -> str:" in text
+    assert "class B2Args(TypedDict):\n    z: NotRequired[str]\n    a: NotRequired[int]" in text
+
+
+def test_a_tool_with_non_identifier_properties_takes_one_positional_args() -> None:
+    text = block(render_tools_sdk_python([{"name": "grep", "description": "Search.", "parameters": {
+        "type": "object", "properties": {"-i": {"type": "boolean"}, "pattern": {"type": "string"}}, "required": ["pattern"]}}]))
+    assert 'GrepArgs = TypedDict("GrepArgs", {"-i": NotRequired[bool], "pattern": str})' in text
+    assert "async def grep(self, args: GrepArgs, /) -> str:" in text
+
+
+def test_exotic_names_are_reached_through_getitem() -> None:
+    text = block(render_tools_sdk_python(HOSTILE_NAMES))
+    for name in ("class", "__init__", "str", "overload", "tools", "line\nbreak", ""):
+        assert "async def " + name + "(" not in text
+    assert 'def __getitem__(self, name: Literal["class"]) -> Callable[[ClassArgs], Awaitable[str]]:' in text
+    assert 'Literal["line\\nbreak"]' in text
+    assert "async def read_file(self) -> str:" in text and "ReadFile2Args" in text and "ReadFile3Args" in text
+
+
+def test_typed_outputs_become_return_types() -> None:
+    text = block(render_tools_sdk_python(CATALOG))
+    assert "async def count_words(self, *, text: str) -> CountWordsResult:" in text
+    assert "async def is_clean(self) -> bool:" in text
+    assert "async def search_text(self, *, query: str) -> list[SearchText_Result_Item]:" in text
+    assert "class SearchText_Result_Item(TypedDict):\n    path: str  # Relative to the workspace.\n" in text
+
+
+def test_nested_objects_become_their_own_typed_dicts() -> None:
+    text = block(render_tools_sdk_python(CATALOG))
+    assert "class EditFile_Edits_Item(TypedDict):\n    oldText: str" in text
+    assert "edits: list[EditFile_Edits_Item]" in text
+    assert "filter: NotRequired[str | McpSearch_Filter]" in text
+    nullable = block(render_tools_sdk_python(HOSTILE_NAMES))
+    assert "async def typed_out(self) -> TypedOutResult | None:" in nullable
+
+
+def test_descriptions_are_one_line_docstrings_that_cannot_escape() -> None:
+    text = block(render_tools_sdk_python(HOSTILE_NAMES))
+    assert '"""ends \\"\\"\\" a docstring \\\\"""' in text
+    assert "\x00" not in text and "\u2028" not in text and "\r" not in text
+
+
+@pytest.mark.parametrize("index", range(len(HOSTILE_SETS)))
+def test_render_never_raises(index: int) -> None:
+    text = render_tools_sdk_python(HOSTILE_SETS[index])
+    assert "class Tools(Protocol):" in text and text.endswith("tools: Tools\n```")
+
+
+def test_the_renderer_imports_no_runtime_code() -> None:
+    for module in ("_python.py", "_pytypes.py"):
+        source = (Path(__file__).parents[2] / "dsh_tools_codegen" / module).read_text(encoding="utf-8")
+        assert "dsh_tools." not in source and "import dsh_tools" not in source and "open(" not in source
