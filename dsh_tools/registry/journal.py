@@ -21,6 +21,7 @@ two. Tests prove both keep what the plain ``write`` keeps.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -66,6 +67,10 @@ class CallJournal:
             store, "write_now_if_free", None
         )
         self._open: dict[ToolExecutionToken, _Open] = {}
+        # Record ids: a random prefix per journal and a counter; unique across processes and replicas
+        # without a system call per call.
+        self._id_prefix = secrets.token_hex(8)
+        self._id_counter = itertools.count(1)
         self._approvals: dict[ToolExecutionToken, str] = {}
         self._parents: dict[ToolExecutionToken, str] = {}  # resumed sub-calls: their program's run_code call
         # Queued for the next commit: settled records, and calls still running (made into records only
@@ -98,7 +103,7 @@ class CallJournal:
 
     # -- CallProbe -----------------------------------------------------------------
     def opened(self, execution: ToolExecution) -> None:
-        entry = _Open(execution, secrets.token_hex(12), time.time(), self._parent_of(execution))
+        entry = _Open(execution, self._next_record_id(), time.time(), self._parent_of(execution))
         self._open[execution.token] = entry
         self._running(entry)
 
@@ -141,7 +146,7 @@ class CallJournal:
         """Queue the settled record; the commit the caller awaits before handing the result back."""
         entry = self._open.pop(execution.token, None)
         if entry is None:  # settled at admission or by a verdict: it never opened
-            entry = _Open(execution, secrets.token_hex(12), time.time(), self._parent_of(execution))
+            entry = _Open(execution, self._next_record_id(), time.time(), self._parent_of(execution))
         agent = execution.agent
         error = result.error
         record = CallRecord(
@@ -170,6 +175,9 @@ class CallJournal:
         return self._commit()
 
     # -- records ---------------------------------------------------------------------
+    def _next_record_id(self) -> str:
+        return f"{self._id_prefix}{next(self._id_counter):08x}"
+
     def _parent_of(self, execution: ToolExecution) -> str | None:
         parent = self._open.get(execution.parent) if execution.parent is not None else None
         return parent.call_id if parent is not None else self._parents.get(execution.token)
