@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from typing import Final
 
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
 from dsh_tools.decisions import Accept, Block, PostToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.pipeline.checks import check_post_decision
+from dsh_tools.pipeline.containment import run_fail_closed
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import StageFailure, error_result
 from dsh_tools.pipeline.values import replace_value
-from dsh_tools.pipeline.waterfall import run_waterfall
 from dsh_tools.schema import RegisteredTool
 
 __all__ = ["apply_post_decision", "post_execute", "run_post_execute"]
@@ -30,18 +30,11 @@ EVENT: Final = "tools/post-execute"
 _ACCEPT: Final = Accept()
 
 
-async def _accept() -> PostToolDecision:
-    return _ACCEPT
-
-
 async def run_post_execute(
     host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult
 ) -> Result[PostToolDecision, StageFailure]:
     """Run the ``tools/post-execute`` waterfall (default: ``Accept()``)."""
-    listeners = host.events.listeners(EVENT, execution.agent)
-    if not listeners:
-        return Success(_ACCEPT)
-    return await run_waterfall(listeners, (execution, result), _accept, check_post_decision, EVENT, host.logger)
+    return await run_fail_closed(host, EVENT, execution, (execution, result), _ACCEPT, check_post_decision)
 
 
 def apply_post_decision(

@@ -1,0 +1,78 @@
+"""One runner for every listener chain: the three tool-call waterfalls and prompt assembly.
+
+``tools/pre-execute``, ``tools/execute``, ``tools/post-execute`` and
+``system-prompt/assemble`` share a shape: listeners run outermost-first around
+a base, each gets the event's arguments plus a ``next`` that runs the rest (any
+number of times, or not at all), may answer with a value or an awaitable, and
+what it answers is checked at its own level, so a malformed value is blamed on
+the listener that returned it. What a failing level means differs, so that is
+the runner's parameter, a :class:`FailureRule`: the pipeline contains it as a
+value (``dsh_tools.pipeline.containment``); prompt assembly, a configuration
+edge, raises it to the caller.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol, TypeAlias, TypeVar
+
+from returns.result import Failure, Result
+
+__all__ = ["FailureRule", "Rest", "plain_next", "run_chain"]
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+A = TypeVar("A", bound=tuple[object, ...])
+
+Rest: TypeAlias = Callable[[A], Awaitable[T]]
+"""The levels inside the current one, run with the arguments they are given."""
+
+
+class FailureRule(Protocol[T_co]):
+    """What a failing level answers instead of a checked value (or raises)."""
+
+    def raised(self, listener: object, error: BaseException) -> T_co:
+        """``listener`` raised ``error`` (called while it is being handled)."""
+        ...
+
+    def refused(self, listener: object, problem: str) -> T_co:
+        """The check refused ``listener``'s answer: ``problem`` reads ``returned dict, expected ...``."""
+        ...
+
+
+def plain_next(rest: Rest[A, T], arguments: A) -> Callable[[], Awaitable[T]]:
+    """The usual ``next``: no parameters; the inner levels get this level's arguments."""
+    return lambda: rest(arguments)
+
+
+async def run_chain(
+    listeners: Sequence[Callable[..., Any]],
+    arguments: A,
+    base: Callable[..., Awaitable[T]],
+    check: Callable[[object], Result[T, str]],
+    rule: FailureRule[T],
+    next_for: Callable[[Rest[A, T], A], Callable[..., Awaitable[T]]] = plain_next,
+) -> T:
+    """``listeners`` (first = outermost) around ``base(*arguments)``; each is called ``listener(*arguments, next)``.
+
+    ``next_for`` builds each level's ``next`` (``tools/execute`` lets it change the call's signal).
+    """
+    last = len(listeners)
+
+    async def level(index: int, arguments: A) -> T:
+        if index == last:
+            return await base(*arguments)
+        listener = listeners[index]
+        try:
+            value = listener(*arguments, next_for(lambda inner: level(index + 1, inner), arguments))
+            if inspect.isawaitable(value):
+                value = await value
+        except BaseException as error:  # noqa: BLE001 - the rule decides: contained, or raised again
+            return rule.raised(listener, error)
+        checked = check(value)
+        if type(checked) is Failure:
+            return rule.refused(listener, checked.failure())
+        return checked.unwrap()
+
+    return await level(0, arguments)

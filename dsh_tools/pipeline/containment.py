@@ -1,0 +1,82 @@
+"""The pipeline's failure rule for listener chains: a failing listener is contained as a value.
+
+A tool call never raises for a misbehaving plugin. A listener that raises, or
+answers what its level's check refuses, becomes a :class:`StageFailure` (the
+model reads ``Error: ...``; the operator gets the listener's name and the
+traceback on the logger). In ``tools/execute`` it settles that level, as the
+error result an outer wrapper sees from ``await next()`` and may retry. In the
+decision waterfalls (:func:`run_fail_closed`) it settles the whole chain, even
+if an outer listener catches it and answers something valid: a policy chain
+must not be talked out of a failure by its own members.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Generic, NoReturn, TypeVar
+
+from returns.result import Failure, Result, Success
+
+from dsh_tools.execution import ToolExecution
+from dsh_tools.listener_chain import run_chain
+from dsh_tools.pipeline.cancellation import propagate_if_fatal
+from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.pipeline.outcomes import StageFailure, report_failure
+
+__all__ = ["Contain", "ListenerFailure", "run_fail_closed"]
+
+T = TypeVar("T")
+
+
+class ListenerFailure(Exception):
+    """Raised out of ``next()`` when an inner level of a fail-closed chain failed; carries the text."""
+
+
+class Contain(Generic[T]):
+    """A failing level answers ``settle(StageFailure)``; only fatal errors and the caller's cancellation escape."""
+
+    __slots__ = ("_event", "_logger", "_settle")
+
+    def __init__(self, event: str, logger: logging.Logger, settle: Callable[[StageFailure], T]) -> None:
+        self._event = event
+        self._logger = logger
+        self._settle = settle
+
+    def raised(self, listener: object, error: BaseException) -> T:
+        if isinstance(error, ListenerFailure):
+            raise error  # an inner level's failure on its way out: recorded where it happened
+        propagate_if_fatal(error)
+        report_failure(self._logger, f"{self._event} listener", listener, error)
+        return self._settle(StageFailure.raised(error))
+
+    def refused(self, listener: object, problem: str) -> T:
+        return self._settle(StageFailure(f"{self._event} listener {problem}"))
+
+
+async def run_fail_closed(
+    host: PipelineHost,
+    event: str,
+    execution: ToolExecution,
+    arguments: tuple[object, ...],
+    default: T,
+    check: Callable[[object], Result[T, str]],
+) -> Result[T, StageFailure]:
+    """Run the decision waterfall ``event`` of ``execution`` around ``default``; the first failure is the chain's."""
+    listeners = host.events.listeners(event, execution.agent)
+    if not listeners:
+        return Success(default)
+    failures: list[StageFailure] = []
+
+    async def base(*_: object) -> T:
+        return default
+
+    def stick(failure: StageFailure) -> NoReturn:
+        failures.append(failure)
+        raise ListenerFailure(failures[0].message) from None
+
+    try:
+        outcome = await run_chain(listeners, arguments, base, check, Contain(event, host.logger, stick))
+    except ListenerFailure:
+        return Failure(failures[0])
+    return Failure(failures[0]) if failures else Success(outcome)
