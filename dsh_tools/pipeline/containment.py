@@ -13,15 +13,13 @@ must not be talked out of a failure by its own members.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import Generic, NoReturn, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, NoReturn, TypeVar
 
 from returns.result import Failure, Result, Success
 
-from dsh_tools.execution import ToolExecution
 from dsh_tools.listener_chain import run_chain
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
-from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import StageFailure, report_failure
 
 __all__ = ["Contain", "ListenerFailure", "run_fail_closed"]
@@ -55,17 +53,14 @@ class Contain(Generic[T]):
 
 
 async def run_fail_closed(
-    host: PipelineHost,
-    event: str,
-    execution: ToolExecution,
+    listeners: Sequence[Callable[..., Any]],
     arguments: tuple[object, ...],
     default: T,
     check: Callable[[object], Result[T, str]],
+    event: str,
+    logger: logging.Logger,
 ) -> Result[T, StageFailure]:
-    """Run the decision waterfall ``event`` of ``execution`` around ``default``; the first failure is the chain's."""
-    listeners = host.events.listeners(event, execution.agent)
-    if not listeners:
-        return Success(default)
+    """Run a decision waterfall around ``default``; the first failure is the chain's (fail closed)."""
     failures: list[StageFailure] = []
 
     async def base(*_: object) -> T:
@@ -76,7 +71,7 @@ async def run_fail_closed(
         raise ListenerFailure(failures[0].message) from None
 
     try:
-        outcome = await run_chain(listeners, arguments, base, check, Contain(event, host.logger, stick))
+        outcome = await run_chain(listeners, arguments, base, check, Contain(event, logger, stick))
     except ListenerFailure:
         return Failure(failures[0])
     return Failure(failures[0]) if failures else Success(outcome)

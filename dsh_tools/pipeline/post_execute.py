@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from returns.result import Failure, Result
+from returns.result import Failure, Result, Success
 
 from dsh_tools.decisions import Accept, Block, PostToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
@@ -28,13 +28,17 @@ __all__ = ["apply_post_decision", "post_execute", "run_post_execute"]
 
 EVENT: Final = "tools/post-execute"
 _ACCEPT: Final = Accept()
+_ACCEPTED: Final[Result[PostToolDecision, StageFailure]] = Success(_ACCEPT)  # immutable: one for every call
 
 
 async def run_post_execute(
     host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult
 ) -> Result[PostToolDecision, StageFailure]:
     """Run the ``tools/post-execute`` waterfall (default: ``Accept()``)."""
-    return await run_fail_closed(host, EVENT, execution, (execution, result), _ACCEPT, check_post_decision)
+    listeners = host.events.listeners(EVENT, execution.agent)
+    if not listeners:
+        return _ACCEPTED
+    return await run_fail_closed(listeners, (execution, result), _ACCEPT, check_post_decision, EVENT, host.logger)
 
 
 def apply_post_decision(

@@ -27,11 +27,15 @@ __all__ = ["ask_approval", "decide", "pre_execute", "run_pre_execute"]
 
 EVENT: Final = "tools/pre-execute"
 _ALLOW: Final = Allow()
+_ALLOWED: Final[Result[PreToolDecision, StageFailure]] = Success(_ALLOW)  # immutable: one for every call
 
 
 async def run_pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[PreToolDecision, StageFailure]:
     """Run the ``tools/pre-execute`` waterfall (default: ``Allow()``)."""
-    return await run_fail_closed(host, EVENT, execution, (execution,), _ALLOW, check_pre_decision)
+    listeners = host.events.listeners(EVENT, execution.agent)
+    if not listeners:
+        return _ALLOWED
+    return await run_fail_closed(listeners, (execution,), _ALLOW, check_pre_decision, EVENT, host.logger)
 
 
 async def decide(
