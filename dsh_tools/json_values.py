@@ -84,12 +84,12 @@ def freeze_json(value: object) -> Result[FrozenJson, str]:
     if _is_trusted(value):
         return Success(value)  # type: ignore[arg-type]
     try:
-        frozen = freeze(value)
+        frozen = cast("Result[FrozenJson, str]", freeze(value))  # the walk builds nothing but frozen JSON
     except Exception as error:  # noqa: BLE001 - totality: a hostile value is data (belt and braces)
         return Failure(f"(root): not JSON ({type(error).__name__})")
-    if type(frozen) is Success:
+    if type(frozen) is not Failure:
         trust_frozen(frozen.unwrap())
-    return cast("Result[FrozenJson, str]", frozen)  # the walk builds nothing but frozen JSON
+    return frozen
 
 
 _TRUSTED: Final[dict[int, object]] = {}
@@ -131,7 +131,7 @@ def _is_trusted(value: object) -> bool:
 
 def is_json(value: object) -> bool:
     """Whether ``value`` is losslessly JSON-serializable (total, never raises)."""
-    return type(freeze_json(value)) is Success
+    return type(freeze_json(value)) is not Failure
 
 
 

@@ -39,7 +39,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, cast
 
-from returns.result import Failure, Success
+from returns.result import Failure
 
 from dsh_tools.code_mode.runtime import (
     Binding,
@@ -121,7 +121,7 @@ class _Run:
             # Not JSON: the program's mistake, refused before the pipeline sees a
             # call (no number, no result, no dispatch event), whatever the runtime.
             frozen = freeze_json(args)
-            if isinstance(frozen, Failure):
+            if type(frozen) is Failure:
                 raise TypeError(f"tools.{name}(): arguments are not JSON: {frozen.failure()}")
             if self.parked is not None or self.diverged is not None:
                 raise CodeDispatchError("the program is stopping: it is waiting for approval, or its replay diverged")
@@ -246,7 +246,7 @@ def _arguments_record(args: object) -> dict[str, JsonValue]:
     and its size (``argumentsBytes``). The log then retains a bounded amount per
     call, and any call the pipeline admitted can be recorded."""
     text = dumps(args)
-    if len(text) <= ARGUMENTS_LIMIT and isinstance(freeze_json({"arguments": args}), Success):
+    if len(text) <= ARGUMENTS_LIMIT and type(freeze_json({"arguments": args})) is not Failure:
         return {"arguments": cast("JsonValue", args)}  # JSON: just checked
     head = text[:PREVIEW_LIMIT].decode("utf-8", "ignore")
     return {"argumentsPreview": head + "…", "argumentsBytes": len(text)}

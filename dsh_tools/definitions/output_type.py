@@ -40,7 +40,7 @@ def output_json_schema(output: object, tool: str) -> dict[str, Any]:
         return prop_to_json_schema(output)
     if isinstance(output, Mapping):
         frozen = freeze_json(output)
-        if isinstance(frozen, Failure):
+        if type(frozen) is Failure:
             raise TypeError(f'tool "{tool}": output schema is not JSON: {frozen.failure()}')
         return thaw_json(frozen.unwrap())  # type: ignore[return-value]  # a Mapping thaws to a dict
     try:

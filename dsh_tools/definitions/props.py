@@ -190,7 +190,7 @@ def _checked_default(value: object) -> object:
     if value is None:
         return None
     frozen = freeze_json(value)
-    if isinstance(frozen, Failure):
+    if type(frozen) is Failure:
         raise ValueError(f"Prop default must be JSON: {frozen.failure()}")
     return frozen.unwrap()
 

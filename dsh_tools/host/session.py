@@ -40,7 +40,7 @@ class SessionLog:
         if builtins.type(type) is not str or not type:  # exact: a str subclass carries state
             raise TypeError("a session event type must be a non-empty str")
         frozen = freeze_json(data)
-        if isinstance(frozen, Failure):
+        if builtins.type(frozen) is Failure:
             raise TypeError(f"session event {type!r} data is not JSON: {frozen.failure()}")
         value = frozen.unwrap()
         self._events.append((type, value))

@@ -41,7 +41,7 @@ def snapshot(definition: object) -> RegisteredTool:
     if type(description) is not str:
         raise TypeError(f'tool "{name}": description must be a str, got {type(description).__name__}')
     frozen = freeze_json(_attribute(definition, "parameters", name, required=True))
-    if isinstance(frozen, Failure):
+    if type(frozen) is Failure:
         raise TypeError(f'tool "{name}": parameters are not JSON: {frozen.failure()}')
     parameters = frozen.unwrap()
     if not isinstance(parameters, Mapping):
@@ -79,7 +79,7 @@ def _typed_output(definition: object, name: str) -> dict[str, Any]:
             raise TypeError(f'tool "{name}": render needs an output_schema (it renders a typed value)')
         return {}
     frozen = freeze_json(schema)
-    if isinstance(frozen, Failure):
+    if type(frozen) is Failure:
         raise TypeError(f'tool "{name}": output_schema is not JSON: {frozen.failure()}')
     output_schema = frozen.unwrap()
     check = compile_value_check(output_schema, tool=name)

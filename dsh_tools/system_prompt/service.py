@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, NoReturn
 
-from returns.result import Failure
+from returns.functions import raise_exception
 
 from dsh_tools.disposer import Disposer
 from dsh_tools.host.services import SYSTEM_PROMPT
@@ -65,10 +65,7 @@ class SystemPrompt:
     _ctx: Context
 
     def __init__(self, ctx: Context, *, tool_order: Sequence[str] | None = None) -> None:
-        parsed = parse_tool_order(tool_order)
-        if isinstance(parsed, Failure):
-            raise parsed.failure()
-        self._state = PromptState(parsed.unwrap())
+        self._state = PromptState(parse_tool_order(tool_order).lash(raise_exception).unwrap())
         self._ctx = ctx
         ctx.provide(SYSTEM_PROMPT, self)
 
@@ -169,14 +166,13 @@ class SystemPrompt:
         """The registry's own assembly for ``context``, before any listener (no preflight)."""
         state = self._state
         sections = evaluate_sections(state.visible_sections(context.scope), context)
-        collected = collect_tools(state.providers(context.scope), context)
-        if isinstance(collected, Failure):
-            raise collected.failure()
-        schemas, known = collected.unwrap()
-        ordered = order_tools(schemas, state.tool_order, known)
-        if isinstance(ordered, Failure):
-            raise ordered.failure()
-        return PromptAssembly(sections, ordered.unwrap())
+        tools = (
+            collect_tools(state.providers(context.scope), context)
+            .bind(lambda collected: order_tools(collected[0], state.tool_order, collected[1]))
+            .lash(raise_exception)
+            .unwrap()
+        )
+        return PromptAssembly(sections, tools)
 
 
 async def _canonical(context: AssembleContext, canonical: PromptAssembly) -> PromptAssembly:

@@ -266,7 +266,7 @@ class RunSession:
         except orjson.JSONDecodeError:
             return text  # not JSON the host can read (a lone surrogate): the text itself, at once
         frozen = freeze_json(parsed)
-        return text if isinstance(frozen, Failure) else frozen.unwrap()
+        return text if type(frozen) is Failure else frozen.unwrap()
 
     def _truncated_value(self, head: str, size: int) -> str:
         cut = head.encode("utf-8", "replace")[: self._budgets.max_value].decode("utf-8", "ignore")
@@ -335,7 +335,7 @@ class RunSession:
                     line = _reply(call_id, None, safe_str(error), name if name in _ERROR_NAMES else None)
                 else:
                     checked = freeze_json(result)
-                    if isinstance(checked, Failure):
+                    if type(checked) is Failure:
                         line = _reply(call_id, None, f"the binding returned a value that is not JSON: {checked.failure()}")
                     else:
                         line = _reply(call_id, checked.unwrap(), None)
@@ -362,7 +362,7 @@ def _decode_args(text: str, max_values: int) -> tuple[FrozenJson | None, str | N
     if count_over(parsed, max_values):
         return None, f"binding arguments hold more than {max_values} JSON values"
     frozen = freeze_json(parsed)
-    if isinstance(frozen, Failure):
+    if type(frozen) is Failure:
         return None, "binding arguments are not JSON"
     return frozen.unwrap(), None
 
