@@ -18,7 +18,7 @@ JSON containers, so a frozen value re-freezes to itself (cheaply: see
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, TypeAlias, Union, cast
 
 import orjson
@@ -35,6 +35,7 @@ __all__ = [
     "JsonValue",
     "dumps",
     "freeze_json",
+    "frozen_or_raise",
     "is_json",
     "member_path_segment",
     "thaw_json",
@@ -90,6 +91,14 @@ def freeze_json(value: object) -> Result[FrozenJson, str]:
     if type(frozen) is not Failure:
         trust_frozen(frozen.unwrap())
     return frozen
+
+
+def frozen_or_raise(value: object, error: Callable[[str], Exception]) -> FrozenJson:
+    """:func:`freeze_json` where non-JSON is the caller's bug: the frozen value, or ``error(why)`` raised."""
+    frozen = freeze_json(value)
+    if type(frozen) is Failure:
+        raise error(frozen.failure())
+    return frozen.unwrap()
 
 
 _TRUSTED: Final[dict[int, object]] = {}
