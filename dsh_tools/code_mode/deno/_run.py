@@ -265,8 +265,7 @@ class RunSession:
             parsed = orjson.loads(text)
         except orjson.JSONDecodeError:
             return text  # not JSON the host can read (a lone surrogate): the text itself, at once
-        frozen = freeze_json(parsed)
-        return text if type(frozen) is Failure else frozen.unwrap()
+        return freeze_json(parsed).value_or(text)
 
     def _truncated_value(self, head: str, size: int) -> str:
         cut = head.encode("utf-8", "replace")[: self._budgets.max_value].decode("utf-8", "ignore")
