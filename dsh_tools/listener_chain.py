@@ -34,11 +34,9 @@ class FailureRule(Protocol[T_co]):
 
     def raised(self, listener: object, error: BaseException) -> T_co:
         """``listener`` raised ``error`` (called while it is being handled)."""
-        ...
 
     def refused(self, listener: object, problem: str) -> T_co:
         """The check refused ``listener``'s answer: ``problem`` reads ``returned dict, expected ...``."""
-        ...
 
 
 def plain_next(rest: Rest[A, T], arguments: A) -> Callable[[], Awaitable[T]]:
