@@ -1,4 +1,4 @@
-"""The canonical assembly as pure functions: section ordering, tool collection, ``tool_order``.
+"""Assembly rules as pure functions: section ordering, tool collection, ``tool_order``, a listener's answer.
 
 Problems come back as ``Failure(error)`` (an unraised ``ValueError`` or
 ``TypeError`` carrying the message) rather than being raised, so the rules can
