@@ -201,7 +201,10 @@ def order_tools(
 
 
 def check_assembly(value: object) -> Result[PromptAssembly, str]:
-    """A listener's answer as a well-formed assembly (tuples of the right records), or what is wrong with it."""
+    """A listener's answer as a well-formed assembly (tuples of the right records), or what is wrong with it.
+
+    The problem is text, not an exception: only the listener chain knows whom to name in the ``TypeError``.
+    """
     if not isinstance(value, PromptAssembly):
         return Failure(f"returned {type(value).__name__}, not a PromptAssembly")
     sections: object = value.sections
