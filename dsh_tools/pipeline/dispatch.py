@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Final, Literal
 
 from dsh_tools.errors import ToolNotFoundError
@@ -75,14 +76,10 @@ async def dispatch(
         if not listeners:
             return await invoke_tool(host, execution, progress=progress)
         call_id = execution.call_id
-        return await run_chain(
-            listeners,
-            (execution,),
-            lambda inner: invoke_tool(host, inner, progress=progress),
-            lambda value: check_result(value, call_id),
-            Contain(EVENT, host.logger, lambda failure: failure.result(call_id)),
-            _next_with_signal,
-        )
+        base = partial(invoke_tool, host, progress=progress)
+        check = partial(check_result, call_id=call_id)
+        rule = Contain(EVENT, host.logger, lambda failure: failure.result(call_id))
+        return await run_chain(listeners, (execution,), base, check, rule, _next_with_signal)
     finally:
         close_progress()
 

@@ -156,9 +156,7 @@ class SystemPrompt:
             check(context)
         canonical = self.canonical(context)
         listeners = self._ctx.events.listeners(ASSEMBLE_EVENT, scope)
-        final = canonical
-        if listeners:
-            final = await run_chain(listeners, (context, canonical), _canonical, check_assembly, _RAISE_AT_EDGE)
+        final = await run_chain(listeners, (context, canonical), _canonical, check_assembly, _RAISE)
         protected_sections, protected_tools = state.protected(scope)
         return restore_protected(canonical, final, sections=protected_sections, tools=protected_tools)
 
@@ -189,7 +187,7 @@ class _RaiseAtEdge:
         raise TypeError(f"{ASSEMBLE_EVENT} listener {describe(listener)} {problem}")
 
 
-_RAISE_AT_EDGE: Final = _RaiseAtEdge()
+_RAISE: Final = _RaiseAtEdge()
 
 
 def _names(what: str, names: Sequence[str]) -> frozenset[str]:
