@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol, TypeAlias, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeAlias, TypeVar
 
 from returns.result import Failure, Result
 
@@ -56,21 +56,31 @@ async def run_chain(
 
     ``next_for`` builds each level's ``next`` (``tools/execute`` lets it change the call's signal).
     """
-    last = len(listeners)
+    return await _level(_Chain(listeners, base, check, rule, next_for), 0, arguments)
 
-    async def level(index: int, arguments: A) -> T:
-        if index == last:
-            return await base(*arguments)
-        listener = listeners[index]
-        try:
-            value = listener(*arguments, next_for(lambda inner: level(index + 1, inner), arguments))
-            if inspect.isawaitable(value):
-                value = await value
-        except BaseException as error:  # noqa: BLE001 - the rule decides: contained, or raised again
-            return rule.raised(listener, error)
-        checked = check(value)
-        if type(checked) is Failure:
-            return rule.refused(listener, checked.failure())
-        return checked.unwrap()
 
-    return await level(0, arguments)
+class _Chain(NamedTuple, Generic[A, T]):
+    """A run's fixed parts, passed down the levels (a closure that calls itself would be a cycle per run)."""
+
+    listeners: Sequence[Callable[..., Any]]
+    base: Callable[..., Awaitable[T]]
+    check: Callable[[object], Result[T, str]]
+    rule: FailureRule[T]
+    next_for: Callable[[Rest[A, T], A], Callable[..., Awaitable[T]]]
+
+
+async def _level(chain: _Chain[A, T], index: int, arguments: A) -> T:
+    listeners = chain.listeners
+    if index == len(listeners):
+        return await chain.base(*arguments)
+    listener = listeners[index]
+    try:
+        value = listener(*arguments, chain.next_for(lambda inner: _level(chain, index + 1, inner), arguments))
+        if inspect.isawaitable(value):
+            value = await value
+    except BaseException as error:  # noqa: BLE001 - the rule decides: contained, or raised again
+        return chain.rule.raised(listener, error)
+    checked = chain.check(value)
+    if type(checked) is Failure:
+        return chain.rule.refused(listener, checked.failure())
+    return checked.unwrap()
