@@ -52,9 +52,9 @@ async def run_chain(
     rule: FailureRule[T],
     next_for: Callable[[Rest[A, T], A], Callable[..., Awaitable[T]]] = plain_next,
 ) -> T:
-    """``listeners`` (first = outermost) around ``base(*arguments)``; each is called ``listener(*arguments, next)``.
+    """``listener(*arguments, next)`` for each of ``listeners`` (first = outermost) around ``base(*arguments)``.
 
-    ``next_for`` builds each level's ``next`` (``tools/execute`` lets it change the call's signal).
+    ``next_for`` builds each level's ``next`` (``tools/execute``'s may change the call's signal).
     """
     return await _level(_Chain(listeners, base, check, rule, next_for), 0, arguments)
 

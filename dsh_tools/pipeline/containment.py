@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, NoReturn, TypeVar
+from typing import Any, Generic, NamedTuple, NoReturn, TypeVar
 
 from returns.result import Failure, Result, Success
 
@@ -31,25 +31,22 @@ class ListenerFailure(Exception):
     """Raised out of ``next()`` when an inner level of a fail-closed chain failed; carries the text."""
 
 
-class Contain(Generic[T]):
+class Contain(NamedTuple, Generic[T]):
     """A failing level answers ``settle(StageFailure)``; only fatal errors and the caller's cancellation escape."""
 
-    __slots__ = ("_event", "_logger", "_settle")
-
-    def __init__(self, event: str, logger: logging.Logger, settle: Callable[[StageFailure], T]) -> None:
-        self._event = event
-        self._logger = logger
-        self._settle = settle
+    event: str
+    logger: logging.Logger
+    settle: Callable[[StageFailure], T]
 
     def raised(self, listener: object, error: BaseException) -> T:
         if isinstance(error, ListenerFailure):
             raise error  # an inner level's failure on its way out: recorded where it happened
         propagate_if_fatal(error)
-        report_failure(self._logger, f"{self._event} listener", listener, error)
-        return self._settle(StageFailure.raised(error))
+        report_failure(self.logger, f"{self.event} listener", listener, error)
+        return self.settle(StageFailure.raised(error))
 
     def refused(self, listener: object, problem: str) -> T:
-        return self._settle(StageFailure(f"{self._event} listener {problem}"))
+        return self.settle(StageFailure(f"{self.event} listener {problem}"))
 
 
 async def run_fail_closed(

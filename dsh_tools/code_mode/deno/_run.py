@@ -360,10 +360,7 @@ def _decode_args(text: str, max_values: int) -> tuple[FrozenJson | None, str | N
         return None, "binding arguments are not JSON"
     if count_over(parsed, max_values):
         return None, f"binding arguments hold more than {max_values} JSON values"
-    frozen = freeze_json(parsed)
-    if type(frozen) is Failure:
-        return None, "binding arguments are not JSON"
-    return frozen.unwrap(), None
+    return freeze_json(parsed).map(lambda frozen: (frozen, None)).value_or((None, "binding arguments are not JSON"))
 
 
 def _reply(call_id: int, value: JsonValue, error: str | None, name: str | None = None) -> bytes:
