@@ -157,8 +157,12 @@ def replay_for(token: ToolExecutionToken) -> Replay | None:
 async def resume_program(
     registry: ToolRegistry, parked: ParkedCall, execution: ToolExecution, stale: str | None
 ) -> ToolExecutionResult:
-    """Settle the approved sub-call (outside any program, its journal record linked to the approval), then
-    run the ``run_code`` call again under its own call id with the earlier run's calls replayed: its result."""
+    """Settle the approved sub-call, then rerun its program with the earlier run's calls replayed.
+
+    The sub-call runs outside any program (its journal record linked to the
+    approval); the ``run_code`` call then runs again under its own call id,
+    and its result is what ``resume`` returns.
+    """
     sub_result = await registry.settle_parked(parked, execution, stale)
     program = ParkedProgram.read(parked.program)
     if program is None:  # a record this code cannot read as a program: the call alone is what was approved
@@ -169,4 +173,3 @@ async def resume_program(
     start_replay(run.token, Replay(program, approved))
     registry.link_approval(run.token, parked.approval_id)
     return await resume_call(registry, run, "allowed-once")
-
