@@ -285,10 +285,13 @@ class ToolRegistry(ParkedCalls):
     def visible(self, scope: Agent | None = None) -> list[RegisteredTool]:
         """The executable view: restricted global layer ∪ the scope's own, then the tools served to it (``run_code``)."""
         agent = self._scope(scope)
-        return [*self._core.layers.view(agent).tools, *self._served(agent)]
+        tools = list(self._core.layers.view(agent).tools)
+        tools.extend(self._served(agent))
+        return tools
 
     def _served(self, agent: Agent | None) -> list[RegisteredTool]:
-        return [tool for served, _ in self._core.served.values() if (tool := served(agent)) is not None]
+        served = self._core.served
+        return [tool for entry, _ in served.values() if (tool := entry(agent)) is not None] if served else []
 
     def end_capabilities(self, scope: Agent | None = None) -> tuple[RegisteredTool, ...]:
         """The visible tools without the served ones (what the Code Mode SDK binds)."""
@@ -309,7 +312,10 @@ class ToolRegistry(ParkedCalls):
     def schemas(self, scope: Agent | None = None) -> list[ToolSchema]:
         """Name, description and parameters of every visible tool (never callbacks)."""
         agent = self._scope(scope)
-        return [*self._core.layers.view(agent).schemas, *(tool.schema for tool in self._served(agent))]
+        schemas = list(self._core.layers.view(agent).schemas)
+        for tool in self._served(agent):
+            schemas.append(tool.schema)
+        return schemas
 
     # -- execution (PipelineHost) ------------------------------------------
     async def execute(self, call: ToolExecutionInput) -> ToolExecutionResult:
