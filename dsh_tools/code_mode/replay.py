@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from dsh_tools.registry.registry import ToolRegistry
     from dsh_tools.store.records import ParkedCall
 
-__all__ = ["ParkedProgram", "RecordedCall", "Replay", "replay_for", "resume_program", "start_replay"]
+__all__ = ["ParkedProgram", "RecordedCall", "Replay", "replay_for", "resume_program"]
 
 _REPLAYS: Final[weakref.WeakKeyDictionary[ToolExecutionToken, Replay]] = weakref.WeakKeyDictionary()
 
@@ -144,11 +144,6 @@ class Replay:
         return f"the resumed program diverged: it ended after {submitted} calls, before repeating call {submitted + 1}{what}"
 
 
-def start_replay(token: ToolExecutionToken, replay: Replay) -> None:
-    """The ``run_code`` call under ``token`` is a rerun: its bindings consult ``replay``."""
-    _REPLAYS[token] = replay
-
-
 def replay_for(token: ToolExecutionToken) -> Replay | None:
     """The replay a ``run_code`` call's run follows, if it is a rerun (taken: a run consults it once)."""
     return _REPLAYS.pop(token, None)
@@ -170,6 +165,6 @@ async def resume_program(
     approved = RecordedCall.of(program.waiting, parked.tool_name, parked.arguments, sub_result)
     code = freeze_json({"code": program.code}).unwrap()
     run = ToolExecution(registry.mint_token(), program.run_call_id, RUN_CODE_NAME, code, execution.agent, signal=execution.signal)
-    start_replay(run.token, Replay(program, approved))
+    _REPLAYS[run.token] = Replay(program, approved)  # the rerun's bindings consult it (``replay_for``)
     registry.link_approval(run.token, parked.approval_id)
     return await resume_call(registry, run, "allowed-once")

@@ -138,8 +138,7 @@ class ToolRegistry(ParkedCalls):
 
     @property
     def code_language(self) -> CodeLanguage:
-        """The language Code Mode programs are written in (``"typescript"`` or ``"python"``):
-        the SDK section, ``run_code``'s description and the runtime it needs follow it."""
+        """What Code Mode programs are written in: the SDK, the transport's description and the runtime follow it."""
         return self._core.code_mode.code_language
 
     def mode_for(self, agent: Agent | None) -> ToolMode:
@@ -147,14 +146,11 @@ class ToolRegistry(ParkedCalls):
         return self._core.code_mode.mode_for(agent)
 
     def present_as(self, mode: ToolMode) -> Disposer:
-        """Present the tools to the calling agent as ``mode``, shadowing the registry's.
+        """Present the tools to the calling agent as ``mode``, shadowing the registry's (see ``docs/code-mode.md``).
 
-        Assembly, ``run_code`` availability and the SDK section follow the
-        agent's mode; in ``code`` mode its direct calls of anything but
-        ``run_code`` settle as ``UNKNOWN_TOOL``. Raises ``RuntimeError`` from
-        a plain context or a second time in one scope (dispose the first to
-        change it), ``ValueError`` for an unknown mode or when a non-native
-        mode would collide with a tool of the agent's named ``run_code``.
+        ``RuntimeError`` from a plain context or a second time in one scope
+        (dispose the first to change it), ``ValueError`` for an unknown mode
+        or a non-native one the agent's own tools collide with.
         """
         self._ensure_live()
         return self._announce(self._core.code_mode.present_as(self._ctx.scope, mode))
