@@ -18,7 +18,7 @@ JSON containers, so a frozen value re-freezes to itself (cheaply: see
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, TypeAlias, Union, cast
 
 import orjson
@@ -35,6 +35,7 @@ __all__ = [
     "JsonValue",
     "dumps",
     "freeze_json",
+    "frozen_or_raise",
     "is_json",
     "member_path_segment",
     "thaw_json",
@@ -84,12 +85,20 @@ def freeze_json(value: object) -> Result[FrozenJson, str]:
     if _is_trusted(value):
         return Success(value)  # type: ignore[arg-type]
     try:
-        frozen = freeze(value)
+        frozen = cast("Result[FrozenJson, str]", freeze(value))  # the walk builds nothing but frozen JSON
     except Exception as error:  # noqa: BLE001 - totality: a hostile value is data (belt and braces)
         return Failure(f"(root): not JSON ({type(error).__name__})")
-    if type(frozen) is Success:
+    if type(frozen) is not Failure:
         trust_frozen(frozen.unwrap())
-    return cast("Result[FrozenJson, str]", frozen)  # the walk builds nothing but frozen JSON
+    return frozen
+
+
+def frozen_or_raise(value: object, error: Callable[[str], Exception]) -> FrozenJson:
+    """:func:`freeze_json` where non-JSON is the caller's bug: the frozen value, or ``error(why)`` raised."""
+    frozen = freeze_json(value)
+    if type(frozen) is Failure:
+        raise error(frozen.failure())
+    return frozen.unwrap()
 
 
 _TRUSTED: Final[dict[int, object]] = {}
@@ -131,7 +140,7 @@ def _is_trusted(value: object) -> bool:
 
 def is_json(value: object) -> bool:
     """Whether ``value`` is losslessly JSON-serializable (total, never raises)."""
-    return type(freeze_json(value)) is Success
+    return type(freeze_json(value)) is not Failure
 
 
 

@@ -32,9 +32,8 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Final, dataclass_transform
 
 from pyrsistent import PClass, field
-from returns.result import Failure
 
-from dsh_tools.json_values import freeze_json, thaw_json
+from dsh_tools.json_values import frozen_or_raise, thaw_json
 
 __all__ = ["Record", "camel_case"]
 
@@ -182,7 +181,4 @@ def _check_field_names(cls: type[Record], names: Iterable[str], positional: int)
 
 
 def _frozen_field(cls: type, name: str, value: object) -> object:
-    frozen = freeze_json(value)
-    if type(frozen) is Failure:
-        raise TypeError(f"{cls.__name__}.{name} must be JSON: {frozen.failure()}")
-    return frozen.unwrap()
+    return frozen_or_raise(value, lambda why: TypeError(f"{cls.__name__}.{name} must be JSON: {why}"))

@@ -141,7 +141,7 @@ def object_arguments(value: object, raw: str | None = None) -> JsonValue | Unpar
     if not isinstance(value, Mapping):
         return UnparsedArguments(f"the arguments must be a JSON object, got {_json_kind(value)}", raw)
     frozen = freeze_json(value)
-    if isinstance(frozen, Failure):
+    if type(frozen) is Failure:
         return UnparsedArguments(f"the arguments cannot be used: {frozen.failure()}", raw)
     arguments: JsonValue = frozen.unwrap()
     return arguments

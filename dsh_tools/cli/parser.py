@@ -121,9 +121,13 @@ def _mcp_serve(commands: Commands) -> argparse.ArgumentParser:
     return parser
 
 
+def _store_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", required=True, metavar="URL", help="the call store (sqlite:///calls.db, postgresql://...)")
+
+
 def _approvals(commands: Commands) -> argparse.ArgumentParser:
     parser = commands.add_parser("approvals", help="list parked calls in a store, or record a decision on one")
-    parser.add_argument("--store", required=True, metavar="URL", help="the call store (sqlite:///calls.db, postgresql://...)")
+    _store_argument(parser)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("list", help="every undecided parked call, oldest first").add_argument(
         "--json", action="store_true", help="one JSON object per line"
@@ -139,7 +143,7 @@ def _approvals(commands: Commands) -> argparse.ArgumentParser:
 
 def _log(commands: Commands) -> argparse.ArgumentParser:
     parser = commands.add_parser("log", help="print the call journal of a store, newest last")
-    parser.add_argument("--store", required=True, metavar="URL", help="the call store (sqlite:///calls.db, postgresql://...)")
+    _store_argument(parser)
     parser.add_argument("--agent", metavar="ID", help="only this agent's calls")
     parser.add_argument("--tool", metavar="NAME", help="only calls of this tool")
     parser.add_argument("--errors", action="store_true", help="only calls that ended as errors")
@@ -150,7 +154,7 @@ def _log(commands: Commands) -> argparse.ArgumentParser:
 
 def _inspect(commands: Commands) -> argparse.ArgumentParser:
     parser = commands.add_parser("inspect", help="serve the inspector page for a store (the inspector extra)")
-    parser.add_argument("--store", required=True, metavar="URL", help="the call store (sqlite:///calls.db, postgresql://...)")
+    _store_argument(parser)
     parser.add_argument("--host", default="127.0.0.1", help="the address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8765, help="the port (default 8765; 0 picks a free one)")
     return parser

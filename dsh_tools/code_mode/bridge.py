@@ -39,7 +39,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, cast
 
-from returns.result import Failure, Success
+from returns.result import Failure
 
 from dsh_tools.code_mode.runtime import (
     Binding,
@@ -54,7 +54,7 @@ from dsh_tools.content import ContentBlock, ToolOutput, text_block
 from dsh_tools.code_mode.replay import ParkedProgram, RecordedCall, Replay, replay_for
 from dsh_tools.errors import ApprovalPendingError, CodeRunFailedError, ReplayDivergedError, ToolArgsError
 from dsh_tools.execution import HookContext, PluginSource, ToolExecution, ToolExecutionInput, ToolExecutionResult
-from dsh_tools.json_values import JsonValue, dumps, freeze_json
+from dsh_tools.json_values import JsonValue, dumps, freeze_json, frozen_or_raise
 from dsh_tools.pipeline.batch import CallLane
 from dsh_tools.signals import AbortController
 
@@ -119,22 +119,20 @@ class _Run:
             # finishes (and is logged) before ``drain`` returns.
             # Not JSON: the program's mistake, refused before the pipeline sees a
             # call (no number, no result, no dispatch event), whatever the runtime.
-            frozen = freeze_json(args)
-            if isinstance(frozen, Failure):
-                raise TypeError(f"tools.{name}(): arguments are not JSON: {frozen.failure()}")
+            frozen = frozen_or_raise(args, lambda why: TypeError(f"tools.{name}(): arguments are not JSON: {why}"))
             if self.parked is not None or self.diverged is not None:
                 raise CodeDispatchError("the program is stopping: it is waiting for approval, or its replay diverged")
             self.submitted += 1
             number = self.submitted
             sub_id = f"{self.outer.call_id}:code:{number}"
             if self.replay is not None:
-                recorded = self._replayed(number, name, frozen.unwrap())
+                recorded = self._replayed(number, name, frozen)
                 if recorded is not None:
                     if recorded.is_error:
                         raise CodeDispatchError(recorded.text)
                     return recorded.value if typed else recorded.text
             sub_call = ToolExecutionInput(
-                sub_id, name, frozen.unwrap(), self.outer.agent, self.outer.token, self.controller.signal
+                sub_id, name, frozen, self.outer.agent, self.outer.token, self.controller.signal
             )
             self.numbers[sub_id] = (number, name)
             task = asyncio.ensure_future(self._dispatch(sub_call, self._submit(sub_call), number, typed))
@@ -245,7 +243,7 @@ def _arguments_record(args: object) -> dict[str, JsonValue]:
     and its size (``argumentsBytes``). The log then retains a bounded amount per
     call, and any call the pipeline admitted can be recorded."""
     text = dumps(args)
-    if len(text) <= ARGUMENTS_LIMIT and isinstance(freeze_json({"arguments": args}), Success):
+    if len(text) <= ARGUMENTS_LIMIT and type(freeze_json({"arguments": args})) is not Failure:
         return {"arguments": cast("JsonValue", args)}  # JSON: just checked
     head = text[:PREVIEW_LIMIT].decode("utf-8", "ignore")
     return {"argumentsPreview": head + "…", "argumentsBytes": len(text)}

@@ -20,12 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from returns.result import Failure
-
 from dsh_tools.definitions.json_schema import prop_to_json_schema, schema_spec_to_json_schema
 from dsh_tools.definitions.props import Prop
 from dsh_tools.definitions.typed_dict import annotation_prop, is_typed_dict, typed_dict_spec
-from dsh_tools.json_values import freeze_json, thaw_json
+from dsh_tools.json_values import frozen_or_raise, thaw_json
 
 __all__ = ["output_json_schema"]
 
@@ -39,10 +37,8 @@ def output_json_schema(output: object, tool: str) -> dict[str, Any]:
     if type(output) is Prop:
         return prop_to_json_schema(output)
     if isinstance(output, Mapping):
-        frozen = freeze_json(output)
-        if isinstance(frozen, Failure):
-            raise TypeError(f'tool "{tool}": output schema is not JSON: {frozen.failure()}')
-        return thaw_json(frozen.unwrap())  # type: ignore[return-value]  # a Mapping thaws to a dict
+        frozen = frozen_or_raise(output, lambda why: TypeError(f'tool "{tool}": output schema is not JSON: {why}'))
+        return thaw_json(frozen)  # type: ignore[return-value]  # a Mapping thaws to a dict
     try:
         if is_typed_dict(output):
             return schema_spec_to_json_schema(typed_dict_spec(output))  # type: ignore[arg-type]

@@ -18,9 +18,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
-from returns.result import Failure
-
-from dsh_tools.json_values import FrozenJson, JsonValue, freeze_json
+from dsh_tools.json_values import FrozenJson, JsonValue, frozen_or_raise
 from dsh_tools.record import Record
 
 __all__ = [
@@ -189,10 +187,7 @@ def _checked_enum(prop_type: object, value: object) -> tuple[JsonScalar, ...] | 
 def _checked_default(value: object) -> object:
     if value is None:
         return None
-    frozen = freeze_json(value)
-    if isinstance(frozen, Failure):
-        raise ValueError(f"Prop default must be JSON: {frozen.failure()}")
-    return frozen.unwrap()
+    return frozen_or_raise(value, lambda why: ValueError(f"Prop default must be JSON: {why}"))
 
 
 def _checked_properties(prop_type: object, value: object) -> Mapping[str, Prop] | None:

@@ -1,6 +1,6 @@
 """Read a ``TypedDict`` as a ``SchemaSpec``, so one class types the body AND the wire schema.
 
-The mapping (API.md "Tool definitions") is deliberately small and exact: every
+The mapping (see "A TypedDict" in docs/writing-tools.md) is deliberately small and exact: every
 supported annotation has a JSON Schema form whose runtime check matches what
 mypy promises the body (``int`` is an integer, never ``1.5`` or ``True``).
 Anything outside it raises ``TypeError`` at definition time naming the field,

@@ -12,9 +12,7 @@ from __future__ import annotations
 import builtins
 from typing import TYPE_CHECKING
 
-from returns.result import Failure
-
-from dsh_tools.json_values import FrozenJson, freeze_json
+from dsh_tools.json_values import FrozenJson, frozen_or_raise
 
 if TYPE_CHECKING:
     from dsh_tools.host.context import Agent
@@ -39,10 +37,7 @@ class SessionLog:
         """Append one event; ``TypeError`` if ``type`` is not a str or ``data`` is not JSON."""
         if builtins.type(type) is not str or not type:  # exact: a str subclass carries state
             raise TypeError("a session event type must be a non-empty str")
-        frozen = freeze_json(data)
-        if isinstance(frozen, Failure):
-            raise TypeError(f"session event {type!r} data is not JSON: {frozen.failure()}")
-        value = frozen.unwrap()
+        value = frozen_or_raise(data, lambda why: TypeError(f"session event {type!r} data is not JSON: {why}"))
         self._events.append((type, value))
         agent = self._agent
         if agent is not None:

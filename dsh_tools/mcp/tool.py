@@ -21,13 +21,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import mcp_types as mt
-from returns.result import Failure
 
 from dsh_tools.content import ContentBlock, ToolOutput
 from dsh_tools.definitions.output_schema import output_schema_violations
 from dsh_tools.errors import ToolArgsError, ToolOutputError
 from dsh_tools.execution import ToolExecution, content_text
-from dsh_tools.json_values import JsonValue, freeze_json, thaw_json
+from dsh_tools.json_values import JsonValue, frozen_or_raise, thaw_json
 from dsh_tools.mcp.connection import Connection
 from dsh_tools.mcp.content import from_mcp_content
 from dsh_tools.mcp.errors import McpToolError
@@ -75,10 +74,9 @@ class McpTool:
             # and its structuredContent is the value the registry checks and freezes.
             # Python's JSON reader takes NaN and integers beyond 64 bits; the boundary
             # does not, and says so as it does for any typed value that is not JSON.
-            value = freeze_json(result.structured_content)
-            if type(value) is Failure:
-                raise ToolOutputError([f"not JSON: {value.failure()}"], tool=self.name)
-            return ToolOutput(content, value=value.unwrap())
+            structured = result.structured_content
+            value = frozen_or_raise(structured, lambda why: ToolOutputError([f"not JSON: {why}"], tool=self.name))
+            return ToolOutput(content, value=value)
         return content
 
 

@@ -27,10 +27,6 @@ participant's stray ``CancelledError``. A deferred approval is finished by
 :func:`resume_call` (the verdict via :func:`settle_verdict`, then the gates
 after approval, dispatch, post-execute and observers); a host that can keep
 parked calls implements :class:`ApprovalParking`.
-
-The stages test a ``Result`` with ``type(r) is Failure``, not ``isinstance``:
-``returns`` containers are ABCs, and ``ABCMeta.__instancecheck__`` costs about
-five times an identity test, a dozen times per call (both narrow for mypy).
 """
 
 from dsh_tools.pipeline.admit import admit

@@ -13,8 +13,6 @@ from __future__ import annotations
 from types import CoroutineType
 from typing import Literal, TypeAlias
 
-from returns.result import Failure
-
 from dsh_tools.execution import ToolExecution, ToolExecutionInput
 from dsh_tools.json_values import JsonValue, freeze_json
 from dsh_tools.pipeline.admit import identity_problem
@@ -52,7 +50,5 @@ def classify_input(host: PipelineHost, call: object) -> ExecutionMode:
     """The mode of a caller's input, judged as admission would: anything invalid is exclusive."""
     if type(call) is not ToolExecutionInput or identity_problem(call) is not None:
         return "exclusive"
-    frozen = freeze_json(call.arguments)
-    if type(frozen) is Failure:
-        return "exclusive"
-    return _mode(host, call.name, call.agent, frozen.unwrap())
+    arguments = freeze_json(call.arguments)
+    return arguments.map(lambda frozen: _mode(host, call.name, call.agent, frozen)).value_or("exclusive")

@@ -96,7 +96,7 @@ async def open_call(
         if not cancel_requested():
             raise
         return _not_dispatched(execution, CANCELLED)
-    if type(gated) is Success:
+    if type(gated) is not Failure:
         if cancel_requested():
             return _not_dispatched(execution, CANCELLED)
         if signal is not None and signal.aborted:
@@ -195,11 +195,8 @@ async def continue_call(
         else:
             execution = admitted.unwrap()
             try:
-                match await open_call(host, execution, gates):
-                    case Success(passed):
-                        settled = await run_tool(host, passed)
-                    case Failure(early):
-                        settled = early
+                opened = await open_call(host, execution, gates)
+                settled = opened.failure() if type(opened) is Failure else await run_tool(host, opened.unwrap())
             except FATAL as error:
                 await record_interrupted(host, execution, error)
                 raise

@@ -14,27 +14,22 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Final, Literal
-
-from returns.result import Failure
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Final, Literal
 
 from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import KEEP, Keep
+from dsh_tools.listener_chain import Rest, run_chain
 from dsh_tools.off_loop import off_loop
 from dsh_tools.pipeline.attempts import body_attempt
 from dsh_tools.pipeline.cancellation import cancel_requested, propagate_if_fatal
 from dsh_tools.pipeline.checks import check_result
+from dsh_tools.pipeline.containment import Contain
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.orphans import Orphans
-from dsh_tools.pipeline.outcomes import (
-    StageFailure,
-    aborted_result,
-    error_result,
-    exception_result,
-    report_failure,
-)
+from dsh_tools.pipeline.outcomes import aborted_result, exception_result
 from dsh_tools.pipeline.values import is_large_value, tool_result
 from dsh_tools.progress import open_progress
 from dsh_tools.signals import AbortController, AbortSignal, checked_signal
@@ -80,38 +75,26 @@ async def dispatch(
         listeners = host.events.listeners(EVENT, execution.agent)
         if not listeners:
             return await invoke_tool(host, execution, progress=progress)
-        return await _level(host, listeners, 0, execution, progress)
+        call_id = execution.call_id
+        base = partial(invoke_tool, host, progress=progress)
+        check = partial(check_result, call_id=call_id)
+        rule = Contain(EVENT, host.logger, lambda failure: failure.result(call_id))
+        return await run_chain(listeners, (execution,), base, check, rule, _next_with_signal)
     finally:
         close_progress()
 
 
-async def _level(
-    host: PipelineHost,
-    listeners: Sequence[Callable[..., Any]],
-    index: int,
-    execution: ToolExecution,
-    progress: DispatchProgress,
-) -> ToolExecutionResult:
-    if index == len(listeners):
-        return await invoke_tool(host, execution, progress=progress)
+def _next_with_signal(
+    rest: Rest[tuple[ToolExecution], ToolExecutionResult], arguments: tuple[ToolExecution]
+) -> Callable[..., Awaitable[ToolExecutionResult]]:
+    """A wrapper's ``next``: the rest of the chain, with the call's signal replaced when it asks."""
+    (execution,) = arguments
 
     def next_(*, signal: AbortSignal | None | Literal[Keep.KEEP] = KEEP) -> Awaitable[ToolExecutionResult]:
         inner = execution if signal is KEEP else execution.set(signal=checked_signal(signal, "next(signal=...)"))
-        return _level(host, listeners, index + 1, inner, progress)
+        return rest((inner,))
 
-    listener = listeners[index]
-    try:
-        value = listener(execution, next_)
-        if inspect.isawaitable(value):
-            value = await value
-    except BaseException as error:  # noqa: BLE001 - the wrapper's failure is this level's result
-        propagate_if_fatal(error)
-        report_failure(host.logger, f"{EVENT} listener", listener, error)
-        return StageFailure.raised(error).result(execution.call_id)
-    checked = check_result(value, execution.call_id)
-    if type(checked) is Failure:
-        return error_result(execution.call_id, f"{EVENT} listener {checked.failure()}")
-    return checked.unwrap()
+    return next_
 
 
 async def invoke_tool(

@@ -18,20 +18,17 @@ from returns.result import Failure, Result, Success
 from dsh_tools.decisions import Accept, Block, PostToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.pipeline.checks import check_post_decision
+from dsh_tools.pipeline.containment import run_fail_closed
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import StageFailure, error_result
 from dsh_tools.pipeline.values import replace_value
-from dsh_tools.pipeline.waterfall import run_waterfall
 from dsh_tools.schema import RegisteredTool
 
 __all__ = ["apply_post_decision", "post_execute", "run_post_execute"]
 
 EVENT: Final = "tools/post-execute"
 _ACCEPT: Final = Accept()
-
-
-async def _accept() -> PostToolDecision:
-    return _ACCEPT
+_ACCEPTED: Final[Result[PostToolDecision, StageFailure]] = Success(_ACCEPT)  # immutable: one for every call
 
 
 async def run_post_execute(
@@ -40,8 +37,8 @@ async def run_post_execute(
     """Run the ``tools/post-execute`` waterfall (default: ``Accept()``)."""
     listeners = host.events.listeners(EVENT, execution.agent)
     if not listeners:
-        return Success(_ACCEPT)
-    return await run_waterfall(listeners, (execution, result), _accept, check_post_decision, EVENT, host.logger)
+        return _ACCEPTED
+    return await run_fail_closed(listeners, (execution, result), _ACCEPT, check_post_decision, EVENT, host.logger)
 
 
 def apply_post_decision(

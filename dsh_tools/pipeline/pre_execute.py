@@ -17,28 +17,25 @@ from dsh_tools.approval import ApprovalRequest
 from dsh_tools.decisions import Allow, Ask, Deny, PreToolDecision
 from dsh_tools.execution import ToolExecution
 from dsh_tools.pipeline.checks import check_pre_decision
+from dsh_tools.pipeline.containment import run_fail_closed
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, failed, report_failure
 from dsh_tools.pipeline.verdicts import park, settle_verdict
-from dsh_tools.pipeline.waterfall import run_waterfall
 
 __all__ = ["ask_approval", "decide", "pre_execute", "run_pre_execute"]
 
 EVENT: Final = "tools/pre-execute"
 _ALLOW: Final = Allow()
-
-
-async def _allow() -> PreToolDecision:
-    return _ALLOW
+_ALLOWED: Final[Result[PreToolDecision, StageFailure]] = Success(_ALLOW)  # immutable: one for every call
 
 
 async def run_pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[PreToolDecision, StageFailure]:
     """Run the ``tools/pre-execute`` waterfall (default: ``Allow()``)."""
     listeners = host.events.listeners(EVENT, execution.agent)
     if not listeners:
-        return Success(_ALLOW)
-    return await run_waterfall(listeners, (execution,), _allow, check_pre_decision, EVENT, host.logger)
+        return _ALLOWED
+    return await run_fail_closed(listeners, (execution,), _ALLOW, check_pre_decision, EVENT, host.logger)
 
 
 async def decide(

@@ -116,10 +116,7 @@ def render_value(tool: RegisteredTool, execution: ToolExecution, value: FrozenJs
         content: object = render(execution.arguments, value)
     except Exception as error:  # noqa: BLE001 - the renderer is tool code: its failure is the call's
         return Failure(f'tool "{tool.name}" render raised {type(error).__name__}: {safe_str(error)}')
-    checked = check_content(content)
-    if type(checked) is Failure:
-        return Failure(f'tool "{tool.name}" render returned no valid content: {checked.failure()}')
-    return checked
+    return check_content(content).alt(lambda problem: f'tool "{tool.name}" render returned no valid content: {problem}')
 
 
 def default_render(value: FrozenJson) -> FrozenJson:

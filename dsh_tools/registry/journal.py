@@ -12,13 +12,16 @@ A write that fails never fails the call: the store counts it
 (``store.health()``), the failure is logged, and the result goes back.
 
 Fast path: a :class:`~dsh_tools.store.MemoryStore` is written synchronously
-(``MemoryStore.write_now``), with no commit to await; a test proves it keeps
-what the plain ``write`` keeps.
+(``MemoryStore.write_now``), with no commit to await, and its running calls
+are never written at all: the store asks the journal for them when it is
+read (:meth:`CallJournal.running_records`), so a call costs one record, not
+two. Tests prove both keep what the plain ``write`` keeps.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -42,10 +45,11 @@ RUNNING_FLUSH_S: Final = 0.05
 class _Open:
     """A call between ``opened`` and ``settled``: its journal row and what links it."""
 
-    __slots__ = ("record_id", "call_id", "started_at", "parent_call_id", "progress")
+    __slots__ = ("execution", "record_id", "call_id", "started_at", "parent_call_id", "progress")
 
-    def __init__(self, record_id: str, call_id: str, started_at: float, parent_call_id: str | None) -> None:
-        self.record_id, self.call_id, self.started_at, self.parent_call_id = record_id, call_id, started_at, parent_call_id
+    def __init__(self, execution: ToolExecution, record_id: str, started_at: float, parent_call_id: str | None) -> None:
+        self.execution, self.record_id, self.started_at, self.parent_call_id = execution, record_id, started_at, parent_call_id
+        self.call_id = execution.call_id
         self.progress: dict[str, JsonValue] | None = None  # the latest report, kept with the record
 
 
@@ -55,17 +59,23 @@ class CallJournal:
     def __init__(self, store: CallStore) -> None:
         self.store = store
         self._memory = store if type(store) is MemoryStore else None  # the fast path (module docstring)
+        if self._memory is not None:
+            self._memory.add_running_source(self)
         # A store that can commit on this thread at once when nobody else writes (SqliteStore): a lone call's
         # record is then committed right where it settles, with no task to wait for.
         self._write_now_if_free: Callable[[Sequence[CallRecord], Sequence[SessionEvent]], bool] | None = getattr(
             store, "write_now_if_free", None
         )
         self._open: dict[ToolExecutionToken, _Open] = {}
+        # Record ids: a random prefix per journal and a counter; unique across processes and replicas
+        # without a system call per call.
+        self._id_prefix = secrets.token_hex(8)
+        self._id_counter = itertools.count(1)
         self._approvals: dict[ToolExecutionToken, str] = {}
         self._parents: dict[ToolExecutionToken, str] = {}  # resumed sub-calls: their program's run_code call
         # Queued for the next commit: settled records, and calls still running (made into records only
         # if they are still running when the commit comes; a fast call's running row is never written).
-        self._records: dict[str, CallRecord | tuple[ToolExecution, _Open]] = {}
+        self._records: dict[str, CallRecord | _Open] = {}
         self._running_flush: asyncio.TimerHandle | None = None
         self._events: list[SessionEvent] = []
         self._waiters: list[asyncio.Future[None]] = []
@@ -93,16 +103,19 @@ class CallJournal:
 
     # -- CallProbe -----------------------------------------------------------------
     def opened(self, execution: ToolExecution) -> None:
-        entry = _Open(secrets.token_hex(12), execution.call_id, time.time(), self._parent_of(execution))
+        entry = _Open(execution, self._next_record_id(), time.time(), self._parent_of(execution))
         self._open[execution.token] = entry
-        self._running(execution, entry)
+        self._running(entry)
 
-    def _running(self, execution: ToolExecution, entry: _Open) -> None:
-        """Record (or, for a store, queue) the call as running, with its latest progress."""
+    def running_records(self) -> list[CallRecord]:
+        """The ``"running"`` record of every open call, made now (a ``MemoryStore`` reads them here)."""
+        return [self._record(entry, "running") for entry in list(self._open.values())]
+
+    def _running(self, entry: _Open) -> None:
+        """Queue the call as running, with its latest progress (a ``MemoryStore`` reads it when asked)."""
         if self._memory is not None:
-            self._write_now((self._record(execution, entry, "running"),), ())
             return
-        self._records[entry.record_id] = (execution, entry)
+        self._records[entry.record_id] = entry
         if self._running_flush is None:  # a call that outlives this delay is committed as running
             self._running_flush = asyncio.get_running_loop().call_later(RUNNING_FLUSH_S, self._flush_running)
 
@@ -124,7 +137,7 @@ class CallJournal:
         if entry is None:
             return
         entry.progress = {"progress": progress.progress, "total": progress.total, "message": progress.message}
-        self._running(execution, entry)
+        self._running(entry)
 
     def retrying(self, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
         pass
@@ -133,7 +146,7 @@ class CallJournal:
         """Queue the settled record; the commit the caller awaits before handing the result back."""
         entry = self._open.pop(execution.token, None)
         if entry is None:  # settled at admission or by a verdict: it never opened
-            entry = _Open(secrets.token_hex(12), execution.call_id, time.time(), self._parent_of(execution))
+            entry = _Open(execution, self._next_record_id(), time.time(), self._parent_of(execution))
         agent = execution.agent
         error = result.error
         record = CallRecord(
@@ -162,6 +175,9 @@ class CallJournal:
         return self._commit()
 
     # -- records ---------------------------------------------------------------------
+    def _next_record_id(self) -> str:
+        return f"{self._id_prefix}{next(self._id_counter):08x}"
+
     def _parent_of(self, execution: ToolExecution) -> str | None:
         parent = self._open.get(execution.parent) if execution.parent is not None else None
         return parent.call_id if parent is not None else self._parents.get(execution.token)
@@ -176,7 +192,8 @@ class CallJournal:
             return approval_id if type(approval_id) is str else None
         return None
 
-    def _record(self, execution: ToolExecution, entry: _Open, outcome: str) -> CallRecord:
+    def _record(self, entry: _Open, outcome: str) -> CallRecord:
+        execution = entry.execution
         agent = execution.agent
         return CallRecord(
             record_id=entry.record_id,
@@ -221,7 +238,7 @@ class CallJournal:
 
     def _materialized(self) -> list[CallRecord]:
         """The queued records, a call still running made into its ``"running"`` record."""
-        return [r if isinstance(r, CallRecord) else self._record(r[0], r[1], "running") for r in self._records.values()]
+        return [r if isinstance(r, CallRecord) else self._record(r, "running") for r in self._records.values()]
 
     def _flush_running(self) -> None:
         self._running_flush = None

@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from returns.result import Failure
-
 from dsh_tools.definitions.output_schema import compile_value_check, compile_value_freezer
 from dsh_tools.errors import safe_str
-from dsh_tools.json_values import freeze_json
+from dsh_tools.json_values import frozen_or_raise
 from dsh_tools.retry import check_retry
 from dsh_tools.schema import RegisteredTool, check_timeout_ms, check_tool_name
 
@@ -40,10 +38,8 @@ def snapshot(definition: object) -> RegisteredTool:
     description = _attribute(definition, "description", name, required=True)
     if type(description) is not str:
         raise TypeError(f'tool "{name}": description must be a str, got {type(description).__name__}')
-    frozen = freeze_json(_attribute(definition, "parameters", name, required=True))
-    if isinstance(frozen, Failure):
-        raise TypeError(f'tool "{name}": parameters are not JSON: {frozen.failure()}')
-    parameters = frozen.unwrap()
+    raw = _attribute(definition, "parameters", name, required=True)
+    parameters = frozen_or_raise(raw, lambda why: TypeError(f'tool "{name}": parameters are not JSON: {why}'))
     if not isinstance(parameters, Mapping):
         raise TypeError(f'tool "{name}": parameters must be a JSON Schema object')
     execute = _attribute(definition, "execute", name, required=True)
@@ -78,10 +74,7 @@ def _typed_output(definition: object, name: str) -> dict[str, Any]:
         if render is not None:
             raise TypeError(f'tool "{name}": render needs an output_schema (it renders a typed value)')
         return {}
-    frozen = freeze_json(schema)
-    if isinstance(frozen, Failure):
-        raise TypeError(f'tool "{name}": output_schema is not JSON: {frozen.failure()}')
-    output_schema = frozen.unwrap()
+    output_schema = frozen_or_raise(schema, lambda why: TypeError(f'tool "{name}": output_schema is not JSON: {why}'))
     check = compile_value_check(output_schema, tool=name)
     freezer = compile_value_freezer(output_schema)
     return {"output_schema": output_schema, "render": render, "check_output": check, "freeze_output": freezer}

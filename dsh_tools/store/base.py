@@ -12,11 +12,9 @@ import time
 from types import TracebackType
 from typing import Final, Self
 
-from returns.result import Failure
-
 from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict
 from dsh_tools.errors import safe_str
-from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json
+from dsh_tools.json_values import FrozenJson, JsonValue, dumps, frozen_or_raise
 from dsh_tools.schema import describe_value
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, StoreHealth
@@ -48,10 +46,7 @@ def check_decision(
     if arguments is not None:
         if outcome != "allowed-once":
             raise ValueError("edited arguments come only with an 'allowed-once' decision")
-        checked = freeze_json(arguments)
-        if type(checked) is Failure:
-            raise TypeError(f"edited arguments are not JSON: {checked.failure()}")
-        frozen = checked.unwrap()
+        frozen = frozen_or_raise(arguments, lambda why: TypeError(f"edited arguments are not JSON: {why}"))
     verdict: ApprovalVerdict = outcome  # type: ignore[assignment]  # checked against APPROVAL_VERDICTS above
     return ApprovalDecision(approval_id, verdict, frozen, decided_by, time.time())
 

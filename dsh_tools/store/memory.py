@@ -11,15 +11,23 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Final
+from itertools import chain
+from typing import Final, Protocol
 
 from dsh_tools.json_values import JsonValue
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, bounded
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
 
-__all__ = ["DEFAULT_MAX_RECORDS", "MemoryStore"]
+__all__ = ["DEFAULT_MAX_RECORDS", "MemoryStore", "RunningSource"]
+
+
+class RunningSource(Protocol):
+    """What holds calls that are running: it makes their ``"running"`` records when the store is read."""
+
+    def running_records(self) -> list[CallRecord]: ...
 
 DEFAULT_MAX_RECORDS: Final = 10_000
 """How many journal records (and session events per agent) a ``MemoryStore`` keeps, newest last."""
@@ -37,6 +45,7 @@ class MemoryStore(StoreBase):
         self.max_records = max_records
         self._parked: dict[str, ParkedCall] = {}
         self._records: OrderedDict[str, CallRecord] = OrderedDict()
+        self._running_sources: weakref.WeakSet[RunningSource] = weakref.WeakSet()
         self._events: dict[str, list[SessionEvent]] = {}
         self._decisions = asyncio.Event()
 
@@ -134,9 +143,21 @@ class MemoryStore(StoreBase):
             if len(log) > self.max_records:
                 del log[: len(log) - self.max_records]
 
+    def add_running_source(self, source: RunningSource) -> None:
+        """``source`` (a registry's journal) holds running calls this store shows without their being written.
+
+        Kept weakly: a gone registry's calls are gone with it. This is the
+        journal's fast path: an in-memory journal never writes (and then
+        replaces) a record for every call that is merely running.
+        """
+        self._running_sources.add(source)
+
     async def _journal(self, query: JournalQuery) -> list[CallRecord]:
         found: list[CallRecord] = []
-        for record in reversed(self._records.values()):
+        running = [
+            bounded(record, self.max_value_bytes) for source in list(self._running_sources) for record in source.running_records()
+        ]
+        for record in chain(reversed(running), reversed(self._records.values())):
             if len(found) >= query.limit:
                 break
             if query.matches(record):

@@ -101,18 +101,10 @@ class PostgresStore(RelationalStore):
                     await conn.execute(statement.encode())
                 return
             row = await (await conn.execute("SELECT max(version) FROM dsh_schema")).fetchone()
-            version = row[0] if row is not None else None
-            if type(version) is not int:
-                raise sql.StoreError("the database has a dsh_schema table without a version")
-            if version > sql.SCHEMA_VERSION:
-                raise sql.StoreError(
-                    f"the database was written by a newer dsh-tools (schema version {version}; "
-                    f"this one reads up to {sql.SCHEMA_VERSION}): upgrade dsh-tools"
-                )
-            for step in range(version, sql.SCHEMA_VERSION):
-                for statement in sql.MIGRATIONS[step]:
+            for statements, version in sql.upgrade_steps(row, "the database"):
+                for statement in statements:
                     await conn.execute(statement.encode())
-                await conn.execute("UPDATE dsh_schema SET version = %s", (step + 1,))
+                await conn.execute("UPDATE dsh_schema SET version = %s", (version,))
 
     async def _tx(self, work: Callable[[AsyncCursor[Any]], Awaitable[T]]) -> T:
         """Run ``work`` in one transaction on the store's connection, one at a time."""

@@ -10,7 +10,7 @@ processes without a lock held in Python.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 import orjson
@@ -20,7 +20,7 @@ from dsh_tools.record import Record
 from dsh_tools.store.base import preview_of
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
 
-__all__ = ["SCHEMA_VERSION", "Dialect", "StoreError", "dump_record", "load_record", "journal_query"]
+__all__ = ["SCHEMA_VERSION", "Dialect", "StoreError", "dump_record", "load_record", "journal_query", "upgrade_steps"]
 
 SCHEMA_VERSION: Final = 1
 """The table layout this code writes; an older store is upgraded at open, a newer one refused."""
@@ -67,6 +67,25 @@ class Dialect:
 
 MIGRATIONS: Final[Mapping[int, Sequence[str]]] = {}
 """Statements that take a store from version ``n`` to ``n + 1`` (none yet: version 1 is the first)."""
+
+
+def upgrade_steps(row: Sequence[Any] | None, where: str) -> Iterator[tuple[Sequence[str], int]]:
+    """The migrations from the version in ``row`` (``SELECT max(version)``) up: ``(statements, version after)``.
+
+    One rule for every backend: a version table without a version, or with a
+    newer version than this code reads, is a :class:`StoreError` naming
+    ``where`` (the database), never a silent downgrade.
+    """
+    version = row[0] if row is not None else None
+    if type(version) is not int:
+        raise StoreError(f"{where} has a dsh_schema table without a version")
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{where} was written by a newer dsh-tools (schema version {version}; "
+            f"this one reads up to {SCHEMA_VERSION}): upgrade dsh-tools"
+        )
+    for step in range(version, SCHEMA_VERSION):
+        yield MIGRATIONS[step], step + 1
 
 PARK: Final = (
     "INSERT INTO dsh_parked (approval_id, agent_id, state, created_at, body) SELECT ?, ?, 'parked', ?, ?"

@@ -95,18 +95,10 @@ class SqliteStore(RelationalStore):
                     db.execute(statement)
             else:
                 row = db.execute("SELECT max(version) FROM dsh_schema").fetchone()
-                version = row[0] if row is not None else None
-                if type(version) is not int:
-                    raise sql.StoreError(f"{self.path!r} has a dsh_schema table without a version")
-                if version > sql.SCHEMA_VERSION:
-                    raise sql.StoreError(
-                        f"{self.path!r} was written by a newer dsh-tools (schema version {version}; "
-                        f"this one reads up to {sql.SCHEMA_VERSION}): upgrade dsh-tools"
-                    )
-                for step in range(version, sql.SCHEMA_VERSION):
-                    for statement in sql.MIGRATIONS[step]:
+                for statements, version in sql.upgrade_steps(row, repr(self.path)):
+                    for statement in statements:
                         db.execute(statement)
-                    db.execute("UPDATE dsh_schema SET version = ?", (step + 1,))
+                    db.execute("UPDATE dsh_schema SET version = ?", (version,))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")

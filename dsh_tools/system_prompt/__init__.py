@@ -17,8 +17,7 @@ from dsh_tools.system_prompt.records import (
     ToolProviderResult,
 )
 from dsh_tools.system_prompt.render import render_prompt
-from dsh_tools.system_prompt.service import SystemPrompt
-from dsh_tools.system_prompt.waterfall import ASSEMBLE_EVENT
+from dsh_tools.system_prompt.service import ASSEMBLE_EVENT, SystemPrompt
 
 __all__ = [
     "ASSEMBLE_EVENT",

@@ -1,4 +1,4 @@
-"""The canonical assembly as pure functions: section ordering, tool collection, ``tool_order``.
+"""Assembly rules as pure functions: section ordering, tool collection, ``tool_order``, a listener's answer.
 
 Problems come back as ``Failure(error)`` (an unraised ``ValueError`` or
 ``TypeError`` carrying the message) rather than being raised, so the rules can
@@ -18,6 +18,7 @@ from dsh_tools.system_prompt.records import (
     TOOL_ORDER_REST,
     AssembleContext,
     AssembledSection,
+    PromptAssembly,
     PromptSection,
     ToolProvider,
     ToolProviderResult,
@@ -26,6 +27,7 @@ from dsh_tools.system_prompt.records import (
 __all__ = [
     "CollectedTools",
     "PromptError",
+    "check_assembly",
     "check_section",
     "collect_tools",
     "describe",
@@ -196,6 +198,24 @@ def order_tools(
             if schema is not None:
                 out.append(schema)
     return Success(tuple(out))
+
+
+def check_assembly(value: object) -> Result[PromptAssembly, str]:
+    """A listener's answer as a well-formed assembly (tuples of the right records), or what is wrong with it.
+
+    The problem is text, not an exception: only the listener chain knows whom to name in the ``TypeError``.
+    """
+    if not isinstance(value, PromptAssembly):
+        return Failure(f"returned {type(value).__name__}, not a PromptAssembly")
+    sections: object = value.sections
+    tools: object = value.tools
+    if not isinstance(sections, (tuple, list)) or not all(isinstance(s, AssembledSection) for s in sections):
+        return Failure("returned sections that are not AssembledSection records")
+    if not isinstance(tools, (tuple, list)) or not all(isinstance(t, ToolSchema) for t in tools):
+        return Failure("returned tools that are not ToolSchema records")
+    if isinstance(sections, tuple) and isinstance(tools, tuple):
+        return Success(value)
+    return Success(PromptAssembly(tuple(sections), tuple(tools)))
 
 
 def _name(schema: ToolSchema) -> str:

@@ -8,21 +8,26 @@ and is undone when ``agent.ctx`` is disposed, with no scope argument to forget.
 ``assemble`` is the configuration edge of this package: the pure rules in
 :mod:`~dsh_tools.system_prompt.canonical` report problems as values, and here
 they become exceptions, because a prompt built from a broken configuration
-must not reach a model.
+must not reach a model. So do the ``system-prompt/assemble`` listeners' own
+failures: one that raises makes ``assemble`` raise, and a malformed answer is
+a ``TypeError`` naming the listener.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final, NoReturn
 
-from returns.result import Failure
+from returns.functions import raise_exception
 
 from dsh_tools.disposer import Disposer
 from dsh_tools.host.services import SYSTEM_PROMPT
+from dsh_tools.listener_chain import run_chain
 from dsh_tools.system_prompt.canonical import (
+    check_assembly,
     check_section,
     collect_tools,
+    describe,
     evaluate_sections,
     order_tools,
     parse_tool_order,
@@ -36,12 +41,13 @@ from dsh_tools.system_prompt.records import (
 )
 from dsh_tools.system_prompt.restore import restore_protected
 from dsh_tools.system_prompt.state import PromptState
-from dsh_tools.system_prompt.waterfall import ASSEMBLE_EVENT, run_waterfall
 
 if TYPE_CHECKING:
     from dsh_tools.host.context import Agent, Context
 
-__all__ = ["SystemPrompt"]
+__all__ = ["ASSEMBLE_EVENT", "SystemPrompt"]
+
+ASSEMBLE_EVENT: Final = "system-prompt/assemble"
 
 
 class SystemPrompt:
@@ -59,10 +65,7 @@ class SystemPrompt:
     _ctx: Context
 
     def __init__(self, ctx: Context, *, tool_order: Sequence[str] | None = None) -> None:
-        parsed = parse_tool_order(tool_order)
-        if isinstance(parsed, Failure):
-            raise parsed.failure()
-        self._state = PromptState(parsed.unwrap())
+        self._state = PromptState(parse_tool_order(tool_order).lash(raise_exception).unwrap())
         self._ctx = ctx
         ctx.provide(SYSTEM_PROMPT, self)
 
@@ -153,7 +156,7 @@ class SystemPrompt:
             check(context)
         canonical = self.canonical(context)
         listeners = self._ctx.events.listeners(ASSEMBLE_EVENT, scope)
-        final = await run_waterfall(listeners, context, canonical) if listeners else canonical
+        final = await run_chain(listeners, (context, canonical), _canonical, check_assembly, _RAISE)
         protected_sections, protected_tools = state.protected(scope)
         return restore_protected(canonical, final, sections=protected_sections, tools=protected_tools)
 
@@ -161,14 +164,30 @@ class SystemPrompt:
         """The registry's own assembly for ``context``, before any listener (no preflight)."""
         state = self._state
         sections = evaluate_sections(state.visible_sections(context.scope), context)
-        collected = collect_tools(state.providers(context.scope), context)
-        if isinstance(collected, Failure):
-            raise collected.failure()
-        schemas, known = collected.unwrap()
-        ordered = order_tools(schemas, state.tool_order, known)
-        if isinstance(ordered, Failure):
-            raise ordered.failure()
-        return PromptAssembly(sections, ordered.unwrap())
+        tools = (
+            collect_tools(state.providers(context.scope), context)
+            .bind(lambda collected: order_tools(collected[0], state.tool_order, collected[1]))
+            .lash(raise_exception)
+            .unwrap()
+        )
+        return PromptAssembly(sections, tools)
+
+
+async def _canonical(context: AssembleContext, canonical: PromptAssembly) -> PromptAssembly:
+    return canonical  # the innermost ``next()``
+
+
+class _RaiseAtEdge:
+    """The assembly chain's failure rule (see the module docstring)."""
+
+    def raised(self, listener: object, error: BaseException) -> NoReturn:
+        raise error
+
+    def refused(self, listener: object, problem: str) -> NoReturn:
+        raise TypeError(f"{ASSEMBLE_EVENT} listener {describe(listener)} {problem}")
+
+
+_RAISE: Final = _RaiseAtEdge()
 
 
 def _names(what: str, names: Sequence[str]) -> frozenset[str]:

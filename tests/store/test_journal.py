@@ -184,6 +184,33 @@ async def test_a_running_call_is_in_the_journal_before_it_settles(kind: str, tmp
         await task
 
 
+@tool
+async def hang_with(text: str) -> str:
+    """Waits until cancelled, holding its argument."""
+    await asyncio.Event().wait()
+    return text
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_a_running_call_shows_bounded_arguments_then_settles_into_the_same_record(kind: str, tmp_path: Path) -> None:
+    # The memory store's running rows are made when read (its fast path); a written store keeps them: both alike.
+    store = MemoryStore(max_value_bytes=1024) if kind == "memory" else SqliteStore(tmp_path / "calls.db", max_value_bytes=1024)
+    ctx = boot(store=store)
+    ctx.tools.register(hang_with)
+    task = asyncio.ensure_future(ctx.tools.execute(run("hang_with", {"text": "x" * 5000})))
+    async with asyncio.timeout(10):
+        while not (running := await ctx.tools.store.journal(outcome="running")):
+            await asyncio.sleep(0)
+    arguments = thaw_json(running[0].arguments)
+    assert isinstance(arguments, dict) and arguments["$bytes"] > 5000 and len(arguments["$preview"]) <= 1024
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (record,) = await ctx.tools.store.journal(call_id="c1")
+    assert record.outcome == "aborted" and record.record_id == running[0].record_id
+    assert await ctx.tools.store.journal(outcome="running") == []
+
+
 async def test_code_mode_sub_calls_name_their_run_code_call() -> None:
     async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
         await tools["echo"]({"text": "one"})

@@ -90,3 +90,26 @@ async def test_a_postgres_database_of_a_newer_version_is_refused(fresh_postgres:
     with pytest.raises(StoreError, match="written by a newer dsh-tools"):
         async with PostgresStore(fresh_postgres):
             pass
+
+
+def test_a_version_table_without_a_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "calls.db"
+    SqliteStore(path)
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM dsh_schema")
+    with pytest.raises(StoreError, match="has a dsh_schema table without a version"):
+        SqliteStore(path)
+
+
+def test_an_older_file_is_upgraded_through_each_migration_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh_tools.store import sql
+
+    path = tmp_path / "calls.db"
+    SqliteStore(path)
+    monkeypatch.setattr(sql, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(sql, "MIGRATIONS", {SCHEMA_VERSION: ("CREATE TABLE dsh_added (x INTEGER)",)})
+    SqliteStore(path)
+    SqliteStore(path)  # already upgraded: the migration does not run again (it would fail: the table exists)
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT version FROM dsh_schema").fetchall() == [(SCHEMA_VERSION + 1,)]
+        assert db.execute("SELECT count(*) FROM dsh_added").fetchone() == (0,)

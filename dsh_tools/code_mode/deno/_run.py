@@ -265,8 +265,7 @@ class RunSession:
             parsed = orjson.loads(text)
         except orjson.JSONDecodeError:
             return text  # not JSON the host can read (a lone surrogate): the text itself, at once
-        frozen = freeze_json(parsed)
-        return text if isinstance(frozen, Failure) else frozen.unwrap()
+        return freeze_json(parsed).value_or(text)
 
     def _truncated_value(self, head: str, size: int) -> str:
         cut = head.encode("utf-8", "replace")[: self._budgets.max_value].decode("utf-8", "ignore")
@@ -335,7 +334,7 @@ class RunSession:
                     line = _reply(call_id, None, safe_str(error), name if name in _ERROR_NAMES else None)
                 else:
                     checked = freeze_json(result)
-                    if isinstance(checked, Failure):
+                    if type(checked) is Failure:
                         line = _reply(call_id, None, f"the binding returned a value that is not JSON: {checked.failure()}")
                     else:
                         line = _reply(call_id, checked.unwrap(), None)
@@ -361,10 +360,7 @@ def _decode_args(text: str, max_values: int) -> tuple[FrozenJson | None, str | N
         return None, "binding arguments are not JSON"
     if count_over(parsed, max_values):
         return None, f"binding arguments hold more than {max_values} JSON values"
-    frozen = freeze_json(parsed)
-    if isinstance(frozen, Failure):
-        return None, "binding arguments are not JSON"
-    return frozen.unwrap(), None
+    return freeze_json(parsed).map(lambda frozen: (frozen, None)).value_or((None, "binding arguments are not JSON"))
 
 
 def _reply(call_id: int, value: JsonValue, error: str | None, name: str | None = None) -> bytes:
