@@ -43,9 +43,15 @@ if TYPE_CHECKING:
     from dsh_tools.boot import (
         boot as boot,
     )
+    from dsh_tools.code_mode import (
+        RUN_CODE_NAME as RUN_CODE_NAME,
+    )
     from dsh_tools.code_mode.install import (
         SDK_SECTION as SDK_SECTION,
         SDK_SECTION_ORDER as SDK_SECTION_ORDER,
+    )
+    from dsh_tools.code_mode.plugin import (
+        ToolMode as ToolMode,
     )
     from dsh_tools.code_mode.runtime import (
         CodeBindingNamespace as CodeBindingNamespace,
@@ -170,8 +176,6 @@ if TYPE_CHECKING:
         ExecutionMode as ExecutionMode,
     )
     from dsh_tools.registry.registry import (
-        RUN_CODE_NAME as RUN_CODE_NAME,
-        ToolMode as ToolMode,
         ToolRegistry as ToolRegistry,
     )
     from dsh_tools.schema import (
@@ -224,8 +228,10 @@ _EXPORTS: dict[str, str] = {
     "ApprovalVerdict": "dsh_tools.approval",
     "PendingApproval": "dsh_tools.approval",
     "boot": "dsh_tools.boot",
+    "RUN_CODE_NAME": "dsh_tools.code_mode",
     "SDK_SECTION": "dsh_tools.code_mode.install",
     "SDK_SECTION_ORDER": "dsh_tools.code_mode.install",
+    "ToolMode": "dsh_tools.code_mode.plugin",
     "CodeBindingNamespace": "dsh_tools.code_mode.runtime",
     "CodeLogEntry": "dsh_tools.code_mode.runtime",
     "CodeRunFailure": "dsh_tools.code_mode.runtime",
@@ -319,8 +325,6 @@ _EXPORTS: dict[str, str] = {
     "ToolResult": "dsh_tools.presentation",
     "ToolResultView": "dsh_tools.presentation",
     "ExecutionMode": "dsh_tools.pipeline.classify",
-    "RUN_CODE_NAME": "dsh_tools.registry.registry",
-    "ToolMode": "dsh_tools.registry.registry",
     "ToolRegistry": "dsh_tools.registry.registry",
     "RegisteredTool": "dsh_tools.schema",
     "ToolDefinition": "dsh_tools.schema",

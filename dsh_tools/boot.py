@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dsh_tools.code_mode.runtime import CodeLanguage, CodeRuntime
+from dsh_tools.code_mode.runtime import CodeLanguage, CodeRuntime, language_of
 from dsh_tools.host.context import Context
 from dsh_tools.host.services import CODE_RUNTIME
 from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS
@@ -51,13 +51,7 @@ def boot(
     calls one agent may have waiting for approval; ``lease_seconds`` is how
     long a claim on a parked call outlives its process (see ``docs/durability.md``).
     """
-    runtime_language = getattr(code_runtime, "language", None) if code_runtime is not None else None
-    if code_language is None:
-        code_language = "python" if runtime_language == "python" else "typescript"
-    elif code_language not in ("typescript", "python"):
-        raise ValueError(f"code_language must be 'typescript' or 'python', got {code_language!r}")
-    elif code_runtime is not None and runtime_language != code_language:
-        raise ValueError(f"code_language is {code_language!r} but the code runtime runs {runtime_language!r}")
+    language = language_of(code_runtime, code_language)
     if isinstance(store, str):
         store = open_store(store)
     ctx = Context()
@@ -70,7 +64,7 @@ def boot(
         max_parked_per_agent=max_parked_per_agent,
         lease_seconds=lease_seconds,
         cancel_grace_ms=cancel_grace_ms,
-        code_language=code_language,
+        code_language=language,
     )
     RetryPolicy(ctx)  # outermost: each attempt gets the timeout afresh
     if timeouts:

@@ -26,10 +26,10 @@ from dsh_tools.cli.loading import CliError, LoadedTools, load_tools, split_specs
 from dsh_tools.cli.output import emit
 from dsh_tools.cli.parser import RUN_CODE_BUDGETS
 from dsh_tools.cli.runtime import code_runtime
+from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult
 from dsh_tools.host.context import Agent
 from dsh_tools.json_values import thaw_json
-from dsh_tools.registry.registry import RUN_CODE_NAME
 
 __all__ = ["NO_TOOLS_NOTE", "run", "run_program_file"]
 

@@ -56,7 +56,6 @@ from dsh_tools.errors import ApprovalPendingError, CodeRunFailedError, ReplayDiv
 from dsh_tools.execution import HookContext, PluginSource, ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.json_values import JsonValue, dumps, freeze_json, frozen_or_raise
 from dsh_tools.pipeline.batch import CallLane
-from dsh_tools.pipeline.presentation import REGISTRY_GATES
 from dsh_tools.signals import AbortController
 
 if TYPE_CHECKING:
@@ -102,7 +101,7 @@ class _Run:
         self.parked: _Parked | None = None
         self.diverged: str | None = None
         self.lane = CallLane(
-            registry, max_parallel=registry.max_parallel_sub_calls, gates=REGISTRY_GATES, on_recorded=self._on_recorded
+            registry, max_parallel=registry.max_parallel_sub_calls, gates=registry.gates, on_recorded=self._on_recorded
         )
         self.numbers: dict[str, tuple[int, str]] = {}  # sub-call id -> (number, tool), for parking
         self.driver: asyncio.Task[None] | None = None

@@ -1,26 +1,26 @@
-"""Turn a registry into a Code Mode registry: transport, SDK section, protections.
+"""Code Mode's heavy half: the ``run_code`` transport, and the SDK section, protections and preflight of the prompt.
 
-Called once by ``ToolRegistry`` for ``mode="code"``/``"both"``, or when the
-first agent asks for one of them with ``present_as``. Everything is
-registered through the registry's own context, so disposing that context takes
-Code Mode away with the registry. What a scope gets follows its effective
-mode: a native scope's SDK section is empty (and so left out of the prompt).
+:class:`~dsh_tools.code_mode.plugin.CodeMode` loads and calls this once, when
+the first scope's mode is not native: it imports the SDK renderers and the
+bridge, which native-mode code never needs. Everything is registered on the
+registry's own context, so disposing it takes Code Mode away with the
+registry. A native scope's SDK section is empty (and so left out of the prompt).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from dsh_tools.code_mode.runtime import code_runtime, language_label
+from dsh_tools.code_mode import RUN_CODE_NAME
+from dsh_tools.code_mode.runtime import CodeLanguage, code_runtime, language_label
 from dsh_tools.code_mode.transport import make_run_code
 from dsh_tools.system_prompt.records import TOOL_ORDER_REST, AssembleContext, PromptSection
 from dsh_tools_codegen import render_tools_sdk, render_tools_sdk_python
 
-from dsh_tools.registry.registry import RUN_CODE_NAME
-
 if TYPE_CHECKING:
     from dsh_tools.host.context import Agent
     from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.schema import RegisteredTool
     from dsh_tools.system_prompt.service import SystemPrompt
 
 __all__ = ["SDK_SECTION", "SDK_SECTION_ORDER", "install_code_mode", "sdk_section_text"]
@@ -29,9 +29,9 @@ SDK_SECTION: Final = "tools:sdk"
 SDK_SECTION_ORDER: Final = 150
 
 
-def install_code_mode(registry: ToolRegistry, prompt: SystemPrompt) -> None:
-    """Install ``run_code``, the lazy ``tools:sdk`` section, protections and preflight."""
-    registry.install_transport(make_run_code(registry))
+def install_code_mode(registry: ToolRegistry, code_language: CodeLanguage) -> RegisteredTool:
+    """Add the lazy ``tools:sdk`` section, its protections and preflight; the ``run_code`` transport to serve."""
+    prompt = registry.context.system_prompt
 
     def sdk_text(context: AssembleContext) -> str:
         return sdk_section_text(registry, context.scope)
@@ -39,6 +39,7 @@ def install_code_mode(registry: ToolRegistry, prompt: SystemPrompt) -> None:
     prompt.section(PromptSection(SDK_SECTION, SDK_SECTION_ORDER, sdk_text))
     prompt.protect(sections=[SDK_SECTION], tools=[RUN_CODE_NAME])
     prompt.preflight(lambda context: _preflight(registry, prompt, context))
+    return make_run_code(registry, code_language)
 
 
 def sdk_section_text(registry: ToolRegistry, scope: Agent | None) -> str:

@@ -17,20 +17,29 @@ matched by number against the earlier run (:class:`Replay`):
   that ends before repeating every recorded call) is a divergence: the rerun
   stops and the ``run_code`` call settles ``REPLAY_DIVERGED``, naming the
   first call that differed, with nothing journaled dispatched again.
+
+The registry hands a claimed parked call whose record holds a program to its
+Code Mode plugin, which calls :func:`resume_program`.
 """
 
 from __future__ import annotations
 
 import weakref
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import orjson
 
-from dsh_tools.execution import ToolExecutionResult, ToolExecutionToken
-from dsh_tools.json_values import JsonValue, dumps, thaw_json
+from dsh_tools.code_mode import RUN_CODE_NAME
+from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
+from dsh_tools.json_values import JsonValue, dumps, freeze_json, thaw_json
+from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.record import Record
 
-__all__ = ["ParkedProgram", "RecordedCall", "Replay", "replay_for", "start_replay"]
+if TYPE_CHECKING:
+    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.store.records import ParkedCall
+
+__all__ = ["ParkedProgram", "RecordedCall", "Replay", "replay_for", "resume_program"]
 
 _REPLAYS: Final[weakref.WeakKeyDictionary[ToolExecutionToken, Replay]] = weakref.WeakKeyDictionary()
 
@@ -135,12 +144,27 @@ class Replay:
         return f"the resumed program diverged: it ended after {submitted} calls, before repeating call {submitted + 1}{what}"
 
 
-def start_replay(token: ToolExecutionToken, replay: Replay) -> None:
-    """The ``run_code`` call under ``token`` is a rerun: its bindings consult ``replay``."""
-    _REPLAYS[token] = replay
-
-
 def replay_for(token: ToolExecutionToken) -> Replay | None:
     """The replay a ``run_code`` call's run follows, if it is a rerun (taken: a run consults it once)."""
     return _REPLAYS.pop(token, None)
 
+
+async def resume_program(
+    registry: ToolRegistry, parked: ParkedCall, execution: ToolExecution, stale: str | None
+) -> ToolExecutionResult:
+    """Settle the approved sub-call, then rerun its program with the earlier run's calls replayed.
+
+    The sub-call runs outside any program (its journal record linked to the
+    approval); the ``run_code`` call then runs again under its own call id,
+    and its result is what ``resume`` returns.
+    """
+    sub_result = await registry.settle_parked(parked, execution, stale)
+    program = ParkedProgram.read(parked.program)
+    if program is None:  # a record this code cannot read as a program: the call alone is what was approved
+        return sub_result
+    approved = RecordedCall.of(program.waiting, parked.tool_name, parked.arguments, sub_result)
+    code = freeze_json({"code": program.code}).unwrap()
+    run = ToolExecution(registry.mint_token(), program.run_call_id, RUN_CODE_NAME, code, execution.agent, signal=execution.signal)
+    _REPLAYS[run.token] = Replay(program, approved)  # the rerun's bindings consult it (``replay_for``)
+    registry.link_approval(run.token, parked.approval_id)
+    return await resume_call(registry, run, "allowed-once")

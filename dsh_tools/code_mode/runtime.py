@@ -10,8 +10,9 @@ abort or a dead worker are *results* with ``error`` set, never exceptions.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
+from dsh_tools.host.services import CODE_RUNTIME
 from dsh_tools.json_values import JsonValue
 from dsh_tools.record import Record
 from dsh_tools.signals import AbortSignal
@@ -30,9 +31,10 @@ __all__ = [
     "CodeRuntime",
     "FailureKind",
     "LogSource",
+    "check_choice",
     "code_runtime",
     "language_label",
-    "typescript_runtime",
+    "language_of",
 ]
 
 Binding = Callable[[JsonValue], Awaitable[JsonValue]]
@@ -114,8 +116,6 @@ class CodeRuntime(Protocol):
 def code_runtime(ctx: Context, language: str = "typescript") -> CodeRuntime | str:
     """The ``CODE_RUNTIME`` Code Mode can use for ``language``, or the reason there is none (one
     check, three callers: prompt assembly refuses early, ``run_code`` and resuming at call time)."""
-    from dsh_tools.host.services import CODE_RUNTIME
-
     runtime = ctx.get(CODE_RUNTIME)
     if runtime is None:
         shipped = "MontyCodeRuntime()" if language == "python" else "DenoCodeRuntime()"
@@ -129,9 +129,22 @@ def code_runtime(ctx: Context, language: str = "typescript") -> CodeRuntime | st
     return runtime
 
 
-def typescript_runtime(ctx: Context) -> CodeRuntime | str:
-    """:func:`code_runtime` for TypeScript."""
-    return code_runtime(ctx, "typescript")
+def check_choice(keyword: str, value: object, choices: Any) -> None:
+    """``ValueError`` unless ``value`` is one of the ``Literal`` type ``choices`` (Code Mode's keywords)."""
+    allowed = get_args(choices)
+    if value not in allowed:
+        raise ValueError(f"{keyword} must be one of {', '.join(allowed)}; got {value!r}")
+
+
+def language_of(runtime: CodeRuntime | None, language: CodeLanguage | None) -> CodeLanguage:
+    """``boot``'s ``code_language``: the one given, else the runtime's, else TypeScript; a mismatch fails at boot."""
+    actual = getattr(runtime, "language", None)
+    if language is None:
+        return "python" if actual == "python" else "typescript"
+    check_choice("code_language", language, CodeLanguage)
+    if runtime is not None and actual != language:
+        raise ValueError(f"code_language is {language!r} but the code runtime runs {actual!r}")
+    return language
 
 
 def language_label(language: str) -> str:

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.code_mode.bridge import run_program
+from dsh_tools.code_mode.runtime import CodeLanguage, language_label
 from dsh_tools.content import ToolOutput
 from dsh_tools.execution import ToolExecution
-from dsh_tools.json_values import FrozenJson, freeze_json
+from dsh_tools.json_values import freeze_json
 from dsh_tools.presentation import GenericCallView, GenericResultView, ToolResult
-from dsh_tools.registry.registry import RUN_CODE_NAME
 from dsh_tools.schema import RegisteredTool
 
 if TYPE_CHECKING:
@@ -38,33 +39,19 @@ RUN_CODE_DESCRIPTION_PYTHON: Final = (
 )
 
 
-def _parameters(language: str) -> FrozenJson:
-    program = "Python" if language == "python" else "TypeScript"
-    return freeze_json(
-        {
-            "type": "object",
-            "properties": {"code": {"type": "string", "description": f"The {program} program (an async function body)."}},
-            "required": ["code"],
-        }
-    ).unwrap()
-
-
-RUN_CODE_PARAMETERS: Final[FrozenJson] = _parameters("typescript")
-RUN_CODE_PARAMETERS_PYTHON: Final[FrozenJson] = _parameters("python")
-
-
-def make_run_code(registry: ToolRegistry) -> RegisteredTool:
-    """The transport snapshot for ``registry`` (its body dispatches through it), described
-    in the registry's ``code_language``."""
-    python = registry.code_language == "python"
+def make_run_code(registry: ToolRegistry, code_language: CodeLanguage) -> RegisteredTool:
+    """The transport snapshot for ``registry`` (its body dispatches through it), described in ``code_language``."""
 
     async def execute(args: Any, execution: ToolExecution) -> ToolOutput:
         return await run_program(registry, args, execution)
 
+    program = f"The {language_label(code_language)} program (an async function body)."
     return RegisteredTool(
         name=RUN_CODE_NAME,
-        description=RUN_CODE_DESCRIPTION_PYTHON if python else RUN_CODE_DESCRIPTION,
-        parameters=RUN_CODE_PARAMETERS_PYTHON if python else RUN_CODE_PARAMETERS,
+        description=RUN_CODE_DESCRIPTION_PYTHON if code_language == "python" else RUN_CODE_DESCRIPTION,
+        parameters=freeze_json(
+            {"type": "object", "properties": {"code": {"type": "string", "description": program}}, "required": ["code"]}
+        ).unwrap(),
         execute=execute,
         present_call=present_run_code_call,
         present_result=present_run_code_result,

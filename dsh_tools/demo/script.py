@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Final
 
+from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.code_mode.install import SDK_SECTION
 from dsh_tools.code_mode.runtime import CodeRuntime
 from dsh_tools.demo.python_programs import CODE_PROGRAM_PYTHON, PAUSED_PROGRAM_PYTHON, program_for
@@ -24,7 +25,7 @@ from dsh_tools.demo.transcript import Step, Transcript
 from dsh_tools.demo.workspace import fill_workspace
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.hooks import ExecuteNext
-from dsh_tools.registry.registry import RUN_CODE_NAME, ToolMode
+from dsh_tools.registry.registry import ToolMode
 from dsh_tools.system_prompt.records import AssembleContext
 from dsh_tools.system_prompt.render import render_prompt
 

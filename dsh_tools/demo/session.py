@@ -14,6 +14,7 @@ from typing import Any
 
 from dsh_tools.approval import ApprovalOutcome
 from dsh_tools.boot import boot
+from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.code_mode.runtime import CodeRuntime
 from dsh_tools.demo.policies import ScriptedApprover, install_policies
 from dsh_tools.demo.transcript import CallRecord
@@ -21,7 +22,7 @@ from dsh_tools.execution import PluginSource, ToolExecutionInput, ToolExecutionR
 from dsh_tools.host.context import Agent, Context
 from dsh_tools.host.services import APPROVAL
 from dsh_tools.json_values import JsonValue, thaw_json
-from dsh_tools.registry.registry import RUN_CODE_NAME, ToolMode
+from dsh_tools.registry.registry import ToolMode
 from dsh_tools.schema import ToolDefinition
 from dsh_tools.system_prompt.records import PromptSection
 

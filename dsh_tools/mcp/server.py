@@ -42,6 +42,7 @@ from mcp.server.lowlevel.server import Server
 from mcp.server.session import ServerSession
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 
+from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.code_mode.install import SDK_SECTION, sdk_section_text
 from dsh_tools.decisions import Allow, Ask, Deny, PreToolDecision
 from dsh_tools.errors import safe_str
@@ -51,7 +52,6 @@ from dsh_tools.host.context import Agent, Context
 from dsh_tools.json_values import dumps, thaw_json
 from dsh_tools.mcp.content import to_mcp_content
 from dsh_tools.progress import ToolProgress
-from dsh_tools.registry.registry import RUN_CODE_NAME
 from dsh_tools.signals import AbortController, AbortSignal
 from dsh_tools.system_prompt.records import AssembleContext
 

@@ -4,8 +4,7 @@
 stage                         consumes → produces                          plugin seam
 ============================  ===========================================  ===========================
 :func:`admit`                 ``ToolExecutionInput`` → ``ToolExecution``   (none: the trust boundary)
-:func:`open_call`             gate: abort check, the gates, abort check    (see below)
-:func:`check_presentation`    gate: Code Mode's direct calls               the agent's mode (registry)
+:func:`open_call`             gate: abort check, the gates, abort check    ``registry.add_gate()``
 :func:`pre_execute`           gate: ``PreToolDecision``, approval on Ask   ``tools/pre-execute``
 :func:`check_guards`          gate: first ``str`` denies                   ``registry.guard()``
 :func:`dispatch`              ``ToolExecution`` → ``ToolExecutionResult``  ``tools/execute`` (around)
@@ -17,8 +16,8 @@ stage                         consumes → produces                          plu
 Gates return ``Result[ToolExecution, Settled]``: ``Failure`` carries a call that
 already has its final (error) result. :func:`execute_call` composes them; see
 ``docs/pipeline.md`` for a custom pipeline. ``ToolRegistry.execute`` and
-``execute_batch`` run :data:`REGISTRY_GATES` (:func:`check_presentation`, then
-:data:`STANDARD_GATES`).
+``execute_batch`` run the registry's ``gates``: those plugins added (Code
+Mode's presentation gate), then :data:`STANDARD_GATES`.
 
 A call runs in three phases (:func:`open_call`, :func:`dispatch_call`,
 :func:`close_call`); :class:`CallLane` / :func:`execute_batch` schedule them
@@ -52,14 +51,12 @@ from dsh_tools.pipeline.observe import finalize, notify_result
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, aborted_result, error_result, exception_result, failed
 from dsh_tools.pipeline.post_execute import apply_post_decision, post_execute, run_post_execute
 from dsh_tools.pipeline.pre_execute import ask_approval, decide, pre_execute, run_pre_execute
-from dsh_tools.pipeline.presentation import REGISTRY_GATES, check_presentation
 from dsh_tools.pipeline.resume import AFTER_APPROVAL, resume_call
 from dsh_tools.pipeline.values import default_render, render_value, replace_value, tool_result
 from dsh_tools.pipeline.verdicts import ApprovalParking, settle_verdict
 
 __all__ = [
     "AFTER_APPROVAL",
-    "REGISTRY_GATES",
     "STANDARD_GATES",
     "ApprovalParking",
     "CallLane",
@@ -77,7 +74,6 @@ __all__ = [
     "ask_approval",
     "cancel_requested",
     "check_guards",
-    "check_presentation",
     "classify",
     "classify_input",
     "close_call",

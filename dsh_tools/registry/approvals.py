@@ -167,9 +167,7 @@ class ParkingLot:
             return f'tool "{parked.tool_name}" was approved, but agent {agent.name!r} is no longer offered it'
         if fingerprint(tool) != parked.fingerprint:
             return f'tool "{parked.tool_name}" changed after it was approved; ask again'
-        if parked.parent_call_id is None and parked.tool_name != "run_code" and tools.mode_for(agent) == "code":
-            return f'tool "{parked.tool_name}" was approved, but agent {agent.name!r} now calls it only from run_code'
-        return None
+        return tools.code_mode.stale_reason(parked.tool_name, agent) if parked.parent_call_id is None else None
 
 
 def stale_result(execution: ToolExecution, reason: str) -> Settled:

@@ -10,7 +10,7 @@ executing, which ``registry.py`` holds. The rules of parking itself live in
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from returns.result import Failure
 
@@ -142,11 +142,7 @@ class ParkedCalls:
 
     def _program_problem(self, parked: ParkedCall) -> str | None:
         """Why this registry cannot rerun the program parked with ``parked`` now (``None``: it can, or there is none)."""
-        if parked.program is None:
-            return None
-        from dsh_tools.code_mode.resume import program_unavailable
-
-        return program_unavailable(self._registry())
+        return None if parked.program is None else self._core.code_mode.program_problem()
 
     async def _run_decided(self, approval_id: str, agent: Agent, signal: AbortSignal | None) -> ToolExecutionResult:
         lot = self._core.lot
@@ -159,14 +155,16 @@ class ParkedCalls:
     async def run_parked(self, parked: ParkedCall, execution: ToolExecution, stale: str | None) -> ToolExecutionResult:
         """Internal (:class:`~dsh_tools.registry.approvals.ParkingLot`): settle a claimed call's verdict and run it.
 
-        A sub-call whose program parked for it goes to Code Mode, which runs
-        the program again after it (``dsh_tools.code_mode.resume``).
+        A sub-call whose program parked for it goes to the Code Mode plugin,
+        which runs the program again after it.
         """
         self._core.journal.note_approval(execution.token, parked.approval_id, parked.parent_call_id)
         if parked.program is not None:
-            from dsh_tools.code_mode.resume import resume_program
+            return await self._core.code_mode.resume_program(self._registry(), parked, execution, stale)
+        return await self.settle_parked(parked, execution, stale)
 
-            return await resume_program(self._registry(), parked, execution, stale)
+    async def settle_parked(self, parked: ParkedCall, execution: ToolExecution, stale: str | None) -> ToolExecutionResult:
+        """Internal: settle a claimed call's verdict and run what follows it (a parked program's sub-call too)."""
         if stale is not None:
             return await continue_call(self._registry(), Failure(stale_result(execution, stale)), ())
         assert parked.decision is not None  # claimed calls are decided
@@ -193,7 +191,4 @@ class ParkedCalls:
         self._core.journal.record_event(agent_id, kind, data)
 
     def _registry(self) -> ToolRegistry:
-        from dsh_tools.registry.registry import ToolRegistry
-
-        assert isinstance(self, ToolRegistry)
-        return self
+        return cast("ToolRegistry", self)  # the mixin's one host; no import of it, which imports this module

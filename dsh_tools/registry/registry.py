@@ -4,13 +4,17 @@ One registry serves a whole app; what differs per caller is *which context it
 acts as*. ``ctx.tools`` hands out a view bound to ``ctx`` (see
 ``Context.get``): registrations, restrictions and guards made through it land
 in that context's scope and die with that context. All views share one
-:class:`_Core` (the layers, the minted tokens, the mode).
+:class:`_Core` (the layers, the minted tokens, the plugin seams).
 
 The registry is also the :class:`~dsh_tools.pipeline.PipelineHost` of the
 standard pipeline, and ``execute`` is :func:`~dsh_tools.pipeline.execute_call`.
 Its call store (``store=``, a :class:`~dsh_tools.store.MemoryStore` unless
 given) keeps the calls whose approval was deferred (:mod:`.approvals`) and
 the journal of every call (:mod:`.journal`).
+
+How tools are presented (``mode``, ``present_as``, Code Mode) is a plugin's,
+:class:`~dsh_tools.code_mode.plugin.CodeMode`: built from the registry's keywords,
+delegated to, and hooked in through :meth:`ToolRegistry.serve` and :meth:`ToolRegistry.add_gate`.
 """
 
 from __future__ import annotations
@@ -18,19 +22,19 @@ from __future__ import annotations
 import logging
 import weakref
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Final, Literal, get_args
+from typing import TYPE_CHECKING, Final
 
+from dsh_tools.code_mode.plugin import CodeMode, ToolMode
 from dsh_tools.code_mode.runtime import CodeLanguage
 from dsh_tools.disposer import Disposer
-from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
+from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
 from dsh_tools.host.context import Agent, Context
 from dsh_tools.host.identity import WeakIdentityDict
 from dsh_tools.host.events import EventBus
-from dsh_tools.host.services import APPROVAL, SYSTEM_PROMPT, TOOLS
-from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL, check_max_parallel, execute_batch
+from dsh_tools.host.services import APPROVAL, TOOLS
+from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL, execute_batch
 from dsh_tools.pipeline.classify import ExecutionMode, classify_input
-from dsh_tools.pipeline.compose import execute_call
-from dsh_tools.pipeline.presentation import REGISTRY_GATES
+from dsh_tools.pipeline.compose import STANDARD_GATES, Gate, execute_call
 from dsh_tools.pipeline.host import Guard
 from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS, Orphans, check_grace_ms
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED, ParkingLot
@@ -41,50 +45,41 @@ from dsh_tools.registry.snapshot import snapshot
 from dsh_tools.schema import RegisteredTool, ToolDefinition, ToolSchema
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.store.protocol import CallStore
-from dsh_tools.store.records import ParkedCall
 
 if TYPE_CHECKING:
     from dsh_tools.approval import ApprovalService
 
-__all__ = ["RUN_CODE_NAME", "ToolMode", "ToolRegistry"]
-
-ToolMode = Literal["native", "code", "both"]
-RUN_CODE_NAME: Final = "run_code"
-"""The reserved Code Mode transport: outside the filterable layers in code/both modes."""
+__all__ = ["Served", "ToolMode", "ToolRegistry"]  # ToolMode: the type of the mode keyword, defined by the plugin
 
 CHANGE: Final = "tools/change"
+
+Served = Callable[[Agent | None], RegisteredTool | None]
+"""A tool a plugin serves beside the layers: the one an agent gets, or ``None`` where it gets none."""
 
 
 class _Core:
     """State shared by every view of one registry."""
 
-    __slots__ = (
-        "mode", "modes", "layers", "tokens", "transport", "install_code_mode", "max_parallel_sub_calls", "lot", "journal",
-        "forgetting", "orphans", "code_language",
-    )
+    __slots__ = ("layers", "tokens", "lot", "journal", "forgetting", "orphans", "served", "gates", "code_mode")
 
-    def __init__(self, mode: ToolMode, max_parallel_sub_calls: int, lot: ParkingLot, cancel_grace_ms: float) -> None:
-        self.mode: ToolMode = mode
+    def __init__(self, lot: ParkingLot, cancel_grace_ms: float) -> None:
         self.orphans = Orphans(cancel_grace_ms)
-        self.max_parallel_sub_calls = max_parallel_sub_calls
-        # Per-agent presentation (``present_as``); weak: a gone agent keeps nothing alive;
-        # by identity: an agent's own __hash__/__eq__ are never asked.
-        self.modes: WeakIdentityDict[Agent, ToolMode] = WeakIdentityDict()
         self.layers = ToolLayers()
         self.lot = lot
         self.journal = CallJournal(lot.store)
         # Agents whose disposal drops their parked calls from a store that is not durable (tracked once each).
         self.forgetting: WeakIdentityDict[Agent, None] = WeakIdentityDict()
         self.tokens: weakref.WeakSet[ToolExecutionToken] = weakref.WeakSet()
-        self.transport: RegisteredTool | None = None
-        # Set by the prompt wiring: installs run_code and the SDK section once.
-        self.install_code_mode: Callable[[], None] | None = None
-        self.code_language: CodeLanguage = "typescript"
+        self.served: dict[str, tuple[Served, str]] = {}  # name -> (who gets it, why a layer may not use the name)
+        self.gates: tuple[Gate, ...] = STANDARD_GATES  # the added gates, then the standard ones
+        self.code_mode: CodeMode
 
-    def mode_for(self, agent: Agent | None) -> ToolMode:
-        if agent is None:
-            return self.mode
-        return self.modes.get(agent, self.mode)
+    def check_unserved(self, names: Sequence[str], agent: Agent | None, suffix: str = "") -> None:
+        """``ValueError`` (the server's reason) if a layer of ``agent`` may not use one of ``names``: it is served there."""
+        for name in names:
+            entry = self.served.get(name)
+            if entry is not None and entry[0](agent) is not None:
+                raise ValueError(entry[1] + suffix)
 
 
 class ToolRegistry(ParkedCalls):
@@ -104,30 +99,20 @@ class ToolRegistry(ParkedCalls):
         cancel_grace_ms: float = DEFAULT_GRACE_MS,
         code_language: CodeLanguage = "typescript",
     ) -> None:
-        if mode not in get_args(ToolMode):
-            raise ValueError(f"mode must be one of native, code, both; got {mode!r}")
-        if code_language not in get_args(CodeLanguage):
-            raise ValueError(f"code_language must be 'typescript' or 'python', got {code_language!r}")
-        check_max_parallel(max_parallel_sub_calls, "max_parallel_sub_calls")
         if type(max_parked_per_agent) is not int or max_parked_per_agent < 0:
             raise ValueError("max_parked_per_agent must be an int >= 0")
         if type(lease_seconds) not in (int, float) or not 0.03 <= lease_seconds <= 86_400:
             raise ValueError("lease_seconds must be a number of seconds from 0.03 to 86400")
         if store is not None and not isinstance(store, CallStore):
             raise TypeError(f"store must be a CallStore (MemoryStore, SqliteStore, PostgresStore), got {type(store).__name__}")
-        prompt = ctx.get(SYSTEM_PROMPT)
-        if prompt is None:
-            raise RuntimeError("ToolRegistry needs a SystemPrompt on the context: construct SystemPrompt(ctx) first")
         check_grace_ms(cancel_grace_ms, "cancel_grace_ms")
         lot = ParkingLot(store if store is not None else MemoryStore(), max_per_agent=max_parked_per_agent, lease_seconds=float(lease_seconds))
-        self._core = _Core(mode, max_parallel_sub_calls, lot, cancel_grace_ms)
-        self._core.code_language = code_language
+        self._core = _Core(lot, cancel_grace_ms)
         self._ctx = ctx
+        # Before anything is provided: the plugin checks its keywords and needs the SystemPrompt.
+        self._core.code_mode = CodeMode(self, mode=mode, code_language=code_language, max_parallel_sub_calls=max_parallel_sub_calls)
         ctx.track(ctx.events.add_probe(self._core.journal))
         ctx.provide(TOOLS, self)
-        from dsh_tools.registry.prompt import contribute_to_prompt
-
-        contribute_to_prompt(self, prompt)
 
     def bind(self, ctx: Context) -> ToolRegistry:
         """This registry acting as ``ctx`` (what ``ctx.tools`` returns)."""
@@ -136,6 +121,12 @@ class ToolRegistry(ParkedCalls):
         view._ctx = ctx
         return view
 
+    # -- presentation: the Code Mode plugin's -----------------------------
+    @property
+    def code_mode(self) -> CodeMode:
+        """Internal: the presentation plugin this registry delegates modes, Code Mode and parked programs to."""
+        return self._core.code_mode
+
     @property
     def mode(self) -> ToolMode:
         """``native``, ``code`` or ``both``: how the tools are presented to this view's scope.
@@ -143,59 +134,31 @@ class ToolRegistry(ParkedCalls):
         The registry's ``mode``, unless the scope's agent chose its own with
         :meth:`present_as`.
         """
-        return self._core.mode_for(self._ctx.scope)
+        return self._core.code_mode.mode_for(self._ctx.scope)
 
     @property
     def code_language(self) -> CodeLanguage:
-        """The language Code Mode programs are written in (``"typescript"`` or ``"python"``):
-        the SDK section, ``run_code``'s description and the runtime it needs follow it."""
-        return self._core.code_language
+        """What Code Mode programs are written in: the SDK, the transport's description and the runtime follow it."""
+        return self._core.code_mode.code_language
 
     def mode_for(self, agent: Agent | None) -> ToolMode:
         """The effective presentation mode of ``agent`` (``None``: the registry's)."""
-        return self._core.mode_for(agent)
+        return self._core.code_mode.mode_for(agent)
 
     def present_as(self, mode: ToolMode) -> Disposer:
-        """Present the tools to the calling agent as ``mode``, shadowing the registry's.
+        """Present the tools to the calling agent as ``mode``, shadowing the registry's (see ``docs/code-mode.md``).
 
-        Assembly, ``run_code`` availability and the SDK section follow the
-        agent's mode; in ``code`` mode its direct calls of anything but
-        ``run_code`` settle as ``UNKNOWN_TOOL``. Raises ``RuntimeError`` from
-        a plain context or a second time in one scope (dispose the first to
-        change it), ``ValueError`` for an unknown mode or when a non-native
-        mode would collide with a tool of the agent's named ``run_code``.
+        ``RuntimeError`` from a plain context or a second time in one scope
+        (dispose the first to change it), ``ValueError`` for an unknown mode
+        or a non-native one the agent's own tools collide with.
         """
         self._ensure_live()
-        agent = self._ctx.scope
-        if agent is None:
-            raise RuntimeError("present_as() sets one agent's presentation: call it through agent.ctx.tools")
-        if mode not in get_args(ToolMode):
-            raise ValueError(f"mode must be one of native, code, both; got {mode!r}")
-        core = self._core
-        if agent in core.modes:
-            raise RuntimeError(
-                f"agent {agent.name!r} already presents its tools as {core.modes[agent]!r}; "
-                "dispose that present_as() first"
-            )
-        if mode != "native":
-            if RUN_CODE_NAME in core.layers.view(agent).by_name:
-                raise ValueError(f'"{RUN_CODE_NAME}" is the reserved Code Mode transport; agent {agent.name!r} has a tool by that name')
-            if core.transport is None and core.install_code_mode is not None:
-                core.install_code_mode()
-        core.modes[agent] = mode
-
-        def undo() -> bool:
-            if core.modes.get(agent) != mode:
-                return False
-            del core.modes[agent]
-            return True
-
-        return self._announce(undo)
+        return self._announce(self._core.code_mode.present_as(self._ctx.scope, mode))
 
     @property
     def max_parallel_sub_calls(self) -> int:
         """How many of a Code Mode program's safe binding calls may dispatch at once."""
-        return self._core.max_parallel_sub_calls
+        return self._core.code_mode.max_parallel_sub_calls
 
     @property
     def orphans(self) -> Orphans:
@@ -212,9 +175,8 @@ class ToolRegistry(ParkedCalls):
         """File a frozen snapshot of ``definition`` in the calling scope's layer."""
         self._ensure_live()
         tool = snapshot(definition)
-        if tool.name == RUN_CODE_NAME and self.mode != "native":
-            raise ValueError(f'"{RUN_CODE_NAME}" is the reserved Code Mode transport in mode {self.mode!r}')
         scope = self._ctx.scope
+        self._core.check_unserved((tool.name,), scope)
         layers = self._core.layers
         if tool.name in layers.layer(scope):
             where = "globally" if scope is None else f"for agent {scope.name!r}"
@@ -233,8 +195,7 @@ class ToolRegistry(ParkedCalls):
         named = [*(allow or ()), *(deny or ())]
         if any(type(name) is not str for name in named) or isinstance(allow, str) or isinstance(deny, str):
             raise ValueError("restrict() takes sequences of tool names (str)")
-        if RUN_CODE_NAME in named and self.mode != "native":
-            raise ValueError(f'"{RUN_CODE_NAME}" is the reserved Code Mode transport and cannot be restricted')
+        self._core.check_unserved(named, scope, " and cannot be restricted")
         known = set(self._core.layers.known_names(scope))
         unknown = sorted({name for name in named if name not in known})
         if unknown:
@@ -248,6 +209,44 @@ class ToolRegistry(ParkedCalls):
             raise TypeError("a guard must be callable: (execution) -> str | None")
         self._ensure_live()  # before adding: track() on a disposed context would leave it installed
         return self._ctx.track(self._core.layers.add_guard(self._ctx.scope, fn))
+
+    # -- plugin seams ------------------------------------------------------
+    def serve(self, name: str, served: Served, reserved: str) -> Disposer:
+        """Serve ``served(agent)`` as ``name`` beside the layers (after them), to each agent it gives a tool.
+
+        For such an agent the served tool is what ``name`` resolves to, and its
+        layer may neither register nor restrict ``name`` (``ValueError(reserved)``).
+        Code Mode serves ``run_code`` this way. Undone with this view's context.
+        """
+        self._ensure_live()
+        served_tools = self._core.served
+        if name in served_tools:
+            raise ValueError(f'"{name}" is already served')
+        served_tools[name] = (served, reserved)
+
+        def withdraw() -> None:
+            served_tools.pop(name, None)
+
+        return self._ctx.track(withdraw)
+
+    def add_gate(self, gate: Gate) -> Disposer:
+        """Run ``gate`` in :meth:`execute` and :meth:`execute_batch`, before the standard gates and after earlier added ones.
+
+        Code Mode's presentation gate comes in this way. Undone with this view's context.
+        """
+        self._ensure_live()
+        core = self._core
+        core.gates = (*core.gates[: -len(STANDARD_GATES)], gate, *STANDARD_GATES)
+
+        def remove() -> None:
+            core.gates = tuple(added for added in core.gates if added is not gate)
+
+        return self._ctx.track(remove)
+
+    @property
+    def gates(self) -> tuple[Gate, ...]:
+        """What :meth:`execute` runs between admission and dispatch: the added gates, then ``STANDARD_GATES``."""
+        return self._core.gates
 
     def _ensure_live(self) -> None:
         if self._ctx.disposed:
@@ -280,21 +279,18 @@ class ToolRegistry(ParkedCalls):
         return self._ctx.scope if scope is None else scope
 
     def visible(self, scope: Agent | None = None) -> list[RegisteredTool]:
-        """The executable view: restricted global layer ∪ the scope's own (+ ``run_code``)."""
+        """The executable view: restricted global layer ∪ the scope's own, then the tools served to it (``run_code``)."""
         agent = self._scope(scope)
         tools = list(self._core.layers.view(agent).tools)
-        transport = self._transport_for(agent)
-        if transport is not None:
-            tools.append(transport)
+        tools.extend(self._served(agent))
         return tools
 
-    def _transport_for(self, agent: Agent | None) -> RegisteredTool | None:
-        """``run_code`` when ``agent``'s mode has it."""
-        core = self._core
-        return core.transport if core.transport is not None and core.mode_for(agent) != "native" else None
+    def _served(self, agent: Agent | None) -> list[RegisteredTool]:
+        served = self._core.served
+        return [tool for entry, _ in served.values() if (tool := entry(agent)) is not None] if served else []
 
     def end_capabilities(self, scope: Agent | None = None) -> tuple[RegisteredTool, ...]:
-        """The visible tools without the Code Mode transport (what the SDK binds)."""
+        """The visible tools without the served ones (what the Code Mode SDK binds)."""
         return self._core.layers.view(self._scope(scope)).tools
 
     def scope_view(self, scope: Agent | None = None) -> ScopeView:
@@ -313,21 +309,20 @@ class ToolRegistry(ParkedCalls):
         """Name, description and parameters of every visible tool (never callbacks)."""
         agent = self._scope(scope)
         schemas = list(self._core.layers.view(agent).schemas)
-        transport = self._transport_for(agent)
-        if transport is not None:
-            schemas.append(transport.schema)
+        for tool in self._served(agent):
+            schemas.append(tool.schema)
         return schemas
 
     # -- execution (PipelineHost) ------------------------------------------
     async def execute(self, call: ToolExecutionInput) -> ToolExecutionResult:
         """Run one call through the standard pipeline; never raises for bad input.
 
-        Gates: :data:`~dsh_tools.pipeline.REGISTRY_GATES` (a Code Mode agent's
-        direct calls are checked first, then the standard gates). If the task
+        Gates: :attr:`gates` (Code Mode's presentation gate, once armed, then
+        the standard gates). If the task
         awaiting it is cancelled, the call is still recorded (``tools/result``
         sees it, ``ABORTED``) before ``CancelledError`` propagates.
         """
-        return await execute_call(self, call, gates=REGISTRY_GATES)
+        return await execute_call(self, call, gates=self._core.gates)
 
     async def execute_batch(
         self, calls: Sequence[ToolExecutionInput], *, max_parallel: int = DEFAULT_MAX_PARALLEL
@@ -341,7 +336,7 @@ class ToolRegistry(ParkedCalls):
         (see ``dsh_tools.pipeline.batch``). ``max_parallel < 1`` raises
         ``ValueError``.
         """
-        return await execute_batch(self, calls, max_parallel=max_parallel, gates=REGISTRY_GATES)
+        return await execute_batch(self, calls, max_parallel=max_parallel, gates=self._core.gates)
 
     def execution_mode(self, call: ToolExecutionInput) -> ExecutionMode:
         """``"parallel"`` if the definition the call's agent resolves says its arguments are safe to overlap.
@@ -361,11 +356,15 @@ class ToolRegistry(ParkedCalls):
         return self._ctx.logger
 
     def resolve(self, name: str, agent: Agent | None) -> RegisteredTool | None:
-        if name == RUN_CODE_NAME:
-            transport = self._transport_for(agent)
-            if transport is not None:
-                return transport
-        return self._core.layers.view(agent).by_name.get(name) if type(name) is str else None
+        if type(name) is not str:
+            return None
+        core = self._core
+        entry = core.served.get(name) if core.served else None
+        if entry is not None:
+            served = entry[0](agent)
+            if served is not None:
+                return served
+        return core.layers.view(agent).by_name.get(name)
 
     def guards_for(self, agent: Agent | None) -> Sequence[Guard]:
         return self._core.layers.guards_for(agent)
@@ -380,12 +379,4 @@ class ToolRegistry(ParkedCalls):
 
     def issued(self, token: object) -> bool:
         return type(token) is ToolExecutionToken and token in self._core.tokens
-
-    def offer_code_mode(self, install: Callable[[], None]) -> None:
-        """Internal (prompt wiring): how to install Code Mode when an agent first needs it."""
-        self._core.install_code_mode = install
-
-    def install_transport(self, transport: RegisteredTool) -> None:
-        """Internal (Code Mode): set the reserved ``run_code`` tool of a non-native registry."""
-        self._core.transport = transport
 

@@ -1,0 +1,158 @@
+"""``CodeMode``: how each agent is shown its tools, and what Code Mode adds to a registry.
+
+An agent sees its tools ``native`` (wire function definitions), ``code`` (only
+``run_code``, the tools described as an SDK) or ``both``: the registry's mode,
+or its own from ``present_as``. This plugin holds those modes and hooks the
+registry's seams, as ``TimeoutPolicy`` hooks ``tools/execute``: it is the
+prompt's tool provider, and once a scope's mode is not native it serves
+``run_code`` beside the layers (``registry.serve``), gates direct calls
+(``registry.add_gate``) and adds the SDK section (:mod:`.install`).
+
+``ToolRegistry`` builds one from its keywords and delegates ``mode``,
+``present_as``, ``code_language``, ``max_parallel_sub_calls``, the presentation
+rule of approvals and parked programs to it. The registry loads this module,
+so it stays light: the SDK renderers, the bridge and replay load on first
+need. They never import this module, so deferring them closes no cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, Literal
+
+from returns.result import Failure, Result, Success
+
+from dsh_tools.code_mode import RUN_CODE_NAME
+from dsh_tools.code_mode.runtime import CodeLanguage, check_choice, code_runtime
+from dsh_tools.errors import ToolNotFoundError
+from dsh_tools.execution import ToolExecution, ToolExecutionResult
+from dsh_tools.host.identity import WeakIdentityDict
+from dsh_tools.host.services import SYSTEM_PROMPT
+from dsh_tools.pipeline.batch import check_max_parallel
+from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.pipeline.outcomes import Settled, exception_result
+from dsh_tools.system_prompt.records import AssembleContext, ToolProviderResult
+
+if TYPE_CHECKING:
+    from dsh_tools.host.context import Agent
+    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.store.records import ParkedCall
+
+__all__ = ["RESERVED", "CodeMode", "ToolMode"]
+
+ToolMode = Literal["native", "code", "both"]
+RESERVED: Final = f'"{RUN_CODE_NAME}" is the reserved Code Mode transport'
+
+
+class CodeMode:
+    """The registry's presentation plugin: per-agent modes, the wire tools, Code Mode armed on first need."""
+
+    __slots__ = ("_registry", "mode", "code_language", "max_parallel_sub_calls", "_modes", "_armed")
+
+    def __init__(
+        self, registry: ToolRegistry, *, mode: ToolMode, code_language: CodeLanguage, max_parallel_sub_calls: int
+    ) -> None:
+        check_choice("mode", mode, ToolMode)
+        check_choice("code_language", code_language, CodeLanguage)
+        check_max_parallel(max_parallel_sub_calls, "max_parallel_sub_calls")
+        prompt = registry.context.get(SYSTEM_PROMPT)
+        if prompt is None:
+            raise RuntimeError("ToolRegistry needs a SystemPrompt on the context: construct SystemPrompt(ctx) first")
+        self._registry = registry
+        self.mode: ToolMode = mode
+        self.code_language: CodeLanguage = code_language
+        self.max_parallel_sub_calls = max_parallel_sub_calls
+        # Weak: a gone agent keeps nothing alive; by identity: its own __hash__/__eq__ are never asked.
+        self._modes: WeakIdentityDict[Agent, ToolMode] = WeakIdentityDict()
+        self._armed = False
+        prompt.tools(self._wire_tools)
+        if mode != "native":
+            self._arm()
+
+    def mode_for(self, agent: Agent | None) -> ToolMode:
+        """The effective presentation mode of ``agent`` (``None``: the registry's)."""
+        return self.mode if agent is None else self._modes.get(agent, self.mode)
+
+    def present_as(self, agent: Agent | None, mode: ToolMode) -> Callable[[], bool]:
+        """Set ``agent``'s mode; the undo (``True`` if it was still in place) is the registry's to announce."""
+        if agent is None:
+            raise RuntimeError("present_as() sets one agent's presentation: call it through agent.ctx.tools")
+        check_choice("mode", mode, ToolMode)
+        modes = self._modes
+        if agent in modes:
+            raise RuntimeError(
+                f"agent {agent.name!r} already presents its tools as {modes[agent]!r}; dispose that present_as() first"
+            )
+        if mode != "native":
+            if RUN_CODE_NAME in self._registry.scope_view(agent).by_name:
+                raise ValueError(f"{RESERVED}; agent {agent.name!r} has a tool by that name")
+            self._arm()
+        modes[agent] = mode
+
+        def undo() -> bool:
+            if modes.get(agent) != mode:
+                return False
+            del modes[agent]
+            return True
+
+        return undo
+
+    def _arm(self) -> None:
+        if not self._armed:
+            from dsh_tools.code_mode.install import install_code_mode  # first need: see the module docstring
+
+            registry = self._registry
+            transport = install_code_mode(registry, self.code_language)
+            registry.serve(RUN_CODE_NAME, lambda agent: None if self.mode_for(agent) == "native" else transport, RESERVED)
+            registry.add_gate(self.check_presentation)
+            self._armed = True
+
+    def _wire_tools(self, context: AssembleContext) -> ToolProviderResult:
+        """The prompt's tools for ``context.scope``: native, only ``run_code``, or both."""
+        scope, registry = context.scope, self._registry
+        mode = self.mode_for(scope)
+        schemas = registry.schemas(scope)  # the transport, when the mode has it, comes last
+        if mode == "native":
+            return ToolProviderResult(schemas, registry.known_names(scope))
+        if mode == "code":
+            return ToolProviderResult(schemas[-1:], [RUN_CODE_NAME])
+        return ToolProviderResult(schemas, [*registry.known_names(scope), RUN_CODE_NAME])
+
+    # -- the presentation rule -------------------------------------------------
+    def refuses(self, name: str, agent: Agent | None) -> bool:
+        """Whether ``agent`` may not call ``name`` directly: in code mode only ``run_code`` is a direct call."""
+        return name != RUN_CODE_NAME and self.mode_for(agent) == "code"
+
+    async def check_presentation(self, host: PipelineHost, execution: ToolExecution) -> Result[ToolExecution, Settled]:
+        """The gate: a code-mode agent's direct call (no ``parent``) of anything but ``run_code`` is ``UNKNOWN_TOOL``.
+
+        That agent was shown one wire tool, so the call did not come from its
+        surface; the text routes the model back. A program's sub-calls carry a ``parent`` and pass.
+        """
+        name = execution.name
+        if execution.parent is None and self.refuses(name, execution.agent):
+            text = f"only `{RUN_CODE_NAME}` is callable directly; call `{name}` from inside a run_code program instead"
+            return Failure(Settled(execution, exception_result(execution.call_id, ToolNotFoundError(name, text))))
+        return Success(execution)
+
+    def stale_reason(self, name: str, agent: Agent) -> str | None:
+        """Why an approved direct call of ``name`` is no longer offered to ``agent`` as one (``APPROVAL_STALE``)."""
+        if self.refuses(name, agent):
+            return f'tool "{name}" was approved, but agent {agent.name!r} now calls it only from {RUN_CODE_NAME}'
+        return None
+
+    # -- parked programs ---------------------------------------------------------
+    def program_problem(self) -> str | None:
+        """Why a parked program cannot be rerun here now, or ``None`` (checked before anything is claimed)."""
+        runtime = code_runtime(self._registry.context, self.code_language)
+        if isinstance(runtime, str):
+            return runtime
+        return "the code runtime is disposed" if getattr(runtime, "disposed", False) is True else None
+
+    async def resume_program(
+        self, registry: ToolRegistry, parked: ParkedCall, execution: ToolExecution, stale: str | None
+    ) -> ToolExecutionResult:
+        """Settle the approved sub-call, then rerun its program by replay."""
+        from dsh_tools.code_mode.replay import resume_program  # first need: see the module docstring
+
+        return await resume_program(registry, parked, execution, stale)
