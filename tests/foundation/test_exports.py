@@ -1,9 +1,9 @@
-"""The package's exports: lazy at run time, typed for mypy, and the two lists in step.
+"""The package's exports: one list (``dsh_tools/__init__.pyi``), lazy at run time, typed for mypy.
 
-``dsh_tools/__init__.py`` names each export twice: in its ``TYPE_CHECKING``
-block (``from dsh_tools.x import Name as Name``, what mypy reads) and in
-``_EXPORTS`` (``"Name": "dsh_tools.x"``, what ``__getattr__`` loads). These
-tests say which one a new export is missing from.
+Type checkers read the stub's ``from dsh_tools.x import Name as Name`` lines;
+``dsh_tools.__getattr__`` reads the same lines (with a plain split, not
+``ast``) to load each name on first use. These tests hold the two readings
+of the one list together.
 """
 
 from __future__ import annotations
@@ -20,34 +20,32 @@ import pytest
 import dsh_tools
 
 INIT = Path(dsh_tools.__file__)
+STUB = INIT.with_name("__init__.pyi")
+EXPORTS = dsh_tools._export_table()
 
 
-def type_checking_imports() -> dict[str, str]:
-    """Name → module, read from the ``if TYPE_CHECKING:`` block of ``__init__.py``."""
-    tree = ast.parse(INIT.read_text(encoding="utf-8"))
+def stub_imports() -> dict[str, str]:
+    """Name → module, read from the stub by ``ast`` (what a type checker reads)."""
     found: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
-            for statement in node.body:
-                assert isinstance(statement, ast.ImportFrom) and statement.module, ast.dump(statement)
-                for alias in statement.names:
-                    assert alias.asname == alias.name, f"write `{alias.name} as {alias.name}` (an explicit re-export)"
-                    found[alias.name] = statement.module
+    for statement in ast.parse(STUB.read_text(encoding="utf-8")).body:
+        if isinstance(statement, (ast.Expr, ast.FunctionDef)):  # the docstring, _export_table
+            continue
+        assert isinstance(statement, ast.ImportFrom) and statement.module, ast.dump(statement)
+        for alias in statement.names:
+            assert alias.asname == alias.name, f"write `{alias.name} as {alias.name}` (an explicit re-export)"
+            found[alias.name] = statement.module
     return found
 
 
-def test_the_type_checking_block_and_the_runtime_table_agree() -> None:
-    typed = type_checking_imports()
-    table = dsh_tools._EXPORTS
-    assert sorted(set(typed) - set(table)) == [], "add these to _EXPORTS in dsh_tools/__init__.py"
-    assert sorted(set(table) - set(typed)) == [], "add these to the TYPE_CHECKING block of dsh_tools/__init__.py"
-    assert {name: module for name, module in typed.items() if table[name] != module} == {}, "modules differ"
-    assert sorted(dsh_tools.__all__) == sorted(table)
+def test_the_runtime_reads_the_stub_as_a_type_checker_does() -> None:
+    assert EXPORTS == stub_imports()
+    assert getattr(dsh_tools, "__all__") == list(EXPORTS)  # the stub declares no __all__: mypy would export only it
+    assert len(EXPORTS) > 100
 
 
-@pytest.mark.parametrize("name", sorted(dsh_tools._EXPORTS))
+@pytest.mark.parametrize("name", sorted(EXPORTS))
 def test_every_export_is_the_object_its_module_defines(name: str) -> None:
-    module = importlib.import_module(dsh_tools._EXPORTS[name])
+    module = importlib.import_module(EXPORTS[name])
     assert getattr(dsh_tools, name) is getattr(module, name)
     assert name in dir(dsh_tools)
 
@@ -55,7 +53,7 @@ def test_every_export_is_the_object_its_module_defines(name: str) -> None:
 def test_unknown_names_raise_attribute_error() -> None:
     with pytest.raises(AttributeError, match="module 'dsh_tools' has no attribute 'no_such_name'"):
         dsh_tools.no_such_name  # type: ignore[attr-defined]  # noqa: B018
-    assert not hasattr(dsh_tools, "_EXPORTS_typo")
+    assert not hasattr(dsh_tools, "no_such_name_either")
 
 
 def run_python(source: str) -> str:
@@ -106,7 +104,7 @@ def test_a_native_mode_program_never_loads_deno_the_cli_the_demo_or_adapters() -
 
 
 def test_a_submodule_never_shadows_the_export_it_defines() -> None:
-    shadowed = [name for name, module in dsh_tools._EXPORTS.items() if module == f"dsh_tools.{name}"]
+    shadowed = [name for name, module in EXPORTS.items() if module == f"dsh_tools.{name}"]
     assert shadowed == ["boot"]  # dsh_tools.boot (the module) defines boot (the function)
     out = run_python(
         """
