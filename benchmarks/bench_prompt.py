@@ -16,9 +16,9 @@ import statistics
 import time
 
 from dsh_tools.hooks import AssembleNext
-from dsh_tools.host.context import Agent, Context
+from dsh_tools.context.context import Agent, Context
 from dsh_tools.json_values import JsonValue
-from dsh_tools.schema import ToolSchema
+from dsh_tools.tool_types import ToolSchema
 from dsh_tools.system_prompt import (
     TOOL_ORDER_REST,
     AssembleContext,

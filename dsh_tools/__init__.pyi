@@ -113,7 +113,7 @@ from dsh_tools.hooks import (
     ProgressListener as ProgressListener,
     ResultListener as ResultListener,
 )
-from dsh_tools.host import (
+from dsh_tools.context import (
     APPROVAL as APPROVAL,
     CODE_RUNTIME as CODE_RUNTIME,
     SYSTEM_PROMPT as SYSTEM_PROMPT,
@@ -153,7 +153,7 @@ from dsh_tools.pipeline.classify import (
 from dsh_tools.registry.registry import (
     ToolRegistry as ToolRegistry,
 )
-from dsh_tools.schema import (
+from dsh_tools.tool_types import (
     RegisteredTool as RegisteredTool,
     ToolDefinition as ToolDefinition,
     ToolSchema as ToolSchema,

@@ -23,7 +23,7 @@ from dsh_tools.record import Record
 if TYPE_CHECKING:
     from dsh_tools.execution import ToolExecution
     from dsh_tools.store.records import ApprovalDecision
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
     from dsh_tools.signals import AbortSignal
 
 __all__ = [

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dsh_tools.code_mode.runtime import CodeLanguage, CodeRuntime, language_of
-from dsh_tools.host.context import Context
-from dsh_tools.host.services import CODE_RUNTIME
+from dsh_tools.context.context import Context
+from dsh_tools.context.services import CODE_RUNTIME
 from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED

@@ -18,7 +18,7 @@ from dsh_tools.outcome import Outcome, outcome_for
 from dsh_tools.record import Record, wire_value
 
 if TYPE_CHECKING:
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
     from dsh_tools.signals import AbortSignal
 
 __all__ = [

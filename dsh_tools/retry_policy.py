@@ -32,7 +32,7 @@ from typing import Final
 from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import ExecuteNext
-from dsh_tools.host.context import Context
+from dsh_tools.context.context import Context
 from dsh_tools.pipeline.attempts import Attempt, watching
 from dsh_tools.retry import Retry
 from dsh_tools.signals import AbortSignal

@@ -15,7 +15,7 @@ event       when
 ``blocked`` ``tools/post-execute`` answered ``Block`` (the feedback as ``dsh_tools.reason``)
 ``progress``the body reported progress (``dsh_tools.progress``, ``.total``, ``.message``)
 ``retry``   an attempt failed and the tool's ``Retry`` runs another (``dsh_tools.attempt``,
-            ``error.type``); the span then has ``dsh_tools.tool.attempts``
+            ``error.type``); the span then has ``dsh_tools.tool_types.attempts``
 ==========  ===============================================================
 
 An error result sets ``error.type`` (the result's error code, such as
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from opentelemetry.context import Context as OtelContext
     from opentelemetry.trace import Span, Tracer, TracerProvider
 
-    from dsh_tools.host.context import Agent, Context
+    from dsh_tools.context.context import Agent, Context
     from dsh_tools.progress import ToolProgress
 
 __all__ = ["Instrumentation", "instrument"]
@@ -294,7 +294,7 @@ class _Spans:
             return
         span = call.span
         if call.attempts > 1 and call.recording:
-            span.set_attribute("dsh_tools.tool.attempts", call.attempts)
+            span.set_attribute("dsh_tools.tool_types.attempts", call.attempts)
         if result.is_error and call.recording:
             if call.gated and not call.dispatched and call.verdict is None and result.error is None:
                 # let on by pre-execute, never dispatched, no error class: approval or a guard said no

@@ -23,10 +23,10 @@ from returns.result import Failure
 from dsh_tools.content import ContentBlock
 from dsh_tools.execution import ToolExecutionInput, UnparsedArguments
 from dsh_tools.json_values import JsonValue, freeze_json, thaw_json
-from dsh_tools.schema import ToolSchema
+from dsh_tools.tool_types import ToolSchema
 
 if TYPE_CHECKING:
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
 
 __all__ = [
     "NAME_RULE",

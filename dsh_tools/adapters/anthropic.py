@@ -47,7 +47,7 @@ if TYPE_CHECKING:
         ToolResultBlockParam,
     )
 
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
 
 __all__ = ["anthropic_tools", "calls_from_message", "tool_result_message"]
 

@@ -44,7 +44,7 @@ from dsh_tools.adapters._wire import (
 from dsh_tools.adapters.tool_params import chat_tools, responses_tools
 from dsh_tools.content import ContentBlock
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, UnparsedArguments
-from dsh_tools.schema import ToolSchema
+from dsh_tools.tool_types import ToolSchema
 
 require_sdk("openai", "openai", "dsh_tools.adapters.openai")
 
@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     )
     from openai.types.responses.response_input_item_param import FunctionCallOutput
 
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
 
 __all__ = [
     "calls_from_chat",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from dsh_tools.adapters._strict import strict_parameters
 from dsh_tools.adapters._wire import checked_name, parameters_of
-from dsh_tools.schema import ToolSchema
+from dsh_tools.tool_types import ToolSchema
 
 if TYPE_CHECKING:
     from anthropic.types import ToolParam

@@ -47,8 +47,8 @@ from typing import TypeGuard
 from dsh_tools.cli.errors import CliError
 from dsh_tools.errors import safe_str
 from dsh_tools.boot import boot
-from dsh_tools.host.context import Context
-from dsh_tools.schema import RegisteredTool, ToolDefinition, ToolSchema
+from dsh_tools.context.context import Context
+from dsh_tools.tool_types import RegisteredTool, ToolDefinition, ToolSchema
 
 __all__ = [
     "CliError",

@@ -23,7 +23,7 @@ import sys
 from dsh_tools.boot import boot
 from dsh_tools.cli.loading import CliError, LoadedTools, load_tools
 from dsh_tools.code_mode.runtime import CodeRuntime
-from dsh_tools.host.context import Agent
+from dsh_tools.context.context import Agent
 from dsh_tools.registry.registry import ToolMode
 
 __all__ = ["no_policy_warning", "run", "serve_stdio"]

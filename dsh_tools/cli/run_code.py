@@ -28,7 +28,7 @@ from dsh_tools.cli.parser import RUN_CODE_BUDGETS
 from dsh_tools.cli.runtime import code_runtime
 from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult
-from dsh_tools.host.context import Agent
+from dsh_tools.context.context import Agent
 from dsh_tools.json_values import thaw_json
 
 __all__ = ["NO_TOOLS_NOTE", "run", "run_program_file"]

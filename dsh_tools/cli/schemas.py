@@ -21,7 +21,7 @@ from dsh_tools.adapters import tool_params
 from dsh_tools.cli.errors import CliError
 from dsh_tools.cli.loading import load_tools
 from dsh_tools.cli.output import emit
-from dsh_tools.schema import ToolSchema
+from dsh_tools.tool_types import ToolSchema
 
 __all__ = ["run"]
 

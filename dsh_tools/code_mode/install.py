@@ -18,9 +18,9 @@ from dsh_tools.system_prompt.records import TOOL_ORDER_REST, AssembleContext, Pr
 from dsh_tools_codegen import render_tools_sdk, render_tools_sdk_python
 
 if TYPE_CHECKING:
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
     from dsh_tools.registry.registry import ToolRegistry
-    from dsh_tools.schema import RegisteredTool
+    from dsh_tools.tool_types import RegisteredTool
     from dsh_tools.system_prompt.service import SystemPrompt
 
 __all__ = ["SDK_SECTION", "SDK_SECTION_ORDER", "install_code_mode", "sdk_section_text"]

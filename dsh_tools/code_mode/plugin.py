@@ -26,15 +26,15 @@ from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.code_mode.runtime import CodeLanguage, check_choice, code_runtime
 from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
-from dsh_tools.host.identity import WeakIdentityDict
-from dsh_tools.host.services import SYSTEM_PROMPT
+from dsh_tools.context.identity import WeakIdentityDict
+from dsh_tools.context.services import SYSTEM_PROMPT
 from dsh_tools.pipeline.batch import check_max_parallel
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, exception_result
 from dsh_tools.system_prompt.records import AssembleContext, ToolProviderResult
 
 if TYPE_CHECKING:
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
     from dsh_tools.registry.registry import ToolRegistry
     from dsh_tools.store.records import ParkedCall
 

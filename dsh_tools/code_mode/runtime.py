@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
-from dsh_tools.host.services import CODE_RUNTIME
+from dsh_tools.context.services import CODE_RUNTIME
 from dsh_tools.json_values import JsonValue
 from dsh_tools.record import Record
 from dsh_tools.signals import AbortSignal
 
 if TYPE_CHECKING:
-    from dsh_tools.host.context import Context
+    from dsh_tools.context.context import Context
 
 __all__ = [
     "Binding",

@@ -17,7 +17,7 @@ from dsh_tools.content import ToolOutput
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import freeze_json
 from dsh_tools.presentation import GenericCallView, GenericResultView, ToolResult
-from dsh_tools.schema import RegisteredTool
+from dsh_tools.tool_types import RegisteredTool
 
 if TYPE_CHECKING:
     from dsh_tools.registry.registry import ToolRegistry

@@ -36,7 +36,7 @@ from dsh_tools.errors import ToolArgsError
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import FrozenDict, FrozenJson, JsonValue, freeze_json, thaw_json
 from dsh_tools.retry import Retry, check_retry
-from dsh_tools.schema import check_timeout_ms, check_tool_name
+from dsh_tools.tool_types import check_timeout_ms, check_tool_name
 from dsh_tools.presentation import (
     DiffCallView,
     DiffResultView,

@@ -47,7 +47,7 @@ from dsh_tools.json_values import JsonValue, thaw_json
 from dsh_tools.retry import Retry
 
 if TYPE_CHECKING:
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
 
 __all__ = ["ConcurrencySafety", "FunctionTool", "tool"]
 

@@ -27,10 +27,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Final, TypeVar
 
-from dsh_tools.host.identity import WeakIdentityDict
+from dsh_tools.context.identity import WeakIdentityDict
 
 if TYPE_CHECKING:
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
 
 __all__ = ["SYNC_THREADS_PER_AGENT", "sync_executor", "to_agent_thread"]
 

@@ -29,7 +29,7 @@ from dsh_tools.content import text_block
 from dsh_tools.decisions import Accept, Ask, Deny, PostToolDecision, PreToolDecision
 from dsh_tools.execution import HookContext, PluginSource, ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import PostNext, PreExecuteListener, PreNext
-from dsh_tools.host.context import Context
+from dsh_tools.context.context import Context
 
 __all__ = [
     "REDACTED",

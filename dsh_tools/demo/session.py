@@ -19,11 +19,11 @@ from dsh_tools.code_mode.runtime import CodeRuntime
 from dsh_tools.demo.policies import ScriptedApprover, install_policies
 from dsh_tools.demo.transcript import CallRecord
 from dsh_tools.execution import PluginSource, ToolExecutionInput, ToolExecutionResult, content_text
-from dsh_tools.host.context import Agent, Context
-from dsh_tools.host.services import APPROVAL
+from dsh_tools.context.context import Agent, Context
+from dsh_tools.context.services import APPROVAL
 from dsh_tools.json_values import JsonValue, thaw_json
 from dsh_tools.registry.registry import ToolMode
-from dsh_tools.schema import ToolDefinition
+from dsh_tools.tool_types import ToolDefinition
 from dsh_tools.system_prompt.records import PromptSection
 
 __all__ = ["AGENT_NAME", "DemoSession", "ToolsFactory"]

@@ -48,7 +48,7 @@ from dsh_tools.decisions import Allow, Ask, Deny, PreToolDecision
 from dsh_tools.errors import safe_str
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.hooks import PreNext
-from dsh_tools.host.context import Agent, Context
+from dsh_tools.context.context import Agent, Context
 from dsh_tools.json_values import dumps, thaw_json
 from dsh_tools.mcp.content import to_mcp_content
 from dsh_tools.progress import ToolProgress

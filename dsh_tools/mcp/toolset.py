@@ -35,12 +35,12 @@ from mcp.client.session import ClientSession, IncomingMessage
 
 from dsh_tools.disposer import Disposer
 from dsh_tools.errors import safe_str
-from dsh_tools.host.context import Context
+from dsh_tools.context.context import Context
 from dsh_tools.json_values import dumps
 from dsh_tools.mcp.connection import DEFAULT_MAX_MESSAGE_BYTES, Connection, ServerParameters, open_connection, wrap_session
 from dsh_tools.mcp.errors import McpClosedError, McpProtocolError
 from dsh_tools.mcp.tool import McpTool
-from dsh_tools.schema import check_timeout_ms
+from dsh_tools.tool_types import check_timeout_ms
 
 __all__ = ["McpToolset", "mcp_tools"]
 

@@ -13,7 +13,7 @@ from returns.result import Failure, Result, Success
 
 from dsh_tools.errors import ToolArgsError
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, UnparsedArguments
-from dsh_tools.host.context import Agent
+from dsh_tools.context.context import Agent
 from dsh_tools.json_values import freeze_json
 from dsh_tools.json_walk import has_lone_surrogate, unicode_text
 from dsh_tools.pipeline.host import PipelineHost

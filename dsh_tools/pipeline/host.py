@@ -14,12 +14,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from dsh_tools.execution import ToolExecution, ToolExecutionToken
-from dsh_tools.host.events import EventBus
-from dsh_tools.schema import RegisteredTool
+from dsh_tools.context.events import EventBus
+from dsh_tools.tool_types import RegisteredTool
 
 if TYPE_CHECKING:
     from dsh_tools.approval import ApprovalService
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
 
 __all__ = ["Guard", "PipelineHost"]
 

@@ -22,7 +22,7 @@ from dsh_tools.pipeline.containment import run_fail_closed
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import StageFailure, error_result
 from dsh_tools.pipeline.values import replace_value
-from dsh_tools.schema import RegisteredTool
+from dsh_tools.tool_types import RegisteredTool
 
 __all__ = ["apply_post_decision", "post_execute", "run_post_execute"]
 

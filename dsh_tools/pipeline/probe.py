@@ -2,7 +2,7 @@
 
 Public listeners (``tools/pre-execute`` and friends) cost a waterfall level
 each; a tracer wants only to *see* the decisions the stages already compute.
-So the stages report them to the probes on the :class:`~dsh_tools.host.events.EventBus`
+So the stages report them to the probes on the :class:`~dsh_tools.context.events.EventBus`
 (``events.probes``), directly and only when there are any: an uninstrumented
 call pays one empty-tuple check per stage. A probe hears every call of the
 bus and filters by scope itself. It must not raise: it is trusted internal

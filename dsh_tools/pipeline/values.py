@@ -30,7 +30,7 @@ from dsh_tools.json_values import FrozenJson, dumps, freeze_json
 from dsh_tools.off_loop import INLINE_VALUES, count_over
 from dsh_tools.pipeline.checks import check_content, check_tool_output
 from dsh_tools.pipeline.outcomes import error_result, exception_result
-from dsh_tools.schema import RegisteredTool
+from dsh_tools.tool_types import RegisteredTool
 
 __all__ = ["default_render", "is_large_value", "render_value", "replace_value", "tool_result"]
 

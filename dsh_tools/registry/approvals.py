@@ -33,10 +33,10 @@ import orjson
 from dsh_tools.approval import PendingApproval
 from dsh_tools.errors import ApprovalStaleError, ApprovalUnavailableError, safe_str
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
-from dsh_tools.host.context import Agent, live_agent
+from dsh_tools.context.context import Agent, live_agent
 from dsh_tools.json_values import FrozenJson, JsonValue, thaw_json
 from dsh_tools.pipeline.outcomes import Settled, exception_result
-from dsh_tools.schema import RegisteredTool
+from dsh_tools.tool_types import RegisteredTool
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.records import ParkedCall
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from dsh_tools.host.identity import IdentityDict, WeakIdentityDict
-from dsh_tools.schema import RegisteredTool
+from dsh_tools.context.identity import IdentityDict, WeakIdentityDict
+from dsh_tools.tool_types import RegisteredTool
 
 if TYPE_CHECKING:
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
     from dsh_tools.pipeline.host import Guard
 
 __all__ = ["Restriction", "ScopeView", "ToolLayers"]

@@ -16,12 +16,12 @@ from returns.result import Failure
 
 from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict, PendingApproval
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
-from dsh_tools.host.context import Agent, Context, live_agent
+from dsh_tools.context.context import Agent, Context, live_agent
 from dsh_tools.json_values import FrozenJson, JsonValue
 from dsh_tools.pipeline.compose import continue_call
 from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.registry.approvals import OWNER, decided_arguments, stale_result
-from dsh_tools.schema import describe_value
+from dsh_tools.tool_types import describe_value
 from dsh_tools.signals import checked_signal
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.records import ParkedCall

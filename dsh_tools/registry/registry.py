@@ -28,10 +28,10 @@ from dsh_tools.code_mode.plugin import CodeMode, ToolMode
 from dsh_tools.code_mode.runtime import CodeLanguage
 from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
-from dsh_tools.host.context import Agent, Context
-from dsh_tools.host.identity import WeakIdentityDict
-from dsh_tools.host.events import EventBus
-from dsh_tools.host.services import APPROVAL, TOOLS
+from dsh_tools.context.context import Agent, Context
+from dsh_tools.context.identity import WeakIdentityDict
+from dsh_tools.context.events import EventBus
+from dsh_tools.context.services import APPROVAL, TOOLS
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL, execute_batch
 from dsh_tools.pipeline.classify import ExecutionMode, classify_input
 from dsh_tools.pipeline.compose import STANDARD_GATES, Gate, execute_call
@@ -42,7 +42,7 @@ from dsh_tools.registry.journal import CallJournal
 from dsh_tools.registry.parked_calls import ParkedCalls
 from dsh_tools.registry.layers import Restriction, ScopeView, ToolLayers
 from dsh_tools.registry.snapshot import snapshot
-from dsh_tools.schema import RegisteredTool, ToolDefinition, ToolSchema
+from dsh_tools.tool_types import RegisteredTool, ToolDefinition, ToolSchema
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.store.protocol import CallStore
 

@@ -15,7 +15,7 @@ from dsh_tools.definitions.output_schema import compile_value_check, compile_val
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import frozen_or_raise
 from dsh_tools.retry import check_retry
-from dsh_tools.schema import RegisteredTool, check_timeout_ms, check_tool_name
+from dsh_tools.tool_types import RegisteredTool, check_timeout_ms, check_tool_name
 
 __all__ = ["snapshot"]
 

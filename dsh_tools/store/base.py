@@ -15,7 +15,7 @@ from typing import Final, Self
 from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, frozen_or_raise
-from dsh_tools.schema import describe_value
+from dsh_tools.tool_types import describe_value
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, StoreHealth
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from returns.result import Failure, Result, Success
 
-from dsh_tools.schema import ToolSchema
+from dsh_tools.tool_types import ToolSchema
 from dsh_tools.system_prompt.records import (
     TOOL_ORDER_REST,
     AssembleContext,

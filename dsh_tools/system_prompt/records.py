@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, TypeAlias
 
 from dsh_tools.record import Record
-from dsh_tools.schema import ToolSchema
+from dsh_tools.tool_types import ToolSchema
 
 if TYPE_CHECKING:
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
 
 __all__ = [
     "TOOL_ORDER_REST",

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
-from dsh_tools.schema import ToolSchema
+from dsh_tools.tool_types import ToolSchema
 from dsh_tools.system_prompt.records import AssembledSection, PromptAssembly
 
 __all__ = ["restore_protected"]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Final, NoReturn
 from returns.functions import raise_exception
 
 from dsh_tools.disposer import Disposer
-from dsh_tools.host.services import SYSTEM_PROMPT
+from dsh_tools.context.services import SYSTEM_PROMPT
 from dsh_tools.listener_chain import run_chain
 from dsh_tools.system_prompt.canonical import (
     check_assembly,
@@ -43,7 +43,7 @@ from dsh_tools.system_prompt.restore import restore_protected
 from dsh_tools.system_prompt.state import PromptState
 
 if TYPE_CHECKING:
-    from dsh_tools.host.context import Agent, Context
+    from dsh_tools.context.context import Agent, Context
 
 __all__ = ["ASSEMBLE_EVENT", "SystemPrompt"]
 

@@ -12,11 +12,11 @@ import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from dsh_tools.host.identity import IdentityDict
+from dsh_tools.context.identity import IdentityDict
 from dsh_tools.system_prompt.records import Preflight, PromptSection, ToolProvider
 
 if TYPE_CHECKING:
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
 
 __all__ = ["PromptState", "scope_label"]
 

@@ -51,7 +51,7 @@ def test_catalog_signature_quotes_names_as_the_sdk_does() -> None:
     # `new` is an identifier, but a bare `new(...)` member declares a construct
     # signature; a line separator in a name must be escaped, not written raw.
     from dsh_tools.cli.catalog import render_catalog
-    from dsh_tools.schema import ToolSchema
+    from dsh_tools.tool_types import ToolSchema
     from dsh_tools_codegen import render_tools_sdk
 
     for name in ("new", "read-file", "a\u2028b"):

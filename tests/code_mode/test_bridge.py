@@ -16,8 +16,8 @@ from dsh_tools.code_mode.runtime import CodeLogEntry, CodeRunFailure, CodeRunReq
 from dsh_tools.content import ContentBlock, text_block
 from dsh_tools.decisions import Deny, PreToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
-from dsh_tools.host.context import Agent, Context
-from dsh_tools.host.services import CODE_RUNTIME
+from dsh_tools.context.context import Agent, Context
+from dsh_tools.context.services import CODE_RUNTIME
 from dsh_tools.boot import boot
 from dsh_tools.hooks import PreNext
 from dsh_tools.json_values import JsonValue, thaw_json

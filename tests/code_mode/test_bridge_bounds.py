@@ -15,7 +15,7 @@ from dsh_tools.code_mode.bridge import ARGUMENTS_LIMIT, PREVIEW_LIMIT
 from dsh_tools.code_mode.runtime import CodeRunFailure, CodeRunRequest, CodeRunResult
 from dsh_tools.content import ContentBlock, text_block
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
-from dsh_tools.host.context import Agent, Context
+from dsh_tools.context.context import Agent, Context
 from dsh_tools.boot import boot
 from dsh_tools.json_values import JsonValue, is_json, thaw_json
 from dsh_tools.testing import Bindings, ScriptedCodeRuntime, ScriptedProgram

@@ -9,7 +9,7 @@ import pytest
 
 from dsh_tools import Agent, ToolExecutionInput, ToolExecutionResult, ToolRegistry, SystemPrompt, boot
 from dsh_tools.code_mode.runtime import CodeRunRequest, CodeRunResult
-from dsh_tools.host.context import Context
+from dsh_tools.context.context import Context
 from dsh_tools.json_values import thaw_json
 from dsh_tools.testing import Bindings, ScriptedCodeRuntime, ScriptedProgram
 from batch_support import Gated, Log, Rendezvous, settle, when

@@ -182,7 +182,7 @@ def test_boot_checks_the_language_against_the_runtime() -> None:
 async def test_a_python_registry_refuses_a_typescript_runtime() -> None:
     ctx = boot(mode="code", code_language="python")
     deno = DenoCodeRuntime(pool_size=0)
-    from dsh_tools.host.services import CODE_RUNTIME
+    from dsh_tools.context.services import CODE_RUNTIME
 
     ctx.provide(CODE_RUNTIME, deno)
     with pytest.raises(RuntimeError, match="needs a Python code runtime"):

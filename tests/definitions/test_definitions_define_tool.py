@@ -14,7 +14,7 @@ from dsh_tools.definitions import DefinedTool, Prop, define_tool
 from dsh_tools.errors import ToolArgsError
 from dsh_tools.execution import ToolExecution, mint_token
 from dsh_tools.json_values import JsonValue, freeze_json, thaw_json
-from dsh_tools.schema import ToolDefinition
+from dsh_tools.tool_types import ToolDefinition
 from dsh_tools.presentation import (
     GenericCallView,
     GenericResultView,

@@ -25,9 +25,9 @@ from dsh_tools import (
     thaw_json,
     tool,
 )
-from dsh_tools.host.context import Context
+from dsh_tools.context.context import Context
 from dsh_tools.json_values import JsonValue
-from dsh_tools.schema import ToolDefinition
+from dsh_tools.tool_types import ToolDefinition
 from dsh_tools_codegen import render_tools_sdk
 
 

@@ -10,7 +10,7 @@ PRELUDE = """
 from collections.abc import Awaitable, Callable
 from typing import Literal
 from dsh_tools import ContentBlock, FunctionTool, ToolExecution, boot, text_block, tool
-from dsh_tools.schema import ToolDefinition
+from dsh_tools.tool_types import ToolDefinition
 
 @tool
 async def add(a: int, b: int | str = 1, *, exec: ToolExecution) -> str:

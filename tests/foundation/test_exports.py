@@ -117,6 +117,14 @@ def test_a_submodule_never_shadows_the_export_it_defines() -> None:
     assert out == "True True dsh_tools.boot"
 
 
+def test_no_submodule_is_named_like_an_export_it_does_not_define() -> None:
+    """``import dsh_tools.x`` sets the package's ``x``: a module named like another module's export would hide it."""
+    import pkgutil
+
+    names = {module.name for module in pkgutil.iter_modules(dsh_tools.__path__)}
+    assert sorted(name for name in names & set(EXPORTS) if EXPORTS[name] != f"dsh_tools.{name}") == []
+
+
 def test_star_import_gives_every_export() -> None:
     out = run_python(
         """

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from dsh_tools.disposer import Disposer
-from dsh_tools.host import Agent, Context, ServiceKey, SessionLog, scope_of
+from dsh_tools.context import Agent, Context, ServiceKey, SessionLog, scope_of
 
 
 class Counter:

@@ -29,7 +29,7 @@ from dsh_tools.execution import (
     UserSource,
     mint_token,
 )
-from dsh_tools.host import Agent, Context
+from dsh_tools.context import Agent, Context
 from dsh_tools.json_values import FrozenDict, JsonValue, thaw_json
 from dsh_tools.record import Record, camel_case
 from dsh_tools.signals import AbortController

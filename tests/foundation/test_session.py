@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from dsh_tools.host import Agent, Context, SessionLog
+from dsh_tools.context import Agent, Context, SessionLog
 from dsh_tools.json_values import FrozenDict, thaw_json
 
 

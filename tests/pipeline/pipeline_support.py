@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
-from dsh_tools.host.context import Context
+from dsh_tools.context.context import Context
 
 
 class Results:

@@ -20,7 +20,7 @@ from dsh_tools import (
     ToolExecutionResult,
     boot,
 )
-from dsh_tools.host.context import Context
+from dsh_tools.context.context import Context
 from pipeline_support import Results
 
 

@@ -23,7 +23,7 @@ from dsh_tools import (
     boot,
     text_block,
 )
-from dsh_tools.host.context import Context
+from dsh_tools.context.context import Context
 from batch_support import Gated, Log, calls, other_tasks, settle, when
 from pipeline_support import Results
 

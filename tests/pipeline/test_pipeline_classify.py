@@ -19,7 +19,7 @@ from dsh_tools import (
     boot,
     define_tool,
 )
-from dsh_tools.host.context import Context
+from dsh_tools.context.context import Context
 from dsh_tools.testing import ScriptedCodeRuntime
 
 

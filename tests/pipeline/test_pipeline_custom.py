@@ -15,8 +15,8 @@ from dsh_tools.content import ContentBlock, text_block
 from dsh_tools.decisions import Allow, Ask, Deny
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult, ToolExecutionToken
 from dsh_tools.hooks import PreNext
-from dsh_tools.host.context import Agent, Context
-from dsh_tools.host.events import EventBus
+from dsh_tools.context.context import Agent, Context
+from dsh_tools.context.events import EventBus
 from dsh_tools.pipeline import (
     STANDARD_GATES,
     Gate,
@@ -38,7 +38,7 @@ from dsh_tools.pipeline import (
     run_tool,
 )
 from dsh_tools.registry.snapshot import snapshot
-from dsh_tools.schema import RegisteredTool
+from dsh_tools.tool_types import RegisteredTool
 from pipeline_support import texts
 
 

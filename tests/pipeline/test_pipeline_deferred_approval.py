@@ -31,9 +31,9 @@ from dsh_tools import (
     tool,
 )
 from dsh_tools.execution import ToolExecutionToken
-from dsh_tools.host.events import EventBus
+from dsh_tools.context.events import EventBus
 from dsh_tools.pipeline import Guard, execute_call
-from dsh_tools.schema import RegisteredTool
+from dsh_tools.tool_types import RegisteredTool
 
 from pipeline_support import Results
 

@@ -21,7 +21,7 @@ from dsh_tools.execution import (
     ToolExecutionToken,
 )
 from dsh_tools.hooks import PreNext
-from dsh_tools.host.context import Agent, Context
+from dsh_tools.context.context import Agent, Context
 from dsh_tools.signals import AbortController
 from pipeline_support import Results, texts
 
@@ -497,7 +497,7 @@ async def test_approval_returning_a_hostile_outcome_fails_closed(
 ) -> None:
     outcome = make()
     from dsh_tools.approval import ApprovalOutcome, ApprovalRequest
-    from dsh_tools.host.services import APPROVAL
+    from dsh_tools.context.services import APPROVAL
 
     class Approver:
         async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:

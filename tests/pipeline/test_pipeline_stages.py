@@ -15,8 +15,8 @@ from dsh_tools.content import ContentBlock, text_block
 from dsh_tools.decisions import Accept, Allow, Ask, Deny, PostToolDecision, PreToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.hooks import ExecuteNext, PostNext, PreNext
-from dsh_tools.host.context import Agent, Context
-from dsh_tools.host.services import APPROVAL
+from dsh_tools.context.context import Agent, Context
+from dsh_tools.context.services import APPROVAL
 from dsh_tools.signals import AbortController, AbortSignal
 from pipeline_support import Results, texts
 

@@ -14,7 +14,7 @@ from dsh_tools.content import ContentBlock, text_block
 from dsh_tools.errors import ToolTimeoutError
 from dsh_tools.execution import ToolErrorInfo, ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.hooks import ExecuteNext
-from dsh_tools.host.context import Agent, Context
+from dsh_tools.context.context import Agent, Context
 from dsh_tools.signals import AbortController, AbortSignal
 from dsh_tools.timeout_policy import TimeoutPolicy
 from pipeline_support import texts

@@ -21,7 +21,7 @@ from dsh_tools.execution import (
     UserSource,
 )
 from dsh_tools.hooks import ExecuteNext, PostNext, PreNext
-from dsh_tools.host.context import Agent, Context
+from dsh_tools.context.context import Agent, Context
 from dsh_tools.signals import AbortController, AbortSignal
 from pipeline_support import Results, texts
 

@@ -11,7 +11,7 @@ import pytest
 from dsh_tools.boot import boot
 from dsh_tools.content import ContentBlock, ToolOutput, text_block
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
-from dsh_tools.host.context import Agent, Context
+from dsh_tools.context.context import Agent, Context
 
 Body = Callable[[Any, ToolExecution], Awaitable[Sequence[ContentBlock] | ToolOutput]]
 

@@ -11,7 +11,7 @@ from dsh_tools.boot import boot
 from dsh_tools.content import ContentBlock, text_block
 from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolErrorInfo, ToolExecution, ToolExecutionInput, ToolExecutionResult
-from dsh_tools.host.context import Agent, Context
+from dsh_tools.context.context import Agent, Context
 from dsh_tools.testing import ScriptedCodeRuntime
 
 

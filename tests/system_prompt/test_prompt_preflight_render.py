@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dsh_tools.hooks import AssembleNext
-from dsh_tools.host.context import Agent, Context
+from dsh_tools.context.context import Agent, Context
 from dsh_tools.system_prompt import (
     AssembleContext,
     AssembledSection,

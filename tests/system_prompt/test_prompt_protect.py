@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from dsh_tools.hooks import AssembleNext
-from dsh_tools.host.context import Agent, Context
-from dsh_tools.schema import ToolSchema
+from dsh_tools.context.context import Agent, Context
+from dsh_tools.tool_types import ToolSchema
 from dsh_tools.system_prompt import (
     AssembleContext,
     AssembledSection,

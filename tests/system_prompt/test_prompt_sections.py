@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dsh_tools.host.context import Agent, Context
-from dsh_tools.host.services import SYSTEM_PROMPT
+from dsh_tools.context.context import Agent, Context
+from dsh_tools.context.services import SYSTEM_PROMPT
 from dsh_tools.system_prompt import (
     AssembleContext,
     AssembledSection,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dsh_tools.hooks import AssembleListener, AssembleNext
-from dsh_tools.host.context import Agent, Context
-from dsh_tools.schema import ToolSchema
+from dsh_tools.context.context import Agent, Context
+from dsh_tools.tool_types import ToolSchema
 from dsh_tools.system_prompt import (
     AssembleContext,
     AssembledSection,

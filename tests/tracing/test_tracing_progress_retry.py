@@ -73,4 +73,4 @@ async def test_retries_are_span_events_and_the_span_counts_attempts_even_when_me
         ("retry", {"dsh_tools.attempt": 1, "error.type": "_OTHER"}),
         ("retry", {"dsh_tools.attempt": 2, "error.type": "_OTHER"}),
     ]
-    assert span.attributes is not None and span.attributes["dsh_tools.tool.attempts"] == 3
+    assert span.attributes is not None and span.attributes["dsh_tools.tool_types.attempts"] == 3

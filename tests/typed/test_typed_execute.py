@@ -26,7 +26,7 @@ from dsh_tools import (
 )
 from dsh_tools.content import ContentBlock
 from dsh_tools.definitions import Prop, define_tool
-from dsh_tools.host.context import Context
+from dsh_tools.context.context import Context
 from dsh_tools.json_values import JsonValue, thaw_json
 from typed_support import FileStat, PathArgs, stat
 from value_shapes import shared_tree, wrapped

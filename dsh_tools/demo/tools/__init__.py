@@ -29,7 +29,7 @@ from typing import Any
 from dsh_tools.definitions import DefinedTool
 from dsh_tools.demo.policies import install_policies
 from dsh_tools.demo.tools import build, files, text
-from dsh_tools.host.context import Context
+from dsh_tools.context.context import Context
 
 __all__ = ["TOOLS", "make_tools", "register"]
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from dsh_tools.json_values import FrozenJson, frozen_or_raise
 
 if TYPE_CHECKING:
-    from dsh_tools.host.context import Agent
+    from dsh_tools.context.context import Agent
 
 __all__ = ["SessionLog"]
 
@@ -41,7 +41,7 @@ class SessionLog:
         self._events.append((type, value))
         agent = self._agent
         if agent is not None:
-            from dsh_tools.host.services import TOOLS
+            from dsh_tools.context.services import TOOLS
 
             tools = agent.ctx.get(TOOLS) if not agent.ctx.disposed else None
             if tools is not None:

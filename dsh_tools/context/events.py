@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dsh_tools.host.identity import WeakIdentityDict
+from dsh_tools.context.identity import WeakIdentityDict
 
 if TYPE_CHECKING:
     from dsh_tools.pipeline.probe import CallProbe

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dsh_tools.host.context import ServiceKey
+from dsh_tools.context.context import ServiceKey
 
 if TYPE_CHECKING:
     from dsh_tools.approval import ApprovalService

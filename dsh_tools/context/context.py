@@ -26,8 +26,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar, overload
 
 from dsh_tools.disposer import Disposer
-from dsh_tools.host.events import EventBus
-from dsh_tools.host.session import SessionLog
+from dsh_tools.context.events import EventBus
+from dsh_tools.context.session import SessionLog
 from dsh_tools.json_walk import has_lone_surrogate
 
 if TYPE_CHECKING:
@@ -213,14 +213,14 @@ class Context:
     @property
     def tools(self) -> ToolRegistry:
         """The tool registry, acting as this context (``RuntimeError`` if none)."""
-        from dsh_tools.host.services import TOOLS
+        from dsh_tools.context.services import TOOLS
 
         return self.require(TOOLS)
 
     @property
     def system_prompt(self) -> SystemPrompt:
         """The system prompt service, acting as this context (``RuntimeError`` if none)."""
-        from dsh_tools.host.services import SYSTEM_PROMPT
+        from dsh_tools.context.services import SYSTEM_PROMPT
 
         return self.require(SYSTEM_PROMPT)
 
