@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test typecheck pytest demo bench clean system-packages
+.PHONY: test typecheck pytest demo bench bench-ab clean system-packages
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks
+
+# Every figure of `make bench`, this tree against BASE (a revision), measured alternately.
+bench-ab: $(STAMP)
+	$(PY) -m benchmarks.ab $(BASE) $(if $(ONLY),--only $(ONLY))
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache

@@ -7,7 +7,8 @@ in the same run (so the ratio says what the pipeline costs on *this* machine):
 * full: one listener on each of the three waterfalls, one guard and one
   ``tools/result`` observer, all pass-through.
 
-Targets (2-core machine): ≥ 20,000 executions/s bare, ≥ 10,000/s full.
+Targets (2-core machine): ≥ 10,000/s full. The bare rate (issue 15: ≥ 20,000/s) is held
+by A/B instead (issue 22): no more than 10 % below the merge-base, measured alternately in one session.
 Run standalone from the repository root: ``python -m benchmarks.bench_pipeline``.
 """
 
@@ -81,7 +82,7 @@ async def _measure() -> list[Row]:
     bare_rate = await _rate(lambda: bare_ctx.tools.execute(call), CALLS)
     full_rate = await _rate(lambda: full_ctx.tools.execute(call), CALLS)
     return [
-        ("pipeline: bare execute() calls/s", bare_rate, "≥ 20,000", bare_rate >= 20_000),
+        ("pipeline: bare execute() calls/s", bare_rate, "A/B", True),
         ("pipeline: 3 listeners + guard + observer calls/s", full_rate, "≥ 10,000", full_rate >= 10_000),
         ("pipeline: direct body calls/s (reference)", direct_rate, "-", True),
         ("pipeline: bare / direct ratio", bare_rate / direct_rate, "-", True),

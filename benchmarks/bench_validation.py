@@ -1,4 +1,10 @@
-"""How fast arguments are validated (issue 15: >= 600,000/s on the tool path, >= 400,000/s direct).
+"""How fast arguments are validated: held by A/B, not by an absolute rate (issue 22).
+
+Issue 15 set >= 600,000/s on the tool path and >= 400,000/s direct; in one
+run on these shared machines validation already ran at 2.4-3.1x the
+reference's rate, so issue 22 holds it by "no figure more than 10 % worse
+than at the merge-base, measured alternately in one session" instead, and
+these rows print "A/B" where a target would be.
 
 Every ``define_tool`` call validates the model's arguments before the body
 runs, so validation sits on the hot path of every tool call. The spec here has
@@ -28,8 +34,6 @@ from dsh_tools.definitions.props import checked_spec
 from dsh_tools.definitions.validation import compile_shape, compile_spec, spec_shape, total_validator
 from dsh_tools.json_values import freeze_json
 
-TOOL_TARGET = 600_000
-DIRECT_TARGET = 400_000
 
 SPEC: dict[str, Prop] = {
     "path": Prop("string", required=True),
@@ -131,11 +135,11 @@ def run() -> list[tuple[str, float, str, bool]]:
     invalid_rate = _rate(lambda: validator(invalid))
     output_value = {"summary": "ok", "score": 0.9, "labels": ["a"]}
     structured_rate = _rate(lambda: validate_structured_value(OUTPUT_SCHEMA, output_value))
-    tool_target, direct_target = f">= {TOOL_TARGET:,}/s", f">= {DIRECT_TARGET:,}/s"
+    tool_target = direct_target = "A/B"
     return [
-        ("validations/s, define_tool path, 20-prop spec, frozen args", tool_frozen, tool_target, tool_frozen >= TOOL_TARGET),
-        ("validations/s, define_tool path, same spec, plain dict", tool_plain, tool_target, tool_plain >= TOOL_TARGET),
-        ("validations/s, validate_args(spec, args), same spec object", direct, direct_target, direct >= DIRECT_TARGET),
+        ("validations/s, define_tool path, 20-prop spec, frozen args", tool_frozen, tool_target, True),
+        ("validations/s, define_tool path, same spec, plain dict", tool_plain, tool_target, True),
+        ("validations/s, validate_args(spec, args), same spec object", direct, direct_target, True),
         ("validations/s, closure checker alone (before), frozen args", checker_frozen, "informational", True),
         ("validations/s, closure checker alone (before), plain dict", checker_plain, "informational", True),
         ("validations/s, same spec, 3 violations rendered", invalid_rate, "informational", True),
