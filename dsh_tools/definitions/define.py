@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Final, Generic, TypeVar, overload
+from typing import Any, Final, Generic, TypeVar, cast, overload
 
 from dsh_tools.content import ContentBlock, ToolOutput
 from dsh_tools.definitions.json_schema import schema_spec_to_json_schema
@@ -35,6 +35,7 @@ from dsh_tools.definitions.validation import compile_spec
 from dsh_tools.errors import ToolArgsError
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import FrozenDict, FrozenJson, JsonValue, freeze_json, thaw_json
+from dsh_tools.record import Record
 from dsh_tools.retry import Retry, check_retry
 from dsh_tools.tool_types import check_timeout_ms, check_tool_name
 from dsh_tools.presentation import (
@@ -68,128 +69,44 @@ def _identity(args: object) -> object:
     return args
 
 
-class DefinedTool(Generic[A]):
-    """A ``ToolDefinition`` made by :func:`define_tool` (immutable; build it with that).
+class DefinedTool(Record, Generic[A]):
+    """A ``ToolDefinition`` made by :func:`define_tool` (an immutable record; build it with that).
+
+    Its fields are what ``define_tool`` derived, once, from what it was given:
+    the deep-frozen ``parameters`` schema and the ``validator`` both come from
+    ``spec`` (the checked ``SchemaSpec``), ``converter`` turns the frozen
+    arguments into what the body's annotation promises, and the author's
+    callables are kept as given (``body``, ``call_presenter``,
+    ``result_presenter``, ``renderer``, ``classifier``).
 
     ``execute``, ``present_call`` and ``present_result`` are always present:
     the presenters return ``None`` when no presenter was given, when the args
     do not match the schema, when the presenter raises, or when it returns
-    something that is not a view. ``spec`` is the checked ``SchemaSpec`` the
-    schema and the validator were both derived from.
+    something that is not a view.
+
+    Unlike other records it compares and hashes by identity: two definitions
+    with equal fields but different bodies are different tools, and a body
+    is compared by identity anyway.
     """
 
-    __slots__ = (
-        "_args_type",
-        "_body",
-        "_classifier",
-        "_convert",
-        "_description",
-        "_name",
-        "_output_schema",
-        "_parameters",
-        "_present_call",
-        "_present_result",
-        "_render",
-        "_retry",
-        "_spec",
-        "_timeout_ms",
-        "_validate",
-    )
+    name: str
+    description: str
+    parameters: FrozenDict[str, FrozenJson]
+    spec: Mapping[str, Prop]
+    args_type: type | None
+    timeout_ms: float | None
+    retry: Retry | None
+    output_schema: FrozenDict[str, FrozenJson] | None
+    body: Callable[[A, ToolExecution], Awaitable[Any]]
+    validator: Callable[[object], list[str]]
+    converter: Callable[[object], Any]
+    call_presenter: Callable[[A], ToolCallView | None] | None
+    result_presenter: Callable[[A, ToolResult], ToolResultView | None] | None
+    renderer: Callable[[A, Any], Sequence[ContentBlock]] | None
+    classifier: Callable[[A], bool] | None
 
-    _name: str
-    _description: str
-    _parameters: FrozenDict[str, FrozenJson]
-    _spec: Mapping[str, Prop]
-    _args_type: type | None
-    _timeout_ms: float | None
-    _retry: Retry | None
-    _body: Callable[[A, ToolExecution], Awaitable[Any]]
-    _validate: Callable[[object], list[str]]
-    _convert: Callable[[object], Any]
-    _present_call: Callable[[A], ToolCallView | None] | None
-    _present_result: Callable[[A, ToolResult], ToolResultView | None] | None
-    _output_schema: FrozenDict[str, FrozenJson] | None
-    _render: Callable[[A, Any], Sequence[ContentBlock]] | None
-    _classifier: Callable[[A], bool] | None
-
-    def __init__(
-        self,
-        *,
-        name: str,
-        description: str,
-        spec: dict[str, Prop],
-        args_type: type | None,
-        body: Callable[[A, ToolExecution], Awaitable[Any]],
-        timeout_ms: float | None,
-        present_call: Callable[[A], ToolCallView | None] | None,
-        present_result: Callable[[A, ToolResult], ToolResultView | None] | None,
-        output_schema: FrozenDict[str, FrozenJson] | None = None,
-        render: Callable[[A, Any], Sequence[ContentBlock]] | None = None,
-        is_concurrency_safe: Callable[[A], bool] | None = None,
-        retry: Retry | None = None,
-    ) -> None:
-        schema = freeze_json(schema_spec_to_json_schema(spec)).unwrap()
-        values: dict[str, object] = {
-            "_name": name,
-            "_description": description,
-            "_parameters": schema,
-            "_spec": MappingProxyType(spec),
-            "_args_type": args_type,
-            "_timeout_ms": timeout_ms,
-            "_retry": retry,
-            "_body": body,
-            "_validate": compile_spec(spec),
-            # A TypedDict body gets plain dict/list (what its annotation promises);
-            # a SchemaSpec body gets the (frozen) Mapping it was called with.
-            "_convert": thaw_json if args_type is not None else _identity,
-            "_present_call": present_call,
-            "_present_result": present_result,
-            "_output_schema": output_schema,
-            "_render": render,
-            "_classifier": is_concurrency_safe,
-        }
-        for slot, value in values.items():
-            object.__setattr__(self, slot, value)
-
-    @property
-    def name(self) -> str:
-        """The tool name the model calls."""
-        return self._name
-
-    @property
-    def description(self) -> str:
-        """What the model reads about the tool."""
-        return self._description
-
-    @property
-    def parameters(self) -> FrozenDict[str, FrozenJson]:
-        """The deep-frozen JSON Schema of the arguments (object-rooted)."""
-        return self._parameters
-
-    @property
-    def spec(self) -> Mapping[str, Prop]:
-        """The checked ``SchemaSpec`` both the schema and the validator came from (read-only)."""
-        return self._spec
-
-    @property
-    def args_type(self) -> type | None:
-        """The TypedDict given as ``args=``, or ``None`` for a ``parameters=`` tool."""
-        return self._args_type
-
-    @property
-    def timeout_ms(self) -> float | None:
-        """The cooperative time budget in milliseconds, or ``None`` (never sent to the model)."""
-        return self._timeout_ms
-
-    @property
-    def retry(self) -> Retry | None:
-        """How a failing body is run again (``RetryPolicy``), or ``None`` (never sent to the model)."""
-        return self._retry
-
-    @property
-    def output_schema(self) -> FrozenDict[str, FrozenJson] | None:
-        """The deep-frozen JSON Schema of a typed tool's value, or ``None`` for a content tool."""
-        return self._output_schema
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     @property
     def render(self) -> Callable[[object, object], Sequence[ContentBlock]] | None:
@@ -199,34 +116,28 @@ class DefinedTool(Generic[A]):
         body, the author's function receives them as plain ``dict``/``list``
         for a TypedDict tool.
         """
-        return None if self._render is None else self._render_value
+        return None if self.renderer is None else self._render_value
 
     def _render_value(self, args: object, value: object, /) -> Sequence[ContentBlock]:
-        assert self._render is not None
-        return self._render(self._convert(args), thaw_json(value))
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"DefinedTool is immutable; cannot set {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"DefinedTool is immutable; cannot delete {name!r}")
+        assert self.renderer is not None
+        return self.renderer(self.converter(args), thaw_json(value))
 
     def __repr__(self) -> str:
-        return f"<DefinedTool {self.name!r}>"
+        return f"<{type(self).__name__} {self.name!r}>"
 
     def validate(self, args: object) -> list[str]:
         """The violations of ``args`` against this tool's schema (empty = valid; never raises)."""
-        return self._validate(args)
+        return self.validator(args)
 
     async def execute(self, args: object, exec: ToolExecution, /) -> ToolReturn | JsonValue:
         """Validate ``args`` (``ToolArgsError`` listing every violation), then run the body.
 
         A typed tool's body returns its value; the registry checks and renders it.
         """
-        violations = self._validate(args)
+        violations = self.validator(args)
         if violations:
             raise ToolArgsError(violations)
-        output: ToolReturn | JsonValue = await self._body(self._convert(args), exec)
+        output: ToolReturn | JsonValue = await self.body(self.converter(args), exec)
         return output
 
     def is_concurrency_safe(self, args: object, /) -> bool:
@@ -239,33 +150,33 @@ class DefinedTool(Generic[A]):
         on the event loop before every batched call: it must be synchronous,
         pure and fast.
         """
-        classifier = self._classifier
-        if classifier is None or self._validate(args):
+        classifier = self.classifier
+        if classifier is None or self.validator(args):
             return False
-        return classifier(self._convert(args)) is True
+        return classifier(self.converter(args)) is True
 
     def present_call(self, args: object, /) -> ToolCallView | None:
         """The pending-call card, or ``None`` (no presenter, bad args, presenter failure)."""
-        presenter = self._present_call
+        presenter = self.call_presenter
         if presenter is None:
             return None
         try:
-            if self._validate(args):
+            if self.validator(args):
                 return None
-            view = presenter(self._convert(args))
+            view = presenter(self.converter(args))
         except Exception:  # noqa: BLE001 - display must never crash a replay
             return None
         return view if type(view) in _CALL_VIEWS else None
 
     def present_result(self, args: object, result: ToolResult, /) -> ToolResultView | None:
         """The completed-call card, or ``None`` (no presenter, bad input, presenter failure)."""
-        presenter = self._present_result
+        presenter = self.result_presenter
         if presenter is None or type(result) is not ToolResult:
             return None
         try:
-            if self._validate(args):
+            if self.validator(args):
                 return None
-            view = presenter(self._convert(args), result)
+            view = presenter(self.converter(args), result)
         except Exception:  # noqa: BLE001 - display must never crash a replay
             return None
         return view if type(view) in _RESULT_VIEWS else None
@@ -452,14 +363,19 @@ def define_tool(
     return DefinedTool(
         name=name,
         description=description,
-        spec=spec,
+        parameters=cast(FrozenDict[str, FrozenJson], freeze_json(schema_spec_to_json_schema(spec)).unwrap()),  # object-rooted
+        spec=MappingProxyType(spec),
         args_type=args,
-        body=execute,
         timeout_ms=timeout_ms,
-        present_call=present_call,
-        present_result=present_result,
-        output_schema=output_schema,  # type: ignore[arg-type]
-        render=render,
-        is_concurrency_safe=is_concurrency_safe,
         retry=retry,
+        output_schema=output_schema,  # type: ignore[arg-type]
+        body=execute,
+        validator=compile_spec(spec),
+        # A TypedDict body gets plain dict/list (what its annotation promises);
+        # a SchemaSpec body gets the (frozen) Mapping it was called with.
+        converter=thaw_json if args is not None else _identity,
+        call_presenter=present_call,
+        result_presenter=present_result,
+        renderer=render,
+        classifier=is_concurrency_safe,
     )

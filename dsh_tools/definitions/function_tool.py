@@ -66,17 +66,8 @@ class FunctionTool(DefinedTool[Mapping[str, JsonValue]], Generic[F_co]):
     ``add.fn(1, 2, exec=execution)`` is an ordinary, type-checked call.
     """
 
-    __slots__ = ("_fn",)
-
-    _fn: F_co
-
-    @property
-    def fn(self) -> F_co:
-        """The decorated function itself, unchanged (call it directly in tests and scripts)."""
-        return self._fn
-
-    def __repr__(self) -> str:
-        return f"<FunctionTool {self.name!r}>"
+    fn: F_co
+    """The decorated function itself, unchanged (call it directly in tests and scripts)."""
 
 
 @overload
@@ -264,14 +255,7 @@ def _adopt(defined: DefinedTool[Any], fn: Callable[..., Any]) -> FunctionTool[An
     """The ``FunctionTool`` holding exactly what ``define_tool`` built, plus ``fn``.
 
     ``define_tool`` stays the one place a definition is checked and built;
-    this copies its slots (whatever they are) into the subclass, so every
-    attribute it gains later is carried over without a change here.
+    its record's fields (whatever they are) carry over by name.
     """
-    adopted = object.__new__(FunctionTool)
-    for cls in type(defined).__mro__:
-        for slot in cls.__dict__.get("__slots__", ()):
-            if slot.startswith("__") or not hasattr(defined, slot):
-                continue
-            object.__setattr__(adopted, slot, object.__getattribute__(defined, slot))
-    object.__setattr__(adopted, "_fn", fn)
-    return adopted
+    fields = {name: getattr(defined, name) for name in DefinedTool._record_fields}
+    return FunctionTool(**fields, fn=fn)

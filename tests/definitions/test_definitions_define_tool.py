@@ -81,6 +81,18 @@ def test_definition_is_immutable_and_parameters_frozen() -> None:
         parameters["type"] = "array"
 
 
+async def test_a_definition_is_a_record_compared_by_identity_and_set_keeps_the_rest() -> None:
+    tool = typed_tool()
+    described = tool.set(description="Read a file, briefly.")
+    assert type(described) is DefinedTool and described is not tool and described != tool and tool == tool
+    assert described.description == "Read a file, briefly." and tool.description != described.description
+    assert (described.parameters, described.validator, described.body) == (tool.parameters, tool.validator, tool.body)
+    assert len({tool, described, tool}) == 2  # hashable, by identity
+    args = {"path": "a.txt"}
+    result = await described.execute(freeze_json(args).unwrap(), execution(args))
+    assert result == await tool.execute(freeze_json(args).unwrap(), execution(args))
+
+
 async def test_execute_validates_before_the_body_and_lists_every_violation() -> None:
     tool = typed_tool()
     bad = {"offset": 1.5, "mode": "x", "tags": ["a", 2]}
