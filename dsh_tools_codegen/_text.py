@@ -89,9 +89,9 @@ def json_literal(value: object) -> str | None:
     """The TypeScript literal type for a JSON scalar, or ``None`` if it has none.
 
     ``bool`` is checked before ``int`` (it is a subclass); reprs are taken
-    through the base class so a subclass cannot inject text; NaN/Infinity and
-    containers have no literal type and answer ``None`` (the caller degrades
-    to ``unknown``).
+    through the base class so a subclass cannot inject text; NaN and the
+    infinities read as JSON writes them (``null``); containers have no
+    literal type and answer ``None`` (the caller degrades to ``unknown``).
     """
     if value is None:
         return "null"
@@ -99,10 +99,8 @@ def json_literal(value: object) -> str | None:
         return "true" if value else "false"
     if isinstance(value, int):
         return int.__repr__(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return None
-        return float.__repr__(value)
+    if isinstance(value, float):  # NaN and the infinities are null in JSON
+        return float.__repr__(value) if math.isfinite(value) else "null"
     text = exact_str(value)
     if text is not None:
         return string_literal(text)
