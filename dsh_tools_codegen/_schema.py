@@ -132,6 +132,8 @@ def _node(node: object, level: int, depth: int, walk: _Walk, sub: dict[object, o
             return _UNKNOWN
         active.add(key)
         try:
+            if kind == "object" and _KEYWORDS.isdisjoint(sub):  # _rules' answer, without the dispatch
+                return _object(sub, level, depth, walk)
             return _rules(sub, level, depth, walk)
         finally:
             active.discard(key)
@@ -268,7 +270,7 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: _Walk) -> _
         required = sub.get("required")
         if required is not None and not (type(required) in (list, tuple) and _ONLY_STR.issuperset(map(type, required))):  # type: ignore[call-overload]
             _unread(required, walk)
-        return (_block(*members, required_names(required), level, depth + 1, walk), _ATOM)
+        return (_block(members, required_names(required), level, depth + 1, walk), _ATOM)
     extra = sub.get("additionalProperties")
     if _is_mapping(extra):
         if not _scalars_only(map(type, sub.values())):
@@ -279,79 +281,77 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: _Walk) -> _
     return ("Record<string, unknown>", _ATOM)
 
 
-def _members(properties: object, walk: _Walk) -> tuple[list[str], list[object]] | None:
-    """A properties mapping's names and schemas (see :func:`._read.entries`)."""
+def _members(properties: object, walk: _Walk) -> Iterable[tuple[str, object]] | None:
+    """A properties mapping's ``(name, schema)`` pairs (see :func:`._read.entries`)."""
     cls = type(properties)
-    if cls is dict or (isinstance(properties, dict) and raw_dict(cls)):
+    if cls is dict or cls is _RAW_SEEN[0] or (isinstance(properties, dict) and raw_dict(cls)):
         props = cast("dict[str, object]", properties)
         if len(props) <= MAX_ITEMS and _ONLY_STR.issuperset(map(type, props)):
-            return (list(props), list(props.values())) if props else None
+            return dict.items(props)
     if not _is_mapping(properties):
         _unread(properties, walk)
         return None
     walk.sure = False
-    pairs = entries(properties)
-    return ([key for key, _ in pairs], [value for _, value in pairs]) if pairs else None
+    return entries(properties)
 
 
-def _block(keys: list[str], values: list[object], required: frozenset[str], level: int, depth: int, walk: _Walk) -> str:
+def _block(members: Iterable[tuple[str, object]], required: frozenset[str], level: int, depth: int, walk: _Walk) -> str:
     """An object type's ``{ ... }`` block, one member (and its JSDoc) a line,
-    members at ``depth``.
-
-    The hot loop of a render, written as passes over the members (C-level
-    ``map`` and comprehensions cost a fraction of a statement loop): a
-    member whose schema is a plain scalar type (most of them) is rendered
-    in those passes, the common shapes after it by :func:`_fast_member`, the
-    rest by :func:`_node`, in order. The block's plain members are paid for
-    from the node budget before its other members are rendered.
-    """
-    newline = "\n" + "  " * (level + 1)
-    heads = [
-        (_REQUIRED_HEADS.get(key) or _head(key, True)) if key in required else (_OPTIONAL_HEADS.get(key) or _head(key, False))
-        for key in keys
-    ]
-    raw = _RAW_SEEN[0]
-    views = [value if type(value) is dict or type(value) is raw else _member_mapping(value, walk) for value in values]
-    if None in views:
-        texts: list[str | None] = [None if view is None else "" for view in views]
-        nodes = [value for value, view in zip(values, views) if view is not None]
-        kept = [view for view in views if view is not None]
-    else:
-        texts, nodes, kept = [], values, views  # type: ignore[assignment]
-    kinds = list(map(dict.get, kept, _repeat_type))  # type: ignore[call-overload]
-    descriptions = list(map(dict.get, kept, _repeat_description))  # type: ignore[call-overload]
-    leaves = [_SCALARS.get(kind) if type(kind) is str else None for kind in kinds]
-    if depth >= MAX_DEPTH:
-        leaves = [None] * len(kept)
-    plain = list(map(_KEYWORDS.isdisjoint, kept))
-    walk.budget -= sum(map(bool, map(_both, leaves, plain)))
-    for index in [i for i, (leaf, size) in enumerate(zip(leaves, map(len, kept))) if leaf is not None and size > 1]:
-        view = kept[index]
-        if plain[index] and (len(view) > 2 or descriptions[index] is None) and not _scalars_only(map(type, view.values())):
-            _rest(view, walk, _READ_TYPE)  # unread values beside a plain scalar type
-    for index in [i for i, (leaf, flat) in enumerate(zip(leaves, plain)) if leaf is None or not flat]:
-        view = kept[index]
-        shape = _fast_member(view, depth + 1 < MAX_DEPTH) if depth < MAX_DEPTH else None
-        if shape is not None and walk.budget >= shape[1]:
-            walk.budget -= shape[1]
-            leaves[index] = shape[0]
+    members at ``depth``. The hot loop of a render: a member whose schema is
+    a plain scalar type (most of them) is rendered inline, still one node of
+    the budget; the common shapes after it by :func:`_fast_member`; the rest
+    by :func:`_node`."""
+    inner = level + 1
+    newline = "\n" + "  " * inner
+    body: list[str] = []
+    append = body.append
+    scalars, plain, leaf_types = _SCALARS, _KEYWORDS.isdisjoint, LEAF_TYPES
+    required_heads, optional_heads, docs = _REQUIRED_HEADS, _OPTIONAL_HEADS, _DOCS
+    inline = depth < MAX_DEPTH
+    raw: type = _RAW_SEEN[0]  # a dict subclass that reads as a dict
+    for key, sub in members:
+        if key in required:
+            head = required_heads.get(key) or _head(key, True)
         else:
-            leaves[index] = _node(nodes[index], level + 1, depth, walk, view)[0]
-    docs = [None if text is None else (_DOCS.get(text) if type(text) is str else None) or _doc(text, walk) for text in descriptions]
-    kept_heads = heads if views is kept else [head for head, view in zip(heads, views) if view is not None]
-    lines = [f"{head}{text};" if doc is None else f"{doc}{newline}{head}{text};" for head, text, doc in zip(kept_heads, leaves, docs)]
-    if texts:  # members without a mapping read ``unknown``, without JSDoc
-        rendered = iter(lines)
-        lines = [f"{head}unknown;" if text is None else next(rendered) for head, text in zip(heads, texts)]
-    return f"{{{newline}{newline.join(lines)}\n{'  ' * level}}}"
+            head = optional_heads.get(key) or _head(key, False)
+        cls = type(sub)
+        if cls is dict or cls is raw:
+            sv: dict[object, object] = sub  # type: ignore[assignment]
+        else:
+            mapping = _member_mapping(sub, walk)
+            if mapping is None:
+                append(head + "unknown;")
+                continue
+            if mapping is sub:
+                raw = cls
+            sv = mapping
+        kind = sv.get("type")
+        description = sv.get("description")
+        text = scalars.get(kind) if type(kind) is str and inline else None
+        if text is not None and plain(sv):
+            walk.budget -= 1
+            if walk.budget < 0:
+                text = "unknown"
+            size = len(sv)
+            if (size > 2 or size == 2 and description is None) and not leaf_types.issuperset(map(type, sv.values())):
+                _rest(sv, walk, _READ_TYPE)
+        else:
+            shape = _fast_member(sv, kind, description, depth + 1 < MAX_DEPTH) if inline else None
+            if shape is not None and walk.budget >= shape[1]:
+                text = shape[0]
+                walk.budget -= shape[1]
+            else:
+                text = _node(sub, inner, depth, walk, sv)[0]
+        if description is not None:
+            doc = docs.get(description, _MISSING) if type(description) is str else _doc(description, walk)
+            if doc is _MISSING:
+                doc = _remember(docs, description, jsdoc(description))  # type: ignore[arg-type]
+            if doc is not None:
+                append(doc)  # type: ignore[arg-type]
+        append(f"{head}{text};")
+    return f"{{{newline}{newline.join(body)}\n{'  ' * level}}}"
 
 
-def _both(leaf: str | None, flat: bool) -> bool:
-    return flat and leaf is not None
-
-
-_repeat_type: Final = __import__("itertools").repeat("type")
-_repeat_description: Final = __import__("itertools").repeat("description")
 _RAW_SEEN: Final[list[type]] = [dict]
 
 
@@ -364,49 +364,51 @@ def _doc(description: object, walk: _Walk) -> str | None:
     return None if text is None else jsdoc(text)
 
 
-def _fast_member(sv: dict[object, object], nested: bool) -> tuple[str, int] | None:
+def _fast_member(sv: dict[object, object], kind: object, description: object, nested: bool) -> tuple[str, int] | None:
     """Fast path: ``(type text, nodes)`` for the common member shapes after a
     plain scalar — a ``type`` list of scalar names (``["string", "null"]``),
     an ``enum`` of strings, an array of a plain scalar type (``nested``: its
     items are within the depth limit) — or ``None`` for :func:`_node`.
 
     The same text as the rules give (``test_codegen_fast`` compares them on
-    random schemas), without their dispatch: the bench's cold render spends
-    a third of its members here. Only for exact types, with every value
-    besides the one container read a JSON scalar (nothing left to count).
+    random schemas), without their dispatch: a third of the bench catalog's
+    members take it. Only for exact types, and only when the schema holds
+    nothing but the keys read (and a string ``description``), so nothing is
+    left to count.
     """
-    values = sv.values()
-    if sum(map(LEAF_TYPES.__contains__, map(type, values))) != len(sv) - 1:
-        return None
-    kind = sv.get("type")
+    size = len(sv) - (type(description) is str)
     if _KEYWORDS.isdisjoint(sv):
         if type(kind) is str:
-            if kind != "array" or not nested:
+            if kind != "array" or not nested or size != 2:
                 return None
             items = sv.get("items")
             if type(items) is not dict and type(items) is not _RAW_SEEN[0]:
                 return None
             item_view = cast("dict[object, object]", items)
             item_kind = item_view.get("type")
-            scalar = _SCALARS.get(item_kind) if type(item_kind) is str else None  # type: ignore[call-overload]
-            if scalar is None or not _KEYWORDS.isdisjoint(item_view) or not _scalars_only(map(type, item_view.values())):
+            scalar = _SCALARS.get(item_kind) if type(item_kind) is str else None
+            if scalar is None or len(item_view) - (type(item_view.get("description")) is str) != 1:
                 return None
             return (scalar + "[]", 2)
+        if size != 1:
+            return None
         names = kind
         table: dict[object, str] = _SCALARS  # type: ignore[assignment]
-    elif "$ref" in sv or "const" in sv:
-        return None
     else:
+        if size != 1 + (type(kind) is str) or "enum" not in sv:
+            return None
         names = sv.get("enum")
         table = _LITERALS  # type: ignore[assignment]
-    if (type(names) is not list and type(names) is not tuple) or not names or len(names) > MAX_ITEMS:  # type: ignore[arg-type]
+    if type(names) is not list and type(names) is not tuple:
         return None
-    if not _ONLY_STR.issuperset(map(type, names)):  # type: ignore[arg-type]
+    strings = cast("list[str]", names)
+    if not strings or len(strings) > MAX_ITEMS or not _ONLY_STR.issuperset(map(type, strings)):
         return None
-    texts = [table.get(name) or _literal(name) if table is _LITERALS else table.get(name) for name in names]  # type: ignore[union-attr]
+    texts = [(table.get(name) or _literal(name)) if table is _LITERALS else table.get(name) for name in strings]
     if None in texts:
         return None
-    return (texts[0] if len(texts) == 1 else " | ".join(dict.fromkeys(texts)), 1)  # type: ignore[arg-type]
+    found = cast("list[str]", texts)
+    return (found[0] if len(found) == 1 else " | ".join(dict.fromkeys(found)), 1)
 
 
 def _member_mapping(sub: object, walk: _Walk) -> dict[object, object] | None:
@@ -445,11 +447,11 @@ def _rest(sub: dict[object, object], walk: _Walk, read: frozenset[str]) -> None:
     """Count the containers under the keys a rule did not read (the *sure*
     answer's bound on the written size). Callers skip the call when every
     value is a JSON scalar (``_scalars_only``), the common case."""
-    if not walk.sure:
-        return
-    for key, value in sub.items():
-        if type(value) not in LEAF_TYPES and key not in read:
-            _count(value, walk)
+    if walk.sure:
+        for key in sub.keys() - read:
+            value = sub[key]
+            if type(value) not in LEAF_TYPES:
+                _count(value, walk)
 
 
 def _unread(value: object, walk: _Walk) -> None:
