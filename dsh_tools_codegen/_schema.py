@@ -114,7 +114,8 @@ def _node(node: object, level: int, depth: int, walk: _Walk, sub: dict[object, o
     try:
         walk.budget -= 1
         if sub is None:
-            sub = _mapping(node, walk)
+            cls = type(node)
+            sub = node if cls is dict or cls is _RAW_SEEN[0] else _mapping(node, walk)  # type: ignore[assignment]
             if sub is None:
                 return _UNKNOWN
         if walk.budget < 0 or depth >= MAX_DEPTH:
@@ -265,7 +266,7 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: _Walk) -> _
     properties = sub.get("properties")
     members = None if properties is None else _members(properties, walk)
     if members:
-        if not _scalars_only(map(type, sub.values())):
+        if not _READ_OBJECT.issuperset(sub):
             _rest(sub, walk, _READ_OBJECT)
         required = sub.get("required")
         if required is not None and not (type(required) in (list, tuple) and _ONLY_STR.issuperset(map(type, required))):  # type: ignore[call-overload]
@@ -298,9 +299,9 @@ def _members(properties: object, walk: _Walk) -> Iterable[tuple[str, object]] | 
 def _block(members: Iterable[tuple[str, object]], required: frozenset[str], level: int, depth: int, walk: _Walk) -> str:
     """An object type's ``{ ... }`` block, one member (and its JSDoc) a line,
     members at ``depth``. The hot loop of a render: a member whose schema is
-    a plain scalar type (most of them) is rendered inline, still one node of
-    the budget; the common shapes after it by :func:`_fast_member`; the rest
-    by :func:`_node`."""
+    a plain scalar type (most of them) is rendered inline, the common shapes
+    after it by :func:`_fast_member`, both paid for from the node budget when
+    the block is done; the rest by :func:`_node`."""
     inner = level + 1
     newline = "\n" + "  " * inner
     body: list[str] = []
@@ -309,6 +310,7 @@ def _block(members: Iterable[tuple[str, object]], required: frozenset[str], leve
     required_heads, optional_heads, docs = _REQUIRED_HEADS, _OPTIONAL_HEADS, _DOCS
     inline = depth < MAX_DEPTH
     raw: type = _RAW_SEEN[0]  # a dict subclass that reads as a dict
+    paid = 0
     for key, sub in members:
         if key in required:
             head = required_heads.get(key) or _head(key, True)
@@ -329,17 +331,15 @@ def _block(members: Iterable[tuple[str, object]], required: frozenset[str], leve
         description = sv.get("description")
         text = scalars.get(kind) if type(kind) is str and inline else None
         if text is not None and plain(sv):
-            walk.budget -= 1
-            if walk.budget < 0:
-                text = "unknown"
+            paid += 1
             size = len(sv)
             if (size > 2 or size == 2 and description is None) and not leaf_types.issuperset(map(type, sv.values())):
                 _rest(sv, walk, _READ_TYPE)
         else:
             shape = _fast_member(sv, kind, description, depth + 1 < MAX_DEPTH) if inline else None
-            if shape is not None and walk.budget >= shape[1]:
+            if shape is not None:
                 text = shape[0]
-                walk.budget -= shape[1]
+                paid += shape[1]
             else:
                 text = _node(sub, inner, depth, walk, sv)[0]
         if description is not None:
@@ -349,6 +349,7 @@ def _block(members: Iterable[tuple[str, object]], required: frozenset[str], leve
             if doc is not None:
                 append(doc)  # type: ignore[arg-type]
         append(f"{head}{text};")
+    walk.budget -= paid  # inline members are paid for once the block is done
     return f"{{{newline}{newline.join(body)}\n{'  ' * level}}}"
 
 
@@ -440,7 +441,8 @@ def _mapping(node: object, walk: _Walk) -> dict[object, object] | None:
 
 
 def _is_mapping(value: object) -> bool:
-    return type(value) is dict or isinstance(value, Mapping)
+    cls = type(value)
+    return cls is dict or cls is _RAW_SEEN[0] or isinstance(value, Mapping)
 
 
 def _rest(sub: dict[object, object], walk: _Walk, read: frozenset[str]) -> None:

@@ -108,37 +108,32 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
     :func:`json_schema_to_ts`).
     """
     members: list[tuple[str, str]] = []
+    append, member = members.append, _CACHE.member
     try:
         for tool in islice(schemas, MAX_TOOLS):
             fields = _fields(tool)
             if fields is not None:
                 name, description, parameters, output = fields
-                text = _member(name, description, parameters, "string" if output is None else json_schema_to_ts(output, 1))
+                text: str | None
+                try:
+                    text = member(name, description, parameters, "string" if output is None else json_schema_to_ts(output, 1))
+                except Exception:
+                    text = _uncached(name, description, parameters)
                 if text is not None:
-                    members.append((name, text))
+                    append((name, text))
     except Exception:
         pass  # an iterable that fails midway: render what it yielded
     members.sort()
-    lines = [SDK_USAGE, "", "```ts", "declare const tools: {"]
-    previous = None
-    for member in members:
-        if member != previous:
-            lines.append(member[1])
-        previous = member
-    lines += ["};", "```"]
-    return "\n".join(lines)
+    unique = dict.fromkeys(members)  # the same tool twice: once
+    return "\n".join([SDK_USAGE, "", "```ts", "declare const tools: {", *[text for _, text in unique], "};", "```"])
 
 
-def _member(name: str, description: str | None, parameters: object, returns: str) -> str | None:
-    """One tool's member text, or ``None`` to skip the tool: a failure stays
-    with that tool (its type degrades to ``unknown``, then the tool is
-    dropped) instead of ending the whole render."""
+def _uncached(name: str, description: str | None, parameters: object) -> str | None:
+    """A tool's member text when the memo failed, or ``None`` to skip the tool:
+    a failure stays with that tool (its type degrades to ``unknown``, then
+    the tool is dropped) instead of ending the whole render."""
     try:
-        return _CACHE.member(name, description, parameters, returns)
-    except Exception:
-        pass
-    try:
-        return _member_text(name, description, render(parameters, 1)[0], returns)
+        return _member_text(name, description, render(parameters, 1)[0], "string")
     except Exception:  # the name or description itself (e.g. MemoryError in jsdoc)
         return None
 
@@ -149,7 +144,7 @@ def _fields(tool: object) -> tuple[str, str | None, object, object] | None:
     ``None`` to skip it."""
     try:
         cls = type(tool)
-        mapping = cast("dict[object, object]", tool) if cls is dict else view(tool) if _is_mapping_class(cls) else None
+        mapping: dict[object, object] | None = tool if cls is dict else view(tool) if _is_mapping_class(cls) else None  # type: ignore[assignment]
         if mapping is not None:
             name, description = mapping.get("name"), mapping.get("description")
             parameters, output = mapping.get("parameters"), mapping.get("output_schema")
@@ -158,6 +153,8 @@ def _fields(tool: object) -> tuple[str, str | None, object, object] | None:
             description = getattr(tool, "description", None)
             parameters = getattr(tool, "parameters", None)
             output = getattr(tool, "output_schema", None)
+        if type(name) is str and (description is None or type(description) is str):
+            return (name, description, parameters, output)
         text = exact_str(name)
         return None if text is None else (text, exact_str(description), parameters, output)
     except Exception:
