@@ -286,7 +286,7 @@ def _members(properties: object, walk: _Walk) -> Iterable[tuple[str, object]] | 
     """A properties mapping's ``(name, schema)`` pairs (see :func:`._read.entries`)."""
     cls = type(properties)
     if cls is dict or cls is _RAW_SEEN[0] or (isinstance(properties, dict) and raw_dict(cls)):
-        props = cast("dict[str, object]", properties)
+        props: dict[str, object] = properties  # type: ignore[assignment]
         if len(props) <= MAX_ITEMS and _ONLY_STR.issuperset(map(type, props)):
             return dict.items(props)
     if not _is_mapping(properties):
@@ -332,8 +332,7 @@ def _block(members: Iterable[tuple[str, object]], required: frozenset[str], leve
         text = scalars.get(kind) if type(kind) is str and inline else None
         if text is not None and plain(sv):
             paid += 1
-            size = len(sv)
-            if (size > 2 or size == 2 and description is None) and not leaf_types.issuperset(map(type, sv.values())):
+            if len(sv) > (1 if description is None else 2) and not leaf_types.issuperset(map(type, sv.values())):
                 _rest(sv, walk, _READ_TYPE)
         else:
             shape = _fast_member(sv, kind, description, depth + 1 < MAX_DEPTH) if inline else None
@@ -385,7 +384,7 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
             items = sv.get("items")
             if type(items) is not dict and type(items) is not _RAW_SEEN[0]:
                 return None
-            item_view = cast("dict[object, object]", items)
+            item_view: dict[object, object] = items  # type: ignore[assignment]
             item_kind = item_view.get("type")
             scalar = _SCALARS.get(item_kind) if type(item_kind) is str else None
             if scalar is None or len(item_view) - (type(item_view.get("description")) is str) != 1:
@@ -402,13 +401,13 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
         table = _LITERALS  # type: ignore[assignment]
     if type(names) is not list and type(names) is not tuple:
         return None
-    strings = cast("list[str]", names)
+    strings: list[str] = names  # type: ignore[assignment]
     if not strings or len(strings) > MAX_ITEMS or not _ONLY_STR.issuperset(map(type, strings)):
         return None
     texts = [(table.get(name) or _literal(name)) if table is _LITERALS else table.get(name) for name in strings]
     if None in texts:
         return None
-    found = cast("list[str]", texts)
+    found: list[str] = texts  # type: ignore[assignment]
     return (found[0] if len(found) == 1 else " | ".join(dict.fromkeys(found)), 1)
 
 

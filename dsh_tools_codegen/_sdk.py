@@ -19,12 +19,12 @@ the top of the system prompt, so two properties matter more than anything:
   stores an entry only for a render that says it is *sure* of that (see
   :mod:`._schema`; an odd schema is rendered every time instead).
 
-  A first render is stored *unconfirmed*: the fingerprint is taken after it,
-  as a value nobody has counted yet must not be written out first, so a
-  thread writing to the schema meanwhile could pair the text with newer
-  content. The next render that finds the same fingerprint renders once
-  more between two equal fingerprints and confirms the entry; from then on
-  hits cost the fingerprint alone.
+  A first render only notes that the parameters can be fingerprinted (a
+  value nobody has counted yet must not be written out: sharing can make it
+  exponentially long); the next render of the same object renders once more
+  between two equal fingerprints and stores the text, so a thread writing
+  to the schema meanwhile cannot pair a text with other content. From then
+  on a hit costs the fingerprint alone.
 
 The function is still pure from the caller's view: the memo changes only how
 fast the answer comes, never the answer.
@@ -209,20 +209,23 @@ class _MemberCache:
         before = None
         if hit is not None and hit[0] is parameters:
             try:
-                before = orjson.dumps(parameters)
+                before = orjson.dumps(parameters)  # bounded: its first render was sure
             except Exception:
                 before = None
-            if hit[3] and before == hit[1]:
-                return hit[2]
+            if before is not None and before == hit[1]:
+                return hit[2]  # type: ignore[return-value]  # a fingerprint comes with its text
         args, sure = render(parameters, 1)
         text = _member_text(name, description, args, returns)
-        if sure:
-            try:
-                after = orjson.dumps(parameters)
-            except Exception:
-                return text
-            if before is None or before == after:  # confirmed once rendered between two equal fingerprints
-                self._put(key, (parameters, after, text, before is not None))
+        if not sure:
+            return text
+        if before is None:  # first seen: remember that it can be fingerprinted
+            self._put(key, (parameters, None, None))
+            return text
+        try:
+            if orjson.dumps(parameters) == before:  # rendered between two equal fingerprints
+                self._put(key, (parameters, before, text))
+        except Exception:
+            pass
         return text
 
     def _get_old(self, key: tuple[object, ...]) -> _Entry | None:
@@ -240,15 +243,16 @@ class _MemberCache:
 
     def entries(self) -> list[tuple[object, str]]:
         """Every stored ``(parameters, text)`` (for tests)."""
-        return [(entry[0], entry[2]) for entry in (*self._old.values(), *self._young.values())]
+        return [(entry[0], entry[2] or "") for entry in (*self._old.values(), *self._young.values())]
 
     def clear(self) -> None:
         self._young = {}
         self._old = {}
 
 
-_Entry = tuple[object, bytes, str, bool]
-"""``(parameters, their fingerprint, member text, confirmed?)``."""
+_Entry = tuple[object, Union[bytes, None], Union[str, None]]
+"""``(parameters, their fingerprint, member text)``; the last two ``None``
+until a second render confirms them (see the module docstring)."""
 _CACHE: Final = _MemberCache(CACHE_SIZE)
 
 
