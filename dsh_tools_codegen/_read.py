@@ -28,8 +28,9 @@ from itertools import islice
 from typing import Final, cast
 
 __all__ = [
-    "LEAF_TYPES", "MAX_DEPTH", "MAX_INDENT", "MAX_ITEMS", "MAX_NODES", "MAX_VALUES",
-    "absent", "entries", "is_sequence", "raw_dict", "required_names", "take", "view",
+    "LEAF_TYPES", "MAX_DEPTH", "MAX_INDENT", "MAX_ITEMS", "MAX_NODES", "MAX_VALUES", "RAW_SEEN", "Walk",
+    "absent", "count", "entries", "is_mapping", "is_sequence", "mapping", "member_mapping", "raw_dict",
+    "required_names", "rest", "scalars_only", "take", "unread", "view",
 ]
 
 MAX_DEPTH: Final = 48
@@ -152,3 +153,96 @@ def required_names(value: object) -> frozenset[str]:
         return _NO_NAMES
     taken = take(value) or []
     return frozenset(n if type(n) is str else str.__str__(n) for n in taken if isinstance(n, str))
+
+
+RAW_SEEN: Final[list[type]] = [dict]
+"""The last ``dict`` subclass found to read as a ``dict`` (an identity check
+before the per-class memo of :func:`raw_dict`)."""
+scalars_only: Final = LEAF_TYPES.issuperset
+"""Of ``map(type, values)``: the C-speed "nothing there to count"."""
+
+
+class Walk:
+    """One schema's rendering state: the root (for ``$ref``), the ids on the
+    current path, the node budget, the count budget and the *sure* answer."""
+
+    __slots__ = ("active", "budget", "root", "sure", "values")
+
+    def __init__(self, root: object) -> None:
+        self.root = root
+        self.active: set[int] = set()
+        self.budget = MAX_NODES
+        self.values = MAX_VALUES
+        self.sure = True
+
+
+def member_mapping(sub: object, walk: Walk) -> dict[object, object] | None:
+    """A member schema's mapping; ``None`` (the member reads ``unknown``) when
+    it has none or it cannot be read."""
+    try:
+        return mapping(sub, walk)
+    except Exception:
+        walk.sure = False
+        return None
+
+
+def mapping(node: object, walk: Walk) -> dict[object, object] | None:
+    """The mapping to read ``node`` through (:func:`._read.view`), ``None`` for
+    a non-mapping (counted, as the rules do not read it)."""
+    cls = type(node)
+    if cls is dict:
+        return node  # type: ignore[return-value]
+    if cls in LEAF_TYPES:
+        return None
+    if cls is list or cls is tuple:
+        count(node, walk)
+        return None
+    if isinstance(node, dict) and raw_dict(cls):
+        RAW_SEEN[0] = cls
+        return node
+    walk.sure = False
+    return view(node)
+
+
+def is_mapping(value: object) -> bool:
+    cls = type(value)
+    return cls is dict or cls is RAW_SEEN[0] or isinstance(value, Mapping)
+
+
+def rest(sub: dict[object, object], walk: Walk, read: frozenset[str]) -> None:
+    """Count the containers under the keys a rule did not read (the *sure*
+    answer's bound on the written size). Callers skip the call when every
+    value is a JSON scalar (``_scalars_only``), the common case."""
+    if walk.sure:
+        for key in sub.keys() - read:
+            value = sub[key]
+            if type(value) not in LEAF_TYPES:
+                count(value, walk)
+
+
+def unread(value: object, walk: Walk) -> None:
+    if type(value) not in LEAF_TYPES:
+        count(value, walk)
+
+
+def count(value: object, walk: Walk) -> None:
+    """Count ``value``'s values against the budget; anything but exact JSON
+    types (or too many values, or a cycle) makes the render unsure."""
+    stack, left = [value], walk.values
+    while stack and walk.sure:
+        node = stack.pop()
+        cls = type(node)
+        if cls in LEAF_TYPES:
+            continue
+        if cls is list or cls is tuple:
+            children: Sequence[object] = node  # type: ignore[assignment]
+        elif cls is dict or (isinstance(node, dict) and raw_dict(cls)):
+            children = list(dict.values(node))  # type: ignore[arg-type]
+        else:
+            walk.sure = False
+            return
+        left -= len(children)
+        if left < 0:
+            walk.sure = False
+        stack.extend(children)
+    walk.values = left

@@ -22,8 +22,10 @@ when ``properties`` is a mapping and ``array`` when ``items`` is present).
 
 Speed comes from the common shape, not from a second copy of the rules: a
 member whose schema is a plain scalar type (most of them) is rendered inline
-in :func:`_block`, member heads, JSDoc lines and string literals come from
-bounded text memos, and a leaf never enters the path set.
+in :func:`_block`, the next most common shapes by one named fast path beside
+the rules (:func:`_fast_member`, tested against them), member heads, JSDoc
+lines and string literals come from bounded text memos (:mod:`._text`), and
+a leaf never enters the path set.
 
 Each render also answers whether it is *sure* (:func:`render`): whether the
 text is a function of the schema's JSON text as orjson writes it, and that
@@ -31,55 +33,38 @@ text is small enough to write. Only then may :mod:`._sdk` memoise it under
 that text. Sure means: only exact JSON types were read (a ``dict`` subclass
 that reads as a ``dict`` counts), no limit or cycle was met, nothing failed,
 and every container the rules did not read was counted within
-:data:`~._read.MAX_VALUES` (:func:`_rest`): a value that sharing makes
+:data:`~._read.MAX_VALUES` (:func:`~._read.rest`): a value that sharing makes
 exponentially long when written out is never written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Final, TypeVar, cast
+from collections.abc import Iterable, Sequence
+from typing import Final, cast
 from urllib.parse import unquote
 
 from ._read import (
-    LEAF_TYPES, MAX_DEPTH, MAX_INDENT, MAX_ITEMS, MAX_NODES, MAX_VALUES,
-    absent, entries, is_sequence, raw_dict, required_names, take, view,
+    LEAF_TYPES, MAX_DEPTH, MAX_INDENT, MAX_ITEMS, RAW_SEEN, Walk, absent, count, entries, is_mapping,
+    is_sequence, mapping, member_mapping, raw_dict, required_names, rest, scalars_only, take, unread, view,
 )
-from ._text import exact_str, jsdoc, json_literal, member_key, string_literal
+from ._text import (
+    _DOCS, _LITERALS, _OPTIONAL_HEADS, _REQUIRED_HEADS, ATOM, UNKNOWN, Rendered, _head, _literal, _remember,
+    clear_memos, exact_str, intersection, jsdoc, json_literal, literal_union, union,
+)
 
 __all__ = ["clear_memos", "json_schema_to_ts", "render"]
 
-_ATOM: Final = 0
-_INTERSECTION: Final = 1
-_UNION: Final = 2
-_Rendered = tuple[str, int]
-_UNKNOWN: Final[_Rendered] = ("unknown", _ATOM)
 _MISSING: Final = object()
 _SCALARS: Final = {"string": "string", "number": "number", "integer": "number", "boolean": "boolean", "null": "null"}
 _KEYWORDS: Final = frozenset({"$ref", "const", "enum", "anyOf", "oneOf", "allOf"})
 _ONLY_STR: Final = frozenset({str})
-# The keys each rule reads (the rest is counted, see _rest).
+# The keys each rule reads (the rest is counted, see rest).
 _READ_NONE: Final[frozenset[str]] = frozenset()
 _READ_TYPE: Final = frozenset({"type"})
 _READ_ARRAY: Final = frozenset({"type", "items"})
 _READ_OBJECT: Final = frozenset({"type", "properties", "required"})
 _READ_RECORD: Final = frozenset({"type", "additionalProperties"})
 _READ_ONE: Final = {key: frozenset({key}) for key in ("enum", "anyOf", "oneOf", "allOf")}
-_scalars_only: Final = LEAF_TYPES.issuperset  # of map(type, values): the C-speed "nothing to count"
-
-
-class _Walk:
-    """One schema's rendering state: the root (for ``$ref``), the ids on the
-    current path, the node budget, the count budget and the *sure* answer."""
-
-    __slots__ = ("active", "budget", "root", "sure", "values")
-
-    def __init__(self, root: object) -> None:
-        self.root = root
-        self.active: set[int] = set()
-        self.budget = MAX_NODES
-        self.values = MAX_VALUES
-        self.sure = True
 
 
 def json_schema_to_ts(schema: object, indent: int = 0) -> str:
@@ -101,7 +86,7 @@ def json_schema_to_ts(schema: object, indent: int = 0) -> str:
 def render(schema: object, level: int) -> tuple[str, bool]:
     """``(type text, sure)`` for ``schema`` at a validated ``level`` (see the
     module docstring for *sure*)."""
-    walk = _Walk(schema)
+    walk = Walk(schema)
     try:
         text = _node(schema, level, 0, walk)[0]
     except Exception:
@@ -109,28 +94,28 @@ def render(schema: object, level: int) -> tuple[str, bool]:
     return text, walk.sure and walk.budget >= 0
 
 
-def _node(node: object, level: int, depth: int, walk: _Walk, sub: dict[object, object] | None = None) -> _Rendered:
+def _node(node: object, level: int, depth: int, walk: Walk, sub: dict[object, object] | None = None) -> Rendered:
     """Render one node (``sub`` is its mapping when the caller has it)."""
     try:
         walk.budget -= 1
         if sub is None:
             cls = type(node)
-            sub = node if cls is dict or cls is _RAW_SEEN[0] else _mapping(node, walk)  # type: ignore[assignment]
+            sub = node if cls is dict or cls is RAW_SEEN[0] else mapping(node, walk)  # type: ignore[assignment]
             if sub is None:
-                return _UNKNOWN
+                return UNKNOWN
         if walk.budget < 0 or depth >= MAX_DEPTH:
             walk.sure = False
-            return _UNKNOWN
+            return UNKNOWN
         kind = sub.get("type")
         if type(kind) is str and kind in _SCALARS and _KEYWORDS.isdisjoint(sub):  # a leaf: no path entry
-            if not _scalars_only(map(type, sub.values())):
-                _rest(sub, walk, _READ_TYPE)
-            return (_SCALARS[kind], _ATOM)
+            if not scalars_only(map(type, sub.values())):
+                rest(sub, walk, _READ_TYPE)
+            return (_SCALARS[kind], ATOM)
         active = walk.active
         key = id(node)
         if key in active:
             walk.sure = False
-            return _UNKNOWN
+            return UNKNOWN
         active.add(key)
         try:
             if kind == "object" and _KEYWORDS.isdisjoint(sub):  # _rules' answer, without the dispatch
@@ -140,10 +125,10 @@ def _node(node: object, level: int, depth: int, walk: _Walk, sub: dict[object, o
             active.discard(key)
     except Exception:
         walk.sure = False
-        return _UNKNOWN
+        return UNKNOWN
 
 
-def _rules(sub: dict[object, object], level: int, depth: int, walk: _Walk) -> _Rendered:
+def _rules(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
     if not _KEYWORDS.isdisjoint(sub):
         rendered = _keywords(sub, level, depth, walk)
         if rendered is not None:
@@ -152,7 +137,7 @@ def _rules(sub: dict[object, object], level: int, depth: int, walk: _Walk) -> _R
     if type(kind) is str:
         return _typed(kind, sub, level, depth, walk)
     if absent(kind):
-        if _is_mapping(sub.get("properties")):
+        if is_mapping(sub.get("properties")):
             return _object(sub, level, depth, walk)
         if not absent(sub.get("items")):
             return _typed("array", sub, level, depth, walk)
@@ -166,51 +151,51 @@ def _rules(sub: dict[object, object], level: int, depth: int, walk: _Walk) -> _R
         if names:
             if not _ONLY_STR.issuperset(map(type, names)):
                 for name in names:
-                    _unread(name, walk)
-            return _union([_typed(exact_str(name) or "", sub, level, depth, walk) for name in names])
-    _unread(kind, walk)
-    if not _scalars_only(map(type, sub.values())):
-        _rest(sub, walk, _READ_TYPE)
-    return _UNKNOWN
+                    unread(name, walk)
+            return union([_typed(exact_str(name) or "", sub, level, depth, walk) for name in names])
+    unread(kind, walk)
+    if not scalars_only(map(type, sub.values())):
+        rest(sub, walk, _READ_TYPE)
+    return UNKNOWN
 
 
-def _keywords(sub: dict[object, object], level: int, depth: int, walk: _Walk) -> _Rendered | None:
+def _keywords(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered | None:
     """``$ref``/``const``/``enum``/``anyOf``/``oneOf``/``allOf``; ``None`` if
     none of them applies (e.g. an empty ``anyOf``), so ``type`` decides."""
     ref = sub.get("$ref")
     if not absent(ref):
-        if not _scalars_only(map(type, sub.values())):
-            _rest(sub, walk, _READ_NONE)
+        if not scalars_only(map(type, sub.values())):
+            rest(sub, walk, _READ_NONE)
         pointer = exact_str(ref)
-        return _UNKNOWN if pointer is None else _node(_resolve(pointer, walk), level, depth + 1, walk)
+        return UNKNOWN if pointer is None else _node(_resolve(pointer, walk), level, depth + 1, walk)
     const = sub.get("const", _MISSING)
     if const is not _MISSING:
-        if not _scalars_only(map(type, sub.values())):
-            _rest(sub, walk, _READ_NONE)
+        if not scalars_only(map(type, sub.values())):
+            rest(sub, walk, _READ_NONE)
         literal = json_literal(const)
-        return _UNKNOWN if literal is None else (literal, _ATOM)
+        return UNKNOWN if literal is None else (literal, ATOM)
     enum = sub.get("enum")
     if enum is not None and is_sequence(enum):
         values = take(enum)
         if values is None or type(enum) not in (list, tuple) or not LEAF_TYPES.issuperset(map(type, values)):
-            _count(enum, walk)  # what the literals do not read (or read as exact JSON)
-        if not _scalars_only(map(type, sub.values())):
-            _rest(sub, walk, _READ_ONE["enum"])
-        return _literal_union(map(_literal, values or ()))
+            count(enum, walk)  # what the literals do not read (or read as exact JSON)
+        if not scalars_only(map(type, sub.values())):
+            rest(sub, walk, _READ_ONE["enum"])
+        return literal_union(map(_literal, values or ()))
     for keyword in ("anyOf", "oneOf", "allOf"):
         alternatives = sub.get(keyword)
         if alternatives is not None and is_sequence(alternatives):
             members = take(alternatives)
             if members:
-                _rest(sub, walk, _READ_ONE[keyword])
+                rest(sub, walk, _READ_ONE[keyword])
                 if type(alternatives) is not list and type(alternatives) is not tuple:
                     walk.sure = False
                 rendered = [_node(member, level, depth + 1, walk) for member in members]
-                return _intersection(rendered) if keyword == "allOf" else _union(rendered)
+                return intersection(rendered) if keyword == "allOf" else union(rendered)
     return None
 
 
-def _resolve(ref: str, walk: _Walk) -> object:
+def _resolve(ref: str, walk: Walk) -> object:
     """Follow a local JSON-pointer ``$ref`` (``#``, ``#/$defs/X``, …) from the
     root; remote references and anchors resolve to ``None`` (``unknown``)."""
     if not ref.startswith("#"):
@@ -239,64 +224,64 @@ def _resolve(ref: str, walk: _Walk) -> object:
     return node
 
 
-def _typed(name: str, sub: dict[object, object], level: int, depth: int, walk: _Walk) -> _Rendered:
+def _typed(name: str, sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
     scalar = _SCALARS.get(name)
     if scalar is not None:
-        if not _scalars_only(map(type, sub.values())):
-            _rest(sub, walk, _READ_TYPE)
-        return (scalar, _ATOM)
+        if not scalars_only(map(type, sub.values())):
+            rest(sub, walk, _READ_TYPE)
+        return (scalar, ATOM)
     if name == "array":
         items = sub.get("items")
-        if not _is_mapping(items):
-            if not _scalars_only(map(type, sub.values())):
-                _rest(sub, walk, _READ_TYPE)
-            return ("unknown[]", _ATOM)
-        if not _scalars_only(map(type, sub.values())):
-            _rest(sub, walk, _READ_ARRAY)
+        if not is_mapping(items):
+            if not scalars_only(map(type, sub.values())):
+                rest(sub, walk, _READ_TYPE)
+            return ("unknown[]", ATOM)
+        if not scalars_only(map(type, sub.values())):
+            rest(sub, walk, _READ_ARRAY)
         text, precedence = _node(items, level, depth + 1, walk)
-        return (f"({text})[]" if precedence != _ATOM else text + "[]", _ATOM)
+        return (f"({text})[]" if precedence != ATOM else text + "[]", ATOM)
     if name == "object":
         return _object(sub, level, depth, walk)
-    if not _scalars_only(map(type, sub.values())):
-        _rest(sub, walk, _READ_TYPE)
-    return _UNKNOWN
+    if not scalars_only(map(type, sub.values())):
+        rest(sub, walk, _READ_TYPE)
+    return UNKNOWN
 
 
-def _object(sub: dict[object, object], level: int, depth: int, walk: _Walk) -> _Rendered:
+def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
     properties = sub.get("properties")
     members = None if properties is None else _members(properties, walk)
     if members:
         if not _READ_OBJECT.issuperset(sub):
-            _rest(sub, walk, _READ_OBJECT)
+            rest(sub, walk, _READ_OBJECT)
         required = sub.get("required")
         if required is not None and not (type(required) in (list, tuple) and _ONLY_STR.issuperset(map(type, required))):  # type: ignore[call-overload]
-            _unread(required, walk)
-        return (_block(members, required_names(required), level, depth + 1, walk), _ATOM)
+            unread(required, walk)
+        return (_block(members, required_names(required), level, depth + 1, walk), ATOM)
     extra = sub.get("additionalProperties")
-    if _is_mapping(extra):
-        if not _scalars_only(map(type, sub.values())):
-            _rest(sub, walk, _READ_RECORD)
-        return (f"Record<string, {_node(extra, level, depth + 1, walk)[0]}>", _ATOM)
-    if not _scalars_only(map(type, sub.values())):
-        _rest(sub, walk, _READ_TYPE)
-    return ("Record<string, unknown>", _ATOM)
+    if is_mapping(extra):
+        if not scalars_only(map(type, sub.values())):
+            rest(sub, walk, _READ_RECORD)
+        return (f"Record<string, {_node(extra, level, depth + 1, walk)[0]}>", ATOM)
+    if not scalars_only(map(type, sub.values())):
+        rest(sub, walk, _READ_TYPE)
+    return ("Record<string, unknown>", ATOM)
 
 
-def _members(properties: object, walk: _Walk) -> Iterable[tuple[str, object]] | None:
+def _members(properties: object, walk: Walk) -> Iterable[tuple[str, object]] | None:
     """A properties mapping's ``(name, schema)`` pairs (see :func:`._read.entries`)."""
     cls = type(properties)
-    if cls is dict or cls is _RAW_SEEN[0] or (isinstance(properties, dict) and raw_dict(cls)):
+    if cls is dict or cls is RAW_SEEN[0] or (isinstance(properties, dict) and raw_dict(cls)):
         props: dict[str, object] = properties  # type: ignore[assignment]
         if len(props) <= MAX_ITEMS and _ONLY_STR.issuperset(map(type, props)):
             return dict.items(props)
-    if not _is_mapping(properties):
-        _unread(properties, walk)
+    if not is_mapping(properties):
+        unread(properties, walk)
         return None
     walk.sure = False
     return entries(properties)
 
 
-def _block(members: Iterable[tuple[str, object]], required: frozenset[str], level: int, depth: int, walk: _Walk) -> str:
+def _block(members: Iterable[tuple[str, object]], required: frozenset[str], level: int, depth: int, walk: Walk) -> str:
     """An object type's ``{ ... }`` block, one member (and its JSDoc) a line,
     members at ``depth``. The hot loop of a render: a member whose schema is
     a plain scalar type (most of them) is rendered inline, the common shapes
@@ -309,7 +294,7 @@ def _block(members: Iterable[tuple[str, object]], required: frozenset[str], leve
     scalars, plain, leaf_types = _SCALARS, _KEYWORDS.isdisjoint, LEAF_TYPES
     required_heads, optional_heads, docs = _REQUIRED_HEADS, _OPTIONAL_HEADS, _DOCS
     inline = depth < MAX_DEPTH
-    raw: type = _RAW_SEEN[0]  # a dict subclass that reads as a dict
+    raw: type = RAW_SEEN[0]  # a dict subclass that reads as a dict
     paid = 0
     for key, sub in members:
         if key in required:
@@ -320,7 +305,7 @@ def _block(members: Iterable[tuple[str, object]], required: frozenset[str], leve
         if cls is dict or cls is raw:
             sv: dict[object, object] = sub  # type: ignore[assignment]
         else:
-            mapping = _member_mapping(sub, walk)
+            mapping = member_mapping(sub, walk)
             if mapping is None:
                 append(head + "unknown;")
                 continue
@@ -333,7 +318,7 @@ def _block(members: Iterable[tuple[str, object]], required: frozenset[str], leve
         if text is not None and plain(sv):
             paid += 1
             if len(sv) > (1 if description is None else 2) and not leaf_types.issuperset(map(type, sv.values())):
-                _rest(sv, walk, _READ_TYPE)
+                rest(sv, walk, _READ_TYPE)
         else:
             shape = _fast_member(sv, kind, description, depth + 1 < MAX_DEPTH) if inline else None
             if shape is not None:
@@ -352,14 +337,11 @@ def _block(members: Iterable[tuple[str, object]], required: frozenset[str], leve
     return f"{{{newline}{newline.join(body)}\n{'  ' * level}}}"
 
 
-_RAW_SEEN: Final[list[type]] = [dict]
-
-
-def _doc(description: object, walk: _Walk) -> str | None:
+def _doc(description: object, walk: Walk) -> str | None:
     """The JSDoc line for a description (memoised for exact strings)."""
     if type(description) is str:
         return _remember(_DOCS, description, jsdoc(description))
-    _unread(description, walk)
+    unread(description, walk)
     text = exact_str(description)
     return None if text is None else jsdoc(text)
 
@@ -382,7 +364,7 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
             if kind != "array" or not nested or size != 2:
                 return None
             items = sv.get("items")
-            if type(items) is not dict and type(items) is not _RAW_SEEN[0]:
+            if type(items) is not dict and type(items) is not RAW_SEEN[0]:
                 return None
             item_view: dict[object, object] = items  # type: ignore[assignment]
             item_kind = item_view.get("type")
@@ -409,145 +391,3 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
         return None
     found: list[str] = texts  # type: ignore[assignment]
     return (found[0] if len(found) == 1 else " | ".join(dict.fromkeys(found)), 1)
-
-
-def _member_mapping(sub: object, walk: _Walk) -> dict[object, object] | None:
-    """A member schema's mapping; ``None`` (the member reads ``unknown``) when
-    it has none or it cannot be read."""
-    try:
-        return _mapping(sub, walk)
-    except Exception:
-        walk.sure = False
-        return None
-
-
-def _mapping(node: object, walk: _Walk) -> dict[object, object] | None:
-    """The mapping to read ``node`` through (:func:`._read.view`), ``None`` for
-    a non-mapping (counted, as the rules do not read it)."""
-    cls = type(node)
-    if cls is dict:
-        return node  # type: ignore[return-value]
-    if cls in LEAF_TYPES:
-        return None
-    if cls is list or cls is tuple:
-        _count(node, walk)
-        return None
-    if isinstance(node, dict) and raw_dict(cls):
-        _RAW_SEEN[0] = cls
-        return node
-    walk.sure = False
-    return view(node)
-
-
-def _is_mapping(value: object) -> bool:
-    cls = type(value)
-    return cls is dict or cls is _RAW_SEEN[0] or isinstance(value, Mapping)
-
-
-def _rest(sub: dict[object, object], walk: _Walk, read: frozenset[str]) -> None:
-    """Count the containers under the keys a rule did not read (the *sure*
-    answer's bound on the written size). Callers skip the call when every
-    value is a JSON scalar (``_scalars_only``), the common case."""
-    if walk.sure:
-        for key in sub.keys() - read:
-            value = sub[key]
-            if type(value) not in LEAF_TYPES:
-                _count(value, walk)
-
-
-def _unread(value: object, walk: _Walk) -> None:
-    if type(value) not in LEAF_TYPES:
-        _count(value, walk)
-
-
-def _count(value: object, walk: _Walk) -> None:
-    """Count ``value``'s values against the budget; anything but exact JSON
-    types (or too many values, or a cycle) makes the render unsure."""
-    stack, left = [value], walk.values
-    while stack and walk.sure:
-        node = stack.pop()
-        cls = type(node)
-        if cls in LEAF_TYPES:
-            continue
-        if cls is list or cls is tuple:
-            children: Sequence[object] = node  # type: ignore[assignment]
-        elif cls is dict or (isinstance(node, dict) and raw_dict(cls)):
-            children = list(dict.values(node))  # type: ignore[arg-type]
-        else:
-            walk.sure = False
-            return
-        left -= len(children)
-        if left < 0:
-            walk.sure = False
-        stack.extend(children)
-    walk.values = left
-
-
-def _union(members: list[_Rendered]) -> _Rendered:
-    """``A | B``, deduplicated in first-seen order; ``unknown`` absorbs all."""
-    seen: dict[str, int] = {}
-    for text, precedence in members:
-        if text == "unknown":
-            return _UNKNOWN
-        seen.setdefault(text, precedence)
-    if len(seen) == 1:
-        return next(iter(seen.items()))
-    return (" | ".join(seen), _UNION) if seen else _UNKNOWN
-
-
-def _literal_union(literals: Iterable[str | None]) -> _Rendered:
-    """An ``enum`` as a union of its members' JSON literal texts; ``unknown``
-    if it is empty or a member has no literal (``None``: reading stops there)."""
-    members: list[_Rendered] = []
-    for text in literals:
-        if text is None:
-            return _UNKNOWN
-        members.append((text, _ATOM))
-    return _union(members) if members else _UNKNOWN
-
-
-def _intersection(members: list[_Rendered]) -> _Rendered:
-    """``A & B``; ``unknown`` parts are dropped (``unknown & T`` is ``T``)."""
-    kept: dict[str, int] = {}
-    for text, precedence in members:
-        if text != "unknown":
-            kept.setdefault(text, precedence)
-    if len(kept) <= 1:
-        return next(iter(kept.items()), _UNKNOWN)
-    return (" & ".join(f"({t})" if p == _UNION else t for t, p in kept.items()), _INTERSECTION)
-
-
-_MEMO_LIMIT: Final = 4096
-_Text = TypeVar("_Text", str, "str | None")
-_REQUIRED_HEADS: Final[dict[str, str]] = {}
-_OPTIONAL_HEADS: Final[dict[str, str]] = {}
-_DOCS: Final[dict[str, str | None]] = {}
-_LITERALS: Final[dict[str, str]] = {}
-
-
-def _remember(memo: dict[str, _Text], key: str, text: _Text) -> _Text:
-    """Store in a bounded text memo (cleared when full; keys are exact
-    ``str``, so neither lookups nor storing run user code)."""
-    if len(memo) >= _MEMO_LIMIT:
-        memo.clear()
-    memo[key] = text
-    return text
-
-
-def _head(key: str, required: bool) -> str:
-    """A member line's start, ``name: `` or ``name?: `` (names repeat)."""
-    return _remember(_REQUIRED_HEADS if required else _OPTIONAL_HEADS, key, member_key(key) + (": " if required else "?: "))
-
-
-def _literal(value: object) -> str | None:
-    """:func:`json_literal`, memoised for exact strings (enum members repeat)."""
-    if type(value) is str:
-        text = _LITERALS.get(value)
-        return _remember(_LITERALS, value, string_literal(value)) if text is None else text
-    return json_literal(value)
-
-
-def clear_memos() -> None:
-    """Forget the memoised heads, JSDoc lines and literals (a truly cold start)."""
-    for memo in (_REQUIRED_HEADS, _OPTIONAL_HEADS, _DOCS, _LITERALS):
-        memo.clear()

@@ -23,7 +23,8 @@ from value_shapes import deep_frozen, frozen
 from dsh_tools.json_values import FrozenDict
 from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
 from dsh_tools_codegen._read import MAX_DEPTH
-from dsh_tools_codegen._schema import _fast_member, _node, _Walk, render
+from dsh_tools_codegen._read import Walk
+from dsh_tools_codegen._schema import _fast_member, _node, render
 from dsh_tools_codegen._sdk import _CACHE, _clear_cache
 
 TYPES: list[Any] = ["string", "number", "integer", "boolean", "null", "array", "object", "bogus", ""]
@@ -139,7 +140,7 @@ def test_the_fast_member_path_gives_what_the_rules_give(seed: int) -> None:
             if shape is None:
                 continue
             answered += 1
-            walk = _Walk(value)
+            walk = Walk(value)
             assert shape[0] == _node(value, 0, 1, walk)[0], value
             assert walk.sure and walk.budget == 10_000 - shape[1]  # the same nodes paid for
     assert answered >= 10
