@@ -236,3 +236,22 @@ def test_non_finite_numbers_read_as_the_canonical_null_and_never_share_a_memo_en
             _clear_cache()
             assert render_tools_sdk([tool]) == cold_null  # renders as its canonical reading
             assert render_tools_sdk([null_tool]) == cold_null  # and the memo it filled is right
+
+
+@pytest.mark.parametrize("is_frozen", [False, True])
+def test_a_confirmed_memo_entry_is_never_served_for_mutated_content(is_frozen: bool) -> None:
+    inner: dict[str, Any] = {"type": "string", "enum": ["a"]}
+    params: Any = {"type": "object", "properties": {"x": {"type": "array", "items": inner}}}
+    if is_frozen:  # a frozen tree still holding a plain dict the caller can write to
+        params = FrozenDict({"type": "object", "properties": FrozenDict({"x": FrozenDict({"type": "array", "items": inner})})})
+    tool = {"name": "t", "description": "", "parameters": params}
+    _clear_cache()
+    first = render_tools_sdk([tool])
+    assert render_tools_sdk([tool]) == first == render_tools_sdk([tool])  # noted, confirmed, served
+    assert any(entry[0] is params and entry[1] for entry in _CACHE.entries())
+    inner["enum"].append("b")  # deep inside, after the entry was confirmed
+    assert '    x?: ("a" | "b")[];' in render_tools_sdk([tool])
+    inner["enum"][:] = [float("nan")]  # the fingerprint writes NaN as null: the text must agree
+    assert "    x?: null[];" in render_tools_sdk([tool])
+    inner["enum"][:] = [None]
+    assert "    x?: null[];" in render_tools_sdk([tool])
