@@ -136,7 +136,7 @@ def test_the_fast_member_path_gives_what_the_rules_give(seed: int) -> None:
     answered = 0
     for schema in members(rnd):
         for value in (schema, deep_frozen(schema)):
-            shape = _fast_member(value, value.get("type"), value.get("description"), True)
+            shape = _fast_member(value, value.get("type"), value.get("description"), True)  # type: ignore[arg-type]
             if shape is None:
                 continue
             answered += 1
