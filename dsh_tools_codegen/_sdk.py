@@ -152,7 +152,10 @@ def _fields(tool: object) -> tuple[str, str | None, object, object] | None:
             name = getattr(tool, "name", None)
             description = getattr(tool, "description", None)
             parameters = getattr(tool, "parameters", None)
-            output = getattr(tool, "output_schema", None)
+            try:
+                output = getattr(tool, "output_schema", None)
+            except Exception:  # an unreadable output schema: the tool returns its text
+                output = None
         if type(name) is str and (description is None or type(description) is str):
             return (name, description, parameters, output)
         text = exact_str(name)
