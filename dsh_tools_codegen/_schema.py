@@ -39,7 +39,7 @@ exponentially long when written out is never written.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Final, cast
 from urllib.parse import unquote
 
@@ -248,15 +248,26 @@ def _typed(name: str, sub: dict[object, object], level: int, depth: int, walk: W
 
 
 def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
-    properties = sub.get("properties")
-    members = None if properties is None else _members(properties, walk)
+    properties: dict[str, object] = sub.get("properties")  # type: ignore[assignment]
+    cls: type = type(properties)  # any JSON value, not only a dict
+    if (cls is dict or cls is RAW_SEEN[0]) and len(properties) <= MAX_ITEMS and _ONLY_STR.issuperset(map(type, properties)):
+        members: Iterable[tuple[str, object]] | None = dict.items(properties) if properties else None
+    else:
+        members = None if properties is None else _members(properties, walk)
     if members:
         if not _READ_OBJECT.issuperset(sub):
             rest(sub, walk, _READ_OBJECT)
         required = sub.get("required")
-        if required is not None and not (type(required) in (list, tuple) and _ONLY_STR.issuperset(map(type, required))):  # type: ignore[call-overload]
+        cls = type(required)
+        names: Collection[object]
+        if (cls is list or cls is tuple) and len(required) <= 8 and _ONLY_STR.issuperset(map(type, required)):  # type: ignore[arg-type,call-overload]
+            names = required  # type: ignore[assignment]  # a few names: no set to build
+        elif required is None:
+            names = ()
+        else:
             unread(required, walk)
-        return (_block(members, required_names(required), level, depth + 1, walk), ATOM)
+            names = required_names(required)
+        return (_block(members, names, level, depth + 1, walk), ATOM)
     extra = sub.get("additionalProperties")
     if is_mapping(extra):
         if not scalars_only(map(type, sub.values())):
@@ -281,7 +292,7 @@ def _members(properties: object, walk: Walk) -> Iterable[tuple[str, object]] | N
     return entries(properties)
 
 
-def _block(members: Iterable[tuple[str, object]], required: frozenset[str], level: int, depth: int, walk: Walk) -> str:
+def _block(members: Iterable[tuple[str, object]], required: Collection[object], level: int, depth: int, walk: Walk) -> str:
     """An object type's ``{ ... }`` block, one member (and its JSDoc) a line,
     members at ``depth``. The hot loop of a render: a member whose schema is
     a plain scalar type (most of them) is rendered inline, the common shapes

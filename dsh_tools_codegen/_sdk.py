@@ -24,7 +24,10 @@ the top of the system prompt, so two properties matter more than anything:
   exponentially long); the next render of the same object renders once more
   between two equal fingerprints and stores the text, so a thread writing
   to the schema meanwhile cannot pair a text with other content. From then
-  on a hit costs the fingerprint alone.
+  on a hit costs the fingerprint alone. (The fingerprint of a known object
+  is taken without counting it again: an owner who rewrites its schema into
+  an exponentially shared structure between two renders pays for writing
+  it out, as with any JSON encoder.)
 
 The function is still pure from the caller's view: the memo changes only how
 fast the answer comes, never the answer.
