@@ -135,12 +135,13 @@ def measure() -> dict[str, float]:
     plain = realistic_tools()
     frozen = [FrozenTool(tool["name"], tool["description"], freeze_json(tool["parameters"]).unwrap()) for tool in plain]
     medians: dict[str, float] = {}
-    cases: list[tuple[str, list[Any]]] = [("plain dict", plain), ("frozen", frozen)]
-    for label, tools in cases:
+    # The frozen schemas are rendered as the registry renders its snapshots: immutable=True.
+    cases: list[tuple[str, list[Any], bool]] = [("plain dict", plain, False), ("frozen", frozen, True)]
+    for label, tools, immutable in cases:
         expected = render_tools_sdk(tools)
-        cold = _sample(lambda: render_tools_sdk(tools), COLD_ROUNDS, cold=True)
-        warm = _sample(lambda: render_tools_sdk(tools), WARM_ROUNDS, cold=False)
-        if render_tools_sdk(tools) != expected:
+        cold = _sample(lambda: render_tools_sdk(tools, immutable=immutable), COLD_ROUNDS, cold=True)
+        warm = _sample(lambda: render_tools_sdk(tools, immutable=immutable), WARM_ROUNDS, cold=False)
+        if render_tools_sdk(tools, immutable=immutable) != expected:
             raise RuntimeError("cold and warm renders differ")
         medians[f"{label} cold"] = statistics.median(cold)
         medians[f"{label} warm"] = statistics.median(warm)

@@ -29,6 +29,11 @@ the top of the system prompt, so two properties matter more than anything:
   an exponentially shared structure between two renders pays for writing
   it out, as with any JSON encoder.)
 
+A caller that knows its schemas never change (the registry's deep-frozen
+snapshots) says so with ``immutable=True``: a hit is then the identity
+alone, and a sure first render is stored at once. That caller vouches for
+it; nothing here inspects a foreign type to decide it.
+
 The function is still pure from the caller's view: the memo changes only how
 fast the answer comes, never the answer.
 """
@@ -98,7 +103,7 @@ class ToolSchemaLike(Protocol):
 ToolInput = Union[ToolSchemaLike, Mapping[str, object]]
 
 
-def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
+def render_tools_sdk(schemas: Iterable[ToolInput], *, immutable: bool = False) -> str:
     """The Code Mode SDK section: usage paragraph + one fenced ``ts`` block.
 
     The block is ``declare const tools: { ... };`` with one member per tool,
@@ -109,6 +114,11 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
     Total: a tool whose name is not a string, or that cannot be read, is
     skipped; odd parameters degrade to ``unknown`` (see
     :func:`json_schema_to_ts`).
+
+    ``immutable=True`` vouches that no ``parameters`` passed will ever change
+    (deep-frozen trees): the memo then trusts an object it rendered before by
+    identity instead of comparing its JSON text (see the module docstring).
+    The text is the same either way.
     """
     members: list[tuple[str, str]] = []
     append, member = members.append, _CACHE.member
@@ -119,7 +129,8 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
                 name, description, parameters, output = fields
                 text: str | None
                 try:
-                    text = member(name, description, parameters, "string" if output is None else json_schema_to_ts(output, 1))
+                    returns = "string" if output is None else json_schema_to_ts(output, 1)
+                    text = member(name, description, parameters, returns, immutable)
                 except Exception:
                     text = _uncached(name, description, parameters)
                 if text is not None:
@@ -209,11 +220,15 @@ class _MemberCache:
         self._young: dict[tuple[object, ...], _Entry] = {}
         self._old: dict[tuple[object, ...], _Entry] = {}
 
-    def member(self, name: str, description: str | None, parameters: object, returns: str = "string") -> str:
+    def member(
+        self, name: str, description: str | None, parameters: object, returns: str = "string", immutable: bool = False
+    ) -> str:
         key = (name, description, id(parameters), returns)
         hit = self._young.get(key) or self._get_old(key)
         before = None
         if hit is not None and hit[0] is parameters:
+            if immutable and hit[2] is not None:
+                return hit[2]  # the caller vouches the object never changes
             try:
                 before = orjson.dumps(parameters)  # bounded: its first render was sure
             except Exception:
@@ -223,6 +238,9 @@ class _MemberCache:
         args, sure = render(parameters, 1)
         text = _member_text(name, description, args, returns)
         if not sure:
+            return text
+        if immutable:
+            self._put(key, (parameters, None, text))
             return text
         if before is None:  # first seen: remember that it can be fingerprinted
             self._put(key, (parameters, None, None))

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 import pytest
 from codegen_catalog import CATALOG
 from pyrsistent import freeze
@@ -292,6 +293,27 @@ def test_an_unchanged_set_of_1000_tools_is_not_rendered_again(is_frozen: bool, m
     render_tools_sdk([tool("brand_new", "", {"type": "object", "properties": {"n": {"type": "number"}}})])
     assert len(rendered) > unchanged  # the counter sees renders
     assert unchanged == 0
+
+
+def test_immutable_renders_the_same_text_and_a_hit_is_the_identity_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``immutable=True`` (the registry's frozen snapshots): the same text, stored at the first render, never fingerprinted."""
+    tools = [frozen(t) for t in CATALOG]
+    _CACHE.clear()
+    plain = render_tools_sdk(tools)
+    _CACHE.clear()
+    assert render_tools_sdk(tools, immutable=True) == plain
+    dumped: list[object] = []
+    real_dumps = orjson.dumps
+
+    def counted_dumps(value: object, *args: Any, **kwargs: Any) -> bytes:
+        dumped.append(value)
+        return real_dumps(value, *args, **kwargs)
+
+    monkeypatch.setattr(orjson, "dumps", counted_dumps)
+    assert render_tools_sdk(tools, immutable=True) == plain
+    assert dumped == []  # no fingerprint: the caller vouched
+    assert render_tools_sdk(tools) == plain  # a caller that does not vouch is fingerprinted again
+    assert dumped != []
 
 
 def test_member_memo_is_bounded_and_keeps_recent_entries() -> None:
