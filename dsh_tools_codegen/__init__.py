@@ -14,8 +14,8 @@ it can be tested and type-checked in isolation.
   :data:`SDK_USAGE_PYTHON` and one fenced ``python`` block (``TypedDict``
   arguments, an ``async def`` per tool on a ``Tools`` protocol).
 
-Pure Python: a cold render of 1,000 new tools reads each schema once, on
-a fast path for trusted trees (see :mod:`._fast`).
+Pure Python, one rule set (:mod:`._schema`) over one way of reading a
+schema (:mod:`._read`); the per-tool memo is in :mod:`._sdk`.
 """
 
 from ._python import SDK_USAGE_PYTHON, render_tools_sdk_python

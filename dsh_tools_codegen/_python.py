@@ -9,7 +9,7 @@ near the top of every prompt):
 
 * **Determinism.** Tools in code-point order of their names (ties by their
   rendered text), properties in the author's order (the shared reading rules
-  of :mod:`._schema`), so an unchanged set gives byte-identical text.
+  of :mod:`._read`), so an unchanged set gives byte-identical text.
 * **Totality.** Hostile input degrades, never raises: a schema node that
   cannot be read becomes ``Any``, a tool that cannot be read is skipped.
 * **Safety of the text.** Everything that came from user data reaches the
@@ -33,8 +33,7 @@ from itertools import islice
 from typing import Final
 
 from ._pytypes import WORDS, Walk, is_method_name, literal, read_properties, read_returns, typed_dict
-from ._schema import _view
-from ._sdk import MAX_TOOLS, ToolInput, _fields, _is_mapping_class
+from ._sdk import MAX_TOOLS, ToolInput, _fields
 
 __all__ = ["SDK_USAGE_PYTHON", "render_tools_sdk_python"]
 
@@ -81,7 +80,7 @@ def render_tools_sdk_python(tools: Iterable[ToolInput]) -> str:
             if fields is None:
                 continue
             try:
-                entries.append(_tool(fields[0], fields[1], fields[2], _output(tool), keys))
+                entries.append(_tool(*fields, keys))
             except Exception:
                 continue  # this tool alone (e.g. MemoryError on a huge description)
     except Exception:
@@ -177,14 +176,3 @@ def _docstring(description: str | None) -> str:
     """
     line = " ".join(description.split()) if description else ""
     return f'"""{literal(line)[1:-1]}"""' if line else "..."
-
-
-def _output(tool: object) -> object:
-    """The tool's ``output_schema`` (attribute or mapping key), ``None`` when it has none or it cannot be read."""
-    try:
-        if type(tool) is dict or _is_mapping_class(type(tool)):
-            view = _view(tool)
-            return None if view is None else view.get("output_schema")
-        return getattr(tool, "output_schema", None)
-    except Exception:
-        return None

@@ -6,7 +6,7 @@ limit, into type texts that ``mypy --strict`` accepts: scalars, ``list[...]``,
 for every object with properties (named after its path, see :class:`Walk`).
 Whatever cannot be expressed or read becomes ``Any``: the reading is total.
 Exact JSON containers are read directly on a fast path; anything else goes
-through the defensive readers :mod:`._schema` shares with the TypeScript
+through the readers of :mod:`._read`, shared with the TypeScript
 renderer, so both renderers see the same properties in the same order.
 """
 
@@ -17,8 +17,12 @@ import re
 from json.encoder import encode_basestring_ascii as _encode_ascii  # = json.dumps(s)
 from typing import Final
 
-from ._rules import MAX_DEPTH, MAX_ITEMS
-from ._schema import _entries, _is_sequence, _required, _take, _view
+from ._read import MAX_DEPTH, MAX_ITEMS
+from ._read import entries as _entries
+from ._read import is_sequence as _is_sequence
+from ._read import required_names as _required
+from ._read import take as _take
+from ._read import view as _view
 from ._text import exact_str
 
 __all__ = ["ANY", "WORDS", "Walk", "is_method_name", "literal", "read_properties", "read_returns", "typed_dict"]

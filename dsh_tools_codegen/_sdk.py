@@ -6,41 +6,36 @@ the top of the system prompt, so two properties matter more than anything:
 * **Determinism.** Tools are ordered by name in code-point order (ties, which
   only duplicate names produce, by their rendered text), so the same *set*
   gives byte-identical text whatever the input order — prompt prefix caches
-  stay warm. Properties keep the author's order (:mod:`._schema`'s rule:
-  a ``dict``'s or ``FrozenDict``'s own order, code-point order for other
-  mappings such as ``PMap``).
-* **Cost.** Each tool's member text is memoised in a bounded memo (keeping
-  the :data:`CACHE_SIZE` most recently used entries) so an
-  unchanged tool set is not rendered twice; per call only the lookups, the
-  sort and the join run. Keys are chosen so a hit can never be stale:
+  stay warm. Properties keep the author's order (see :mod:`._read`).
+* **Cost.** Each tool's member text is memoised (:class:`_MemberCache`, the
+  :data:`CACHE_SIZE` most recently used entries) so an unchanged tool set is
+  not rendered again. An entry is keyed by the tool's name, description,
+  return type and the *identity* of its parameters, holds a strong reference
+  to them (so the id cannot be recycled) and their JSON text as orjson writes
+  it — the fingerprint. A hit needs the parameters to write the same text
+  again: one call into C per tool, and a caller that mutates its ``dict``
+  (or anything inside it) gets a fresh render. That is sound because the
+  renderer reads a schema only as its JSON text says (:mod:`._read`) and
+  stores an entry only for a render that says it is *sure* of that (see
+  :mod:`._schema`; an odd schema is rendered every time instead).
 
-  - *content* keys ``(name, description, canonical JSON bytes)`` (see
-    :mod:`._canonical`): the member text is rendered from ``orjson.loads`` of
-    those very bytes, or from the exact ``dict`` they were dumped from when
-    the fast renderer accepts it (then the two trees render alike, see
-    ``_render_canonical``) and the dict dumps to the same bytes again after
-    rendering, so equal keys mean equal text;
-  - *identity* keys ``(name, description, id(parameters))``, the fast path
-    for the registry's frozen schemas, are stored only for parameters whose
-    text was computed from immutable data alone: either the canonical pass
-    verified them deeply immutable (only ``FrozenDict``/``tuple`` (or
-    ``PMap``/``PVector``) and JSON scalars, exact types), or the fast renderer (:mod:`._fast`) rendered them
-    in *frozen* mode, which bails out on any mutable container it would read
-    (and runs only on a ``FrozenDict`` that ``freeze_json`` verified as a
-    whole, so every key in it is an exact ``str``).
-    The entry holds a strong reference to that object and a hit requires
-    ``entry is parameters``, so the id cannot have been recycled and the
-    object cannot have changed;
-  - a value without canonical bytes is rendered directly, uncached.
+  A first render only notes that the parameters can be fingerprinted (a
+  value nobody has counted yet must not be written out: sharing can make it
+  exponentially long); the next render of the same object renders once more
+  between two equal fingerprints and stores the text, so a thread writing
+  to the schema meanwhile cannot pair a text with other content. From then
+  on a hit costs the fingerprint alone. (The fingerprint of a known object
+  is taken without counting it again: an owner who rewrites its schema into
+  an exponentially shared structure between two renders pays for writing
+  it out, as with any JSON encoder.)
 
-A cold verified ``FrozenDict`` (the registry's parameters) is rendered
-straight away in frozen mode and cached by identity only: the canonical pass
-would cost as much as the rendering. Everything else goes through the
-canonical bytes and the fast renderer, the defensive one taking over on a
-bail-out — the same text either way (see :mod:`._fast`).
+A caller that knows its schemas never change (the registry's deep-frozen
+snapshots) says so with ``immutable=True``: a hit is then the identity
+alone, and a sure first render is stored at once. That caller vouches for
+it; nothing here inspects a foreign type to decide it.
 
-The function is still pure from the caller's view: the cache changes only
-how fast the answer comes, never the answer.
+The function is still pure from the caller's view: the memo changes only how
+fast the answer comes, never the answer.
 """
 
 from __future__ import annotations
@@ -51,9 +46,8 @@ from typing import Final, Protocol, Union, cast
 
 import orjson
 
-from ._canonical import canonical_json, dumps_to, frozen_dict_type
-from ._fast import Fallback, clear_memos, fast_render
-from ._schema import _view, json_schema_to_ts, render_schema, render_tree
+from ._read import view
+from ._schema import clear_memos, json_schema_to_ts, render
 from ._text import exact_str, jsdoc, member_key
 
 __all__ = ["CACHE_SIZE", "SDK_USAGE", "ToolSchemaLike", "render_tools_sdk"]
@@ -109,7 +103,7 @@ class ToolSchemaLike(Protocol):
 ToolInput = Union[ToolSchemaLike, Mapping[str, object]]
 
 
-def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
+def render_tools_sdk(schemas: Iterable[ToolInput], *, immutable: bool = False) -> str:
     """The Code Mode SDK section: usage paragraph + one fenced ``ts`` block.
 
     The block is ``declare const tools: { ... };`` with one member per tool,
@@ -120,73 +114,66 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
     Total: a tool whose name is not a string, or that cannot be read, is
     skipped; odd parameters degrade to ``unknown`` (see
     :func:`json_schema_to_ts`).
+
+    ``immutable=True`` vouches that no ``parameters`` passed will ever change
+    (deep-frozen trees): the memo then trusts an object it rendered before by
+    identity instead of comparing its JSON text (see the module docstring).
+    The text is the same either way.
     """
     members: list[tuple[str, str]] = []
+    append, member = members.append, _CACHE.member
     try:
         for tool in islice(schemas, MAX_TOOLS):
             fields = _fields(tool)
             if fields is not None:
-                text = _member(*fields[:3], _returns(tool))
+                name, description, parameters, output = fields
+                text: str | None
+                try:
+                    returns = "string" if output is None else json_schema_to_ts(output, 1)
+                    text = member(name, description, parameters, returns, immutable)
+                except Exception:
+                    text = _uncached(name, description, parameters)
                 if text is not None:
-                    members.append((fields[0], text))
+                    append((name, text))
     except Exception:
         pass  # an iterable that fails midway: render what it yielded
     members.sort()
-    lines = [SDK_USAGE, "", "```ts", "declare const tools: {"]
-    previous = None
-    for member in members:
-        if member != previous:
-            lines.append(member[1])
-        previous = member
-    lines += ["};", "```"]
-    return "\n".join(lines)
+    unique = dict.fromkeys(members)  # the same tool twice: once
+    return "\n".join([SDK_USAGE, "", "```ts", "declare const tools: {", *[text for _, text in unique], "};", "```"])
 
 
-def _member(name: str, description: str | None, parameters: object, returns: str) -> str | None:
-    """One tool's member text, or ``None`` to skip the tool: a failure stays
-    with that tool (its type degrades to ``unknown``, then the tool is
-    dropped) instead of ending the whole render."""
+def _uncached(name: str, description: str | None, parameters: object) -> str | None:
+    """A tool's member text when the memo failed, or ``None`` to skip the tool:
+    a failure stays with that tool (its type degrades to ``unknown``, then
+    the tool is dropped) instead of ending the whole render."""
     try:
-        return _CACHE.member(name, description, parameters, returns)
-    except Exception:
-        pass
-    try:
-        return _member_text(name, description, render_schema(parameters, 1), returns)
+        return _member_text(name, description, render(parameters, 1)[0], "string")
     except Exception:  # the name or description itself (e.g. MemoryError in jsdoc)
         return None
 
 
-def _returns(tool: object) -> str:
-    """The resolved type of a tool's Promise: its output schema's type, else ``string``."""
-    try:
-        if type(tool) is dict or _is_mapping_class(type(tool)):
-            view = _view(tool)
-            output = None if view is None else view.get("output_schema")
-        else:
-            output = getattr(tool, "output_schema", None)
-    except Exception:
-        return "string"
-    return "string" if output is None else json_schema_to_ts(output, 1)
-
-
-def _fields(tool: object) -> tuple[str, str | None, object] | None:
-    """``(name, description, parameters)`` of one tool, or ``None`` to skip it."""
+def _fields(tool: object) -> tuple[str, str | None, object, object] | None:
+    """``(name, description, parameters, output schema)`` of one tool (an
+    attribute or mapping key each; ``output_schema`` is optional), or
+    ``None`` to skip it."""
     try:
         cls = type(tool)
-        if cls is dict:
-            view: Mapping[object, object] | None = cast("dict[object, object]", tool)
-        elif _is_mapping_class(cls):
-            view = _view(tool)
-        else:
-            view = None
-        if view is not None:
-            name, description, parameters = view.get("name"), view.get("description"), view.get("parameters")
+        mapping: dict[object, object] | None = tool if cls is dict else view(tool) if _is_mapping_class(cls) else None  # type: ignore[assignment]
+        if mapping is not None:
+            name, description = mapping.get("name"), mapping.get("description")
+            parameters, output = mapping.get("parameters"), mapping.get("output_schema")
         else:
             name = getattr(tool, "name", None)
             description = getattr(tool, "description", None)
             parameters = getattr(tool, "parameters", None)
+            try:
+                output = getattr(tool, "output_schema", None)
+            except Exception:  # an unreadable output schema: the tool returns its text
+                output = None
+        if type(name) is str and (description is None or type(description) is str):
+            return (name, description, parameters, output)
         text = exact_str(name)
-        return None if text is None else (text, exact_str(description), parameters)
+        return None if text is None else (text, exact_str(description), parameters, output)
     except Exception:
         return None
 
@@ -215,24 +202,6 @@ def _member_text(name: str, description: str | None, args: str, returns: str) ->
     return member if doc is None else f"  {doc}\n{member}"
 
 
-def _render_canonical(parameters: object, data: bytes) -> tuple[str, bool]:
-    """``(type text, read live?)`` for parameters whose canonical JSON is ``data``.
-
-    An exact ``dict`` or ``FrozenDict`` is rendered as it is (*live*): where
-    the fast renderer accepts it (exact builtin types, no NaN or infinity
-    where it decides a rule), ``orjson.loads(data)`` is the same tree, so the
-    text is the same, without paying for the copy. Anything else, or a
-    bail-out, renders the loaded copy.
-    """
-    cls = type(parameters)
-    if cls is dict or cls is frozen_dict_type():
-        try:
-            return fast_render(parameters, 1, frozen=False), True
-        except Fallback:
-            pass
-    return render_tree(orjson.loads(data), 1), False
-
-
 class _MemberCache:
     """Bounded memo of member texts (see the module docstring).
 
@@ -241,76 +210,73 @@ class _MemberCache:
     ``capacity`` entries becomes the old one, dropping the previous old; so
     the ``capacity`` most recently used entries are always kept (at most
     twice as many are held). No lock is needed: each ``dict`` operation is
-    atomic, every entry is immutable, and identity entries are validated on
-    use (``entry is parameters``), so racing callers can only cost each other
-    a miss.
+    atomic, every entry is immutable and validated on use (``entry is
+    parameters`` and the fingerprint), so racing callers can only cost each
+    other a miss.
     """
 
     def __init__(self, capacity: int) -> None:
         self._generation = max(capacity, 1)
-        self._young: dict[tuple[object, ...], tuple[object, str]] = {}
-        self._old: dict[tuple[object, ...], tuple[object, str]] = {}
+        self._young: dict[tuple[object, ...], _Entry] = {}
+        self._old: dict[tuple[object, ...], _Entry] = {}
 
-    def member(self, name: str, description: str | None, parameters: object, returns: str = "string") -> str:
-        cls = type(parameters)
-        identity_key: tuple[object, ...] = (_IDENTITY, name, description, id(parameters), returns)
-        if cls is not dict:  # a dict is never deeply frozen: no identity entry
-            hit = self._get(identity_key)
-            if hit is not None and hit[0] is parameters:
-                return hit[1]
-        if cls is frozen_dict_type() and getattr(parameters, "_json", False) is True:
+    def member(
+        self, name: str, description: str | None, parameters: object, returns: str = "string", immutable: bool = False
+    ) -> str:
+        key = (name, description, id(parameters), returns)
+        hit = self._young.get(key) or self._get_old(key)
+        before = None
+        if hit is not None and hit[0] is parameters:
+            if immutable and hit[2] is not None:
+                return hit[2]  # the caller vouches the object never changes
             try:
-                text = _member_text(name, description, fast_render(parameters, 1, frozen=True), returns)
-            except Fallback:
-                pass
-            else:
-                self._put(identity_key, (parameters, text))
-                return text
-        canonical = canonical_json(parameters)
-        if canonical is None:
-            return _member_text(name, description, render_schema(parameters, 1), returns)  # uncacheable
-        data, frozen = canonical
-        content_key: tuple[object, ...] = (_CONTENT, name, description, data, returns)
-        hit = self._get(content_key)
-        if hit is None:
-            args, live = _render_canonical(parameters, data)
-            text = _member_text(name, description, args, returns)
-            if not live or dumps_to(parameters, data):
-                # read live, the text is stored only if the dict still has the
-                # content it had before (another thread may be writing to it)
-                self._put(content_key, (None, text))
-        else:
-            text = hit[1]
-        if frozen:
-            self._put(identity_key, (parameters, text))
+                before = orjson.dumps(parameters)  # bounded: its first render was sure
+            except Exception:
+                before = None
+            if before is not None and before == hit[1]:
+                return hit[2]  # type: ignore[return-value]  # a fingerprint comes with its text
+        args, sure = render(parameters, 1)
+        text = _member_text(name, description, args, returns)
+        if not sure:
+            return text
+        if immutable:
+            self._put(key, (parameters, None, text))
+            return text
+        if before is None:  # first seen: remember that it can be fingerprinted
+            self._put(key, (parameters, None, None))
+            return text
+        try:
+            if orjson.dumps(parameters) == before:  # rendered between two equal fingerprints
+                self._put(key, (parameters, before, text))
+        except Exception:
+            pass
         return text
 
-    def _get(self, key: tuple[object, ...]) -> tuple[object, str] | None:
-        hit = self._young.get(key)
-        if hit is None:
-            hit = self._old.get(key)
-            if hit is not None:
-                self._put(key, hit)
+    def _get_old(self, key: tuple[object, ...]) -> _Entry | None:
+        hit = self._old.get(key)
+        if hit is not None:
+            self._put(key, hit)
         return hit
 
-    def _put(self, key: tuple[object, ...], value: tuple[object, str]) -> None:
+    def _put(self, key: tuple[object, ...], entry: _Entry) -> None:
         young = self._young
         if len(young) >= self._generation:
             self._old = young
             young = self._young = {}
-        young[key] = value
+        young[key] = entry
 
     def entries(self) -> list[tuple[object, str]]:
-        """Every stored ``(pinned parameters or None, text)`` (for tests)."""
-        return [*self._old.values(), *self._young.values()]
+        """Every stored ``(parameters, text)`` (for tests)."""
+        return [(entry[0], entry[2] or "") for entry in (*self._old.values(), *self._young.values())]
 
     def clear(self) -> None:
         self._young = {}
         self._old = {}
 
 
-_IDENTITY: Final = 0
-_CONTENT: Final = 1
+_Entry = tuple[object, Union[bytes, None], Union[str, None]]
+"""``(parameters, their fingerprint, member text)``; the last two ``None``
+until a second render confirms them (see the module docstring)."""
 _CACHE: Final = _MemberCache(CACHE_SIZE)
 
 

@@ -14,6 +14,11 @@ so the escaping rules live in one spot:
   whitespace (newlines included) collapsed to one space, so a description can
   never end the comment early or break the one-member-per-line layout.
 
+Two things sit here because they are text too: the bounded memos of member
+heads, JSDoc lines and string literals (names, descriptions and enum
+members repeat across a catalog), and the combinators that join type texts
+(``A | B``, ``A & B``) with their precedence.
+
 All functions here are total on their declared input types and never run
 user code: callers hand them exact ``str`` (see :func:`exact_str`).
 """
@@ -23,9 +28,19 @@ from __future__ import annotations
 import math
 import re
 from json.encoder import encode_basestring as _encode_string  # = json.dumps(s, ensure_ascii=False)
-from typing import Final
+from collections.abc import Iterable
+from typing import Final, TypeVar
 
 __all__ = [
+    "ATOM",
+    "INTERSECTION",
+    "UNION",
+    "UNKNOWN",
+    "Rendered",
+    "clear_memos",
+    "intersection",
+    "literal_union",
+    "union",
     "exact_str",
     "is_identifier",
     "jsdoc",
@@ -89,9 +104,9 @@ def json_literal(value: object) -> str | None:
     """The TypeScript literal type for a JSON scalar, or ``None`` if it has none.
 
     ``bool`` is checked before ``int`` (it is a subclass); reprs are taken
-    through the base class so a subclass cannot inject text; NaN/Infinity and
-    containers have no literal type and answer ``None`` (the caller degrades
-    to ``unknown``).
+    through the base class so a subclass cannot inject text; NaN and the
+    infinities read as JSON writes them (``null``); containers have no
+    literal type and answer ``None`` (the caller degrades to ``unknown``).
     """
     if value is None:
         return "null"
@@ -99,10 +114,8 @@ def json_literal(value: object) -> str | None:
         return "true" if value else "false"
     if isinstance(value, int):
         return int.__repr__(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return None
-        return float.__repr__(value)
+    if isinstance(value, float):  # NaN and the infinities are null in JSON
+        return float.__repr__(value) if math.isfinite(value) else "null"
     text = exact_str(value)
     if text is not None:
         return string_literal(text)
@@ -121,3 +134,81 @@ def jsdoc(text: str) -> str | None:
     if not line:
         return None
     return "/** " + line.replace("*/", "*\\/") + " */"
+
+
+_MEMO_LIMIT: Final = 4096
+_Text = TypeVar("_Text", str, "str | None")
+_REQUIRED_HEADS: Final[dict[str, str]] = {}
+_OPTIONAL_HEADS: Final[dict[str, str]] = {}
+_DOCS: Final[dict[str, str | None]] = {}
+_LITERALS: Final[dict[str, str]] = {}
+
+
+def _remember(memo: dict[str, _Text], key: str, text: _Text) -> _Text:
+    """Store in a bounded text memo (cleared when full; keys are exact
+    ``str``, so neither lookups nor storing run user code)."""
+    if len(memo) >= _MEMO_LIMIT:
+        memo.clear()
+    memo[key] = text
+    return text
+
+
+def _head(key: str, required: bool) -> str:
+    """A member line's start, ``name: `` or ``name?: `` (names repeat)."""
+    return _remember(_REQUIRED_HEADS if required else _OPTIONAL_HEADS, key, member_key(key) + (": " if required else "?: "))
+
+
+def _literal(value: object) -> str | None:
+    """:func:`json_literal`, memoised for exact strings (enum members repeat)."""
+    if type(value) is str:
+        text = _LITERALS.get(value)
+        return _remember(_LITERALS, value, string_literal(value)) if text is None else text
+    return json_literal(value)
+
+
+def clear_memos() -> None:
+    """Forget the memoised heads, JSDoc lines and literals (a truly cold start)."""
+    for memo in (_REQUIRED_HEADS, _OPTIONAL_HEADS, _DOCS, _LITERALS):
+        memo.clear()
+
+ATOM: Final = 0
+"""Precedence of a type text that needs no parentheses anywhere."""
+INTERSECTION: Final = 1
+UNION: Final = 2
+Rendered = tuple[str, int]
+"""A type text and its precedence (so ``A | B`` is parenthesised in ``(A | B)[]``)."""
+UNKNOWN: Final[Rendered] = ("unknown", ATOM)
+
+
+def union(members: list[Rendered]) -> Rendered:
+    """``A | B``, deduplicated in first-seen order; ``unknown`` absorbs all."""
+    seen: dict[str, int] = {}
+    for text, precedence in members:
+        if text == "unknown":
+            return UNKNOWN
+        seen.setdefault(text, precedence)
+    if len(seen) == 1:
+        return next(iter(seen.items()))
+    return (" | ".join(seen), UNION) if seen else UNKNOWN
+
+
+def literal_union(literals: Iterable[str | None]) -> Rendered:
+    """An ``enum`` as a union of its members' JSON literal texts; ``unknown``
+    if it is empty or a member has no literal (``None``: reading stops there)."""
+    members: list[Rendered] = []
+    for text in literals:
+        if text is None:
+            return UNKNOWN
+        members.append((text, ATOM))
+    return union(members) if members else UNKNOWN
+
+
+def intersection(members: list[Rendered]) -> Rendered:
+    """``A & B``; ``unknown`` parts are dropped (``unknown & T`` is ``T``)."""
+    kept: dict[str, int] = {}
+    for text, precedence in members:
+        if text != "unknown":
+            kept.setdefault(text, precedence)
+    if len(kept) <= 1:
+        return next(iter(kept.items()), UNKNOWN)
+    return (" & ".join(f"({t})" if p == UNION else t for t, p in kept.items()), INTERSECTION)

@@ -56,8 +56,11 @@ def sdk_section_text(registry: ToolRegistry, scope: Agent | None) -> str:
     view = registry.scope_view(scope)
     text = view.memo.get(SDK_SECTION)
     if not isinstance(text, str):
-        render = render_tools_sdk_python if registry.code_language == "python" else render_tools_sdk
-        text = view.memo[SDK_SECTION] = render(view.tools)
+        if registry.code_language == "python":
+            text = render_tools_sdk_python(view.tools)
+        else:  # the snapshots' schemas are deep-frozen: the renderer's memo may trust them by identity
+            text = render_tools_sdk(view.tools, immutable=True)
+        view.memo[SDK_SECTION] = text
     return text
 
 

@@ -1,11 +1,13 @@
-"""The fast renderer agrees with the defensive one, or bails out.
+"""One renderer, read as its JSON text says; its fast path agrees with its rules.
 
-``_fast.fast_render`` must give byte-identical text to ``_schema.render_schema``
-on the canonical tree whenever it answers at all; these tests generate many
-random schemas covering every rule (and the odd corners: non-str names,
-containers where scalars belong, empty combinators, depth and budget limits)
-and compare the two, for plain trees and for their frozen forms
-(``FrozenDict``/``tuple``, and pyrsistent's, which stay accepted as input).
+The member memo (``_sdk``) keys a schema's text by the schema's JSON text as
+orjson writes it, so the renderer must read a schema exactly as that text
+says whenever it reports itself *sure*: these tests generate many random
+schemas covering every rule (and the odd corners: non-str names, containers
+where scalars belong, empty combinators, depth and budget limits, NaN) and
+check that a sure render of a value equals the render of its JSON copy, for
+plain trees and their frozen forms. ``_fast_member`` (the block's fast path
+for common member shapes) must give what the rules give.
 """
 
 from __future__ import annotations
@@ -15,15 +17,14 @@ from typing import Any
 
 import orjson
 import pytest
-from pyrsistent import freeze
+from pyrsistent import PMap, PVector, freeze
 from value_shapes import deep_frozen, frozen
 
 from dsh_tools.json_values import FrozenDict
 from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
-from dsh_tools_codegen._canonical import canonical_json
-from dsh_tools_codegen._fast import Fallback, fast_render
-from dsh_tools_codegen._rules import MAX_DEPTH
-from dsh_tools_codegen._schema import render_schema
+from dsh_tools_codegen._read import MAX_DEPTH
+from dsh_tools_codegen._read import Walk
+from dsh_tools_codegen._schema import _fast_member, _node, render
 from dsh_tools_codegen._sdk import _CACHE, _clear_cache
 
 TYPES: list[Any] = ["string", "number", "integer", "boolean", "null", "array", "object", "bogus", ""]
@@ -76,32 +77,73 @@ def random_schema(rnd: random.Random, depth: int = 0) -> Any:
     return {key: node[key] for key in keys}
 
 
+def plain(value: object) -> object:
+    """orjson ``default``: pyrsistent containers as the renderer reads them."""
+    if isinstance(value, PMap):
+        return dict(sorted(value.items()))
+    if isinstance(value, PVector):
+        return list(value)
+    raise TypeError
+
+
 def reference(schema: object, level: int) -> str:
-    """What the defensive renderer gives on the canonical reading."""
-    canonical = canonical_json(schema)
-    assert canonical is not None
-    return render_schema(orjson.loads(canonical[0]), level)
+    """The render of ``schema``'s JSON copy (what its memo entry is keyed by)."""
+    return render(orjson.loads(orjson.dumps(schema, default=plain)), level)[0]
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_fast_agrees_with_defensive_on_random_schemas(seed: int) -> None:
+def test_a_sure_render_is_the_render_of_the_json_copy(seed: int) -> None:
     rnd = random.Random(seed)
-    answered = 0
+    sure = 0
     for _ in range(50):
         schema = random_schema(rnd)
         level = rnd.randint(0, 3)
         expected = reference(schema, level)
-        for tree, is_frozen in ((orjson.loads(orjson.dumps(schema)), False), (deep_frozen(schema), True)):
-            try:
-                actual = fast_render(tree, level, is_frozen)
-            except Fallback:
+        for value in (schema, tupled(schema, rnd), deep_frozen(schema)):
+            text, is_sure = render(value, level)
+            if is_sure:
+                sure += 1
+                assert text == expected, (schema, value)
+        assert json_schema_to_ts(schema, level) == expected  # NaN reads as null either way
+        assert json_schema_to_ts(deep_frozen(schema), level) == expected
+        if isinstance(schema, dict):
+            assert render(freeze(schema), level)[1] is False  # a PMap is not what orjson writes
+    assert sure >= 100  # most random schemas are sure
+
+
+def members(rnd: random.Random) -> list[dict[str, Any]]:
+    shapes: list[Any] = [
+        {"type": rnd.sample(TYPES, rnd.randint(0, 3))},
+        {"type": ("string", "null")},
+        {"type": ["integer", "number", "null"], "description": "d"},
+        {"enum": ["a", "b", "a"], "description": "d"},
+        {"type": "string", "enum": ["\u2028", 'q"']},
+        {"type": "array", "items": {"type": "boolean", "description": "d"}},
+        {"enum": rnd.sample(["a", "b", "a", 'q"', "\u2028", 1, None], rnd.randint(0, 3))},
+        {"enum": ["x"], "type": "string", "minimum": rnd.choice([0, [1]])},
+        {"type": "array", "items": rnd.choice([{"type": "string"}, {"type": "bogus"}, {"type": "integer", "enum": [1]}, []])},
+        {"type": "array", "items": {"type": "number", "description": rnd.choice(["d", ["d"]])}},
+        {"const": "c", "enum": ["a"]},
+        {"$ref": "#", "enum": ["a"]},
+        {"anyOf": [{"type": "string"}], "enum": ["a"]},
+    ]
+    return [rnd.choice(shapes) for _ in range(20)]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_fast_member_path_gives_what_the_rules_give(seed: int) -> None:
+    rnd = random.Random(seed)
+    answered = 0
+    for schema in members(rnd):
+        for value in (schema, deep_frozen(schema)):
+            shape = _fast_member(value, value.get("type"), value.get("description"), True)  # type: ignore[arg-type]
+            if shape is None:
                 continue
             answered += 1
-            assert actual == reference(tree, level), (schema, is_frozen)
-        assert json_schema_to_ts(schema, level) == expected
-        assert json_schema_to_ts(deep_frozen(schema), level) == expected  # the same bytes, the same text
-        assert json_schema_to_ts(freeze(schema), level) == reference(freeze(schema), level)
-    assert answered >= 50  # the fast path really is exercised
+            walk = Walk(value)
+            assert shape[0] == _node(value, 0, 1, walk)[0], value
+            assert walk.sure and walk.budget == 10_000 - shape[1]  # the same nodes paid for
+    assert answered >= 10
 
 
 def nested(levels: int) -> dict[str, Any]:
@@ -159,40 +201,6 @@ def test_mutated_plain_dict_rerenders_cold_and_warm() -> None:
     assert render_tools_sdk([tool]) == first
 
 
-def test_cold_frozen_parameters_are_cached_by_identity_only() -> None:
-    params = frozen({"type": "object", "properties": {"b": {"type": "string"}, "a": {"enum": [1, 2]}}})
-    tool = {"name": "t", "description": "d", "parameters": params}
-    _clear_cache()
-    text = render_tools_sdk([tool])
-    assert "    b?: string;\n    a?: 1 | 2;" in text  # the author's order
-    entries = _CACHE.entries()
-    assert [entry[0] for entry in entries] == [params]  # no canonical pass, no content entry
-    assert render_tools_sdk([tool]) == text
-    _clear_cache()
-    assert not _CACHE.entries()
-    assert render_tools_sdk([tool]) == text
-
-
-def test_unverified_frozen_parameters_go_through_the_canonical_bytes() -> None:
-    # a FrozenDict freeze_json never verified may hold anything: no frozen-mode shortcut
-    params = deep_frozen({"type": "object", "properties": {"b": {"type": "string"}, "a": {"enum": [1, 2]}}})
-    tool = {"name": "t", "description": "d", "parameters": params}
-    _clear_cache()
-    text = render_tools_sdk([tool])
-    assert "    b?: string;\n    a?: 1 | 2;" in text
-    assert sorted(entry[0] is params for entry in _CACHE.entries()) == [False, True]  # content and identity
-    assert render_tools_sdk([tool]) == text
-
-
-def test_frozen_parameters_the_fast_path_declines_still_cache_by_identity() -> None:
-    params = frozen({"$defs": {"S": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/S"}}})
-    tool = {"name": "t", "description": "", "parameters": params}
-    _clear_cache()
-    text = render_tools_sdk([tool])
-    assert "x?: string;" in text
-    assert any(entry[0] is params for entry in _CACHE.entries())
-
-
 def tupled(value: Any, rnd: random.Random) -> Any:
     """``value`` with some lists turned into tuples (orjson dumps both as arrays)."""
     if type(value) is dict:
@@ -201,22 +209,6 @@ def tupled(value: Any, rnd: random.Random) -> Any:
         items = [tupled(item, rnd) for item in value]
         return tuple(items) if rnd.random() < 0.5 else items
     return value
-
-
-@pytest.mark.parametrize("seed", range(10))
-def test_a_plain_dict_renders_as_its_canonical_copy_does(seed: int) -> None:
-    # _sdk renders an exact dict as it is instead of orjson.loads(its canonical bytes)
-    rnd = random.Random(1000 + seed)
-    for _ in range(50):
-        schema = tupled(random_schema(rnd), rnd)
-        canonical = canonical_json(schema)
-        assert canonical is not None
-        try:
-            direct = fast_render(schema, 1, frozen=False)
-        except Fallback:
-            continue
-        assert direct == fast_render(orjson.loads(canonical[0]), 1, frozen=False)
-        assert direct == reference(schema, 1)
 
 
 def with_value(bad: object) -> list[dict[str, Any]]:
@@ -244,3 +236,22 @@ def test_non_finite_numbers_read_as_the_canonical_null_and_never_share_a_memo_en
             _clear_cache()
             assert render_tools_sdk([tool]) == cold_null  # renders as its canonical reading
             assert render_tools_sdk([null_tool]) == cold_null  # and the memo it filled is right
+
+
+@pytest.mark.parametrize("is_frozen", [False, True])
+def test_a_confirmed_memo_entry_is_never_served_for_mutated_content(is_frozen: bool) -> None:
+    inner: dict[str, Any] = {"type": "string", "enum": ["a"]}
+    params: Any = {"type": "object", "properties": {"x": {"type": "array", "items": inner}}}
+    if is_frozen:  # a frozen tree still holding a plain dict the caller can write to
+        params = FrozenDict({"type": "object", "properties": FrozenDict({"x": FrozenDict({"type": "array", "items": inner})})})
+    tool = {"name": "t", "description": "", "parameters": params}
+    _clear_cache()
+    first = render_tools_sdk([tool])
+    assert render_tools_sdk([tool]) == first == render_tools_sdk([tool])  # noted, confirmed, served
+    assert any(entry[0] is params and entry[1] for entry in _CACHE.entries())
+    inner["enum"].append("b")  # deep inside, after the entry was confirmed
+    assert '    x?: ("a" | "b")[];' in render_tools_sdk([tool])
+    inner["enum"][:] = [float("nan")]  # the fingerprint writes NaN as null: the text must agree
+    assert "    x?: null[];" in render_tools_sdk([tool])
+    inner["enum"][:] = [None]
+    assert "    x?: null[];" in render_tools_sdk([tool])

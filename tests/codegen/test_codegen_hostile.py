@@ -275,14 +275,16 @@ def test_a_broken_tool_does_not_take_the_tools_after_it_down() -> None:
 
 
 def test_a_cyclic_dict_schema_is_given_up_on_quickly() -> None:
-    from dsh_tools_codegen._canonical import MAX_NESTING, canonical_json
+    from dsh_tools_codegen._schema import render
 
     cyclic: dict[str, Any] = {"type": "object"}
     cyclic["properties"] = {"x": cyclic}
-    assert canonical_json(cyclic) is None
+    assert render(cyclic, 0)[1] is False  # never written out to fingerprint it
     assert "x?:" in json_schema_to_ts(cyclic)
-    assert canonical_json(wrapped(MAX_NESTING)) is not None  # orjson's own limit
-    assert canonical_json(wrapped(MAX_NESTING + 1)) is None
+    hidden: dict[str, Any] = {"type": "string"}
+    hidden["default"] = [hidden]  # a cycle under a key no rule reads
+    assert render(hidden, 0) == ("string", False)
+    assert render({"type": "string", "default": wrapped(300)}, 0) == ("string", True)  # deep is not a cycle
 
 
 def test_a_tool_whose_text_cannot_be_made_is_skipped_alone(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -303,16 +305,15 @@ def test_a_tool_whose_text_cannot_be_made_is_skipped_alone(monkeypatch: pytest.M
     assert "  a(args: " in text and "  c(args: " in text
 
 
-def test_canonical_bytes_with_little_stack_left_are_absent_not_an_error() -> None:
-    from dsh_tools_codegen._canonical import canonical_json
+def test_a_render_with_little_stack_left_degrades_instead_of_raising() -> None:
+    from dsh_tools_codegen._schema import render
 
-    value = wrapped(200)
-    normal = canonical_json(value)
-    assert normal is not None
+    schema = deep(40)
+    assert render(schema, 0)[1] is True
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(len(inspect.stack(0)) + 60)  # far fewer frames than 200 levels need
+    sys.setrecursionlimit(len(inspect.stack(0)) + 60)  # far fewer frames than 40 levels need
     try:
-        tight = canonical_json(value)  # must not raise RecursionError
+        text, sure = render(schema, 0)  # must not raise RecursionError
     finally:
         sys.setrecursionlimit(limit)
-    assert tight is None
+    assert "unknown" in text and sure is False

@@ -9,7 +9,8 @@ from pyrsistent import freeze
 from value_shapes import deep_frozen, frozen
 
 from dsh_tools_codegen import json_schema_to_ts
-from dsh_tools_codegen._rules import _literal_union, _union
+from dsh_tools_codegen._text import literal_union as _literal_union
+from dsh_tools_codegen._text import union as _union
 
 
 def obj(props: dict[str, object], required: list[str] | None = None) -> dict[str, object]:

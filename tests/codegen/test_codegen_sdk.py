@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 import pytest
 from codegen_catalog import CATALOG
 from pyrsistent import freeze
@@ -278,22 +279,41 @@ def test_an_unchanged_set_of_1000_tools_is_not_rendered_again(is_frozen: bool, m
     if is_frozen:
         tools = [frozen(t) for t in tools]
     expected = render_tools_sdk(tools)
+    assert render_tools_sdk(tools) == expected  # confirms each first render's memo entry
     rendered: list[object] = []
+    from dsh_tools_codegen._schema import render as real
 
-    def counted(real: Callable[..., str]) -> Callable[..., str]:
-        def render(*args: Any) -> str:
-            rendered.append(args[0])
-            return real(*args)
+    def counted(schema: object, level: int) -> tuple[str, bool]:
+        rendered.append(schema)
+        return real(schema, level)
 
-        return render
-
-    for name in ("fast_render", "render_tree", "render_schema"):
-        monkeypatch.setattr(sdk, name, counted(getattr(sdk, name)))
+    monkeypatch.setattr(sdk, "render", counted)
     assert render_tools_sdk(tools) == expected
     unchanged = len(rendered)
     render_tools_sdk([tool("brand_new", "", {"type": "object", "properties": {"n": {"type": "number"}}})])
     assert len(rendered) > unchanged  # the counter sees renders
     assert unchanged == 0
+
+
+def test_immutable_renders_the_same_text_and_a_hit_is_the_identity_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``immutable=True`` (the registry's frozen snapshots): the same text, stored at the first render, never fingerprinted."""
+    tools = [frozen(t) for t in CATALOG]
+    _CACHE.clear()
+    plain = render_tools_sdk(tools)
+    _CACHE.clear()
+    assert render_tools_sdk(tools, immutable=True) == plain
+    dumped: list[object] = []
+    real_dumps = orjson.dumps
+
+    def counted_dumps(value: object, *args: Any, **kwargs: Any) -> bytes:
+        dumped.append(value)
+        return real_dumps(value, *args, **kwargs)
+
+    monkeypatch.setattr(orjson, "dumps", counted_dumps)
+    assert render_tools_sdk(tools, immutable=True) == plain
+    assert dumped == []  # no fingerprint: the caller vouched
+    assert render_tools_sdk(tools) == plain  # a caller that does not vouch is fingerprinted again
+    assert dumped != []
 
 
 def test_member_memo_is_bounded_and_keeps_recent_entries() -> None:
@@ -319,39 +339,40 @@ def test_member_memo_promotes_old_hits() -> None:
     assert any(entry[0] is first[2] for entry in memo.entries())
 
 
-def test_a_dict_written_to_while_it_renders_does_not_fill_the_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_dict_written_to_while_it_renders_is_rendered_again(monkeypatch: pytest.MonkeyPatch) -> None:
     import dsh_tools_codegen._sdk as sdk
-    from dsh_tools_codegen._fast import fast_render as real
+    from dsh_tools_codegen._schema import render as real
 
     params: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "string"}}}
-    calls: list[int] = []
 
-    def written_meanwhile(tree: object, level: int, frozen: bool) -> str:
-        calls.append(1)
-        params["properties"]["a"]["type"] = "number"  # "another thread" writes between the dump and the read
-        return real(tree, level, frozen)
+    def written_meanwhile(tree: object, level: int) -> tuple[str, bool]:
+        answer = real(tree, level)
+        params["properties"]["a"]["type"] = "number"  # "another thread" writes between the read and the fingerprint
+        return answer
 
-    monkeypatch.setattr(sdk, "fast_render", written_meanwhile)
+    monkeypatch.setattr(sdk, "render", written_meanwhile)
     _CACHE.clear()
-    render_tools_sdk([tool("t", "", params)])
+    assert "a?: string;" in render_tools_sdk([tool("t", "", params)])
     monkeypatch.undo()
-    assert calls
-    same_as_before = {"type": "object", "properties": {"a": {"type": "string"}}}
-    assert "a?: string;" in render_tools_sdk([tool("t", "", same_as_before)])
+    # the entry pairs the old text with the new fingerprint, unconfirmed: never served
+    assert "a?: number;" in render_tools_sdk([tool("t", "", params)])
+    assert "a?: number;" in render_tools_sdk([tool("t", "", params)])
 
 
 def test_a_schema_that_sharing_makes_huge_renders_without_expanding_it() -> None:
-    from dsh_tools_codegen._canonical import MAX_VALUES, canonical_json
+    from dsh_tools_codegen._read import MAX_VALUES
+    from dsh_tools_codegen._schema import render
 
     bomb = shared_tree(60)  # 2**60 leaves once written out
-    assert canonical_json(bomb) is None
+    assert render(bomb, 0)[1] is False  # never written out to fingerprint it
     assert "unknown" in json_schema_to_ts(bomb)
     text = render_tools_sdk([tool("t", "", {"type": "object", "properties": {"x": bomb}})])
     assert "x?:" in text
-    assert canonical_json(shared_tree(10)) is not None  # 2**11 values: fine
-    wide = list(range(MAX_VALUES - 1))  # with the list itself: exactly the limit
-    assert canonical_json(wide) is not None
-    assert canonical_json([*wide, 0]) is None
+    assert render(shared_tree(10), 0)[1] is True  # 2**11 nodes, all rendered: small enough to write
+    unread = {"type": "string", "default": {"a": shared_tree(60)}}  # a key no rule reads
+    assert render(unread, 0) == ("string", False)
+    assert render({"type": "string", "default": [0] * (MAX_VALUES - 1)}, 0) == ("string", True)
+    assert render({"type": "string", "default": [0] * (MAX_VALUES + 1)}, 0) == ("string", False)
 
 
 def test_the_renderer_runs_from_its_python_sources() -> None:
@@ -359,6 +380,6 @@ def test_the_renderer_runs_from_its_python_sources() -> None:
     # before the .py files and run stale code (`make clean` deletes them)
     import importlib
 
-    for name in ("_rules", "_text", "_canonical", "_fast", "_sdk", "_schema"):
+    for name in ("_read", "_text", "_sdk", "_schema", "_python", "_pytypes"):
         module = importlib.import_module(f"dsh_tools_codegen.{name}")
         assert str(module.__file__).endswith(".py"), f"{module.__file__} shadows its source: run `make clean`"
