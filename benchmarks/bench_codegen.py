@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dsh_tools.json_values import freeze_json
-from dsh_tools_codegen import render_tools_sdk, render_tools_sdk_python
+from dsh_tools_codegen import render_frozen_tools_sdk, render_tools_sdk, render_tools_sdk_python
 from dsh_tools_codegen._sdk import _clear_cache
 
 TOOL_COUNT = 1_000
@@ -135,13 +135,14 @@ def measure() -> dict[str, float]:
     plain = realistic_tools()
     frozen = [FrozenTool(tool["name"], tool["description"], freeze_json(tool["parameters"]).unwrap()) for tool in plain]
     medians: dict[str, float] = {}
-    # The frozen schemas are rendered as the registry renders its snapshots: immutable=True.
+    # The frozen schemas are rendered as the registry renders its snapshots (render_frozen_tools_sdk).
     cases: list[tuple[str, list[Any], bool]] = [("plain dict", plain, False), ("frozen", frozen, True)]
-    for label, tools, immutable in cases:
+    for label, tools, frozen_input in cases:
+        render = render_frozen_tools_sdk if frozen_input else render_tools_sdk
         expected = render_tools_sdk(tools)
-        cold = _sample(lambda: render_tools_sdk(tools, immutable=immutable), COLD_ROUNDS, cold=True)
-        warm = _sample(lambda: render_tools_sdk(tools, immutable=immutable), WARM_ROUNDS, cold=False)
-        if render_tools_sdk(tools, immutable=immutable) != expected:
+        cold = _sample(lambda: render(tools), COLD_ROUNDS, cold=True)
+        warm = _sample(lambda: render(tools), WARM_ROUNDS, cold=False)
+        if render(tools) != expected:
             raise RuntimeError("cold and warm renders differ")
         medians[f"{label} cold"] = statistics.median(cold)
         medians[f"{label} warm"] = statistics.median(warm)

@@ -9,7 +9,10 @@ it can be tested and type-checked in isolation.
 * :func:`json_schema_to_ts` — one JSON Schema as a TypeScript type; total.
 * :func:`render_tools_sdk` — the whole ``tools:sdk`` prompt section: the
   fixed :data:`SDK_USAGE` paragraph and one fenced ``ts`` block declaring
-  ``declare const tools: {...}``; deterministic and memoised per tool.
+  ``declare const tools: {...}``; deterministic and memoised per tool;
+  :func:`render_frozen_tools_sdk` for schemas the caller vouches never change.
+* :func:`member_key` — a tool name as the SDK writes it as a member (quoted
+  when it is not an identifier): for text that must match the SDK's.
 * :func:`render_tools_sdk_python` — the same section for Python Code Mode:
   :data:`SDK_USAGE_PYTHON` and one fenced ``python`` block (``TypedDict``
   arguments, an ``async def`` per tool on a ``Tools`` protocol).
@@ -20,13 +23,16 @@ schema (:mod:`._read`); the per-tool memo is in :mod:`._sdk`.
 
 from ._python import SDK_USAGE_PYTHON, render_tools_sdk_python
 from ._schema import json_schema_to_ts
-from ._sdk import SDK_USAGE, ToolSchemaLike, render_tools_sdk
+from ._sdk import SDK_USAGE, ToolSchemaLike, render_frozen_tools_sdk, render_tools_sdk
+from ._text import member_key
 
 __all__ = [
     "SDK_USAGE",
     "SDK_USAGE_PYTHON",
     "ToolSchemaLike",
     "json_schema_to_ts",
+    "member_key",
+    "render_frozen_tools_sdk",
     "render_tools_sdk",
     "render_tools_sdk_python",
 ]

@@ -30,8 +30,8 @@ the top of the system prompt, so two properties matter more than anything:
   it out, as with any JSON encoder.)
 
 A caller that knows its schemas never change (the registry's deep-frozen
-snapshots) says so with ``immutable=True``: a hit is then the identity
-alone, and a sure first render is stored at once. That caller vouches for
+snapshots) says so by calling :func:`render_frozen_tools_sdk`: a hit is
+then the identity alone, and a sure first render is stored at once. That caller vouches for
 it; nothing here inspects a foreign type to decide it.
 
 The function is still pure from the caller's view: the memo changes only how
@@ -50,7 +50,7 @@ from ._read import view
 from ._schema import clear_memos, json_schema_to_ts, render
 from ._text import exact_str, jsdoc, member_key
 
-__all__ = ["CACHE_SIZE", "SDK_USAGE", "ToolSchemaLike", "render_tools_sdk"]
+__all__ = ["CACHE_SIZE", "SDK_USAGE", "ToolSchemaLike", "render_frozen_tools_sdk", "render_tools_sdk"]
 
 SDK_USAGE: Final = (
     "Call tools by writing a TypeScript program and passing it as the `code` "
@@ -103,7 +103,7 @@ class ToolSchemaLike(Protocol):
 ToolInput = Union[ToolSchemaLike, Mapping[str, object]]
 
 
-def render_tools_sdk(schemas: Iterable[ToolInput], *, immutable: bool = False) -> str:
+def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
     """The Code Mode SDK section: usage paragraph + one fenced ``ts`` block.
 
     The block is ``declare const tools: { ... };`` with one member per tool,
@@ -114,12 +114,22 @@ def render_tools_sdk(schemas: Iterable[ToolInput], *, immutable: bool = False) -
     Total: a tool whose name is not a string, or that cannot be read, is
     skipped; odd parameters degrade to ``unknown`` (see
     :func:`json_schema_to_ts`).
-
-    ``immutable=True`` vouches that no ``parameters`` passed will ever change
-    (deep-frozen trees): the memo then trusts an object it rendered before by
-    identity instead of comparing its JSON text (see the module docstring).
-    The text is the same either way.
     """
+    return _render(schemas, immutable=False)
+
+
+def render_frozen_tools_sdk(schemas: Iterable[ToolInput]) -> str:
+    """:func:`render_tools_sdk` for a caller that vouches no ``parameters`` it passes will ever change.
+
+    For deep-frozen trees (the registry's snapshots): the memo trusts an
+    object it rendered before by its identity instead of comparing its JSON
+    text (see the module docstring). The text is the same; a schema mutated
+    after all the same may be answered with its earlier text.
+    """
+    return _render(schemas, immutable=True)
+
+
+def _render(schemas: Iterable[ToolInput], immutable: bool) -> str:
     members: list[tuple[str, str]] = []
     append, member = members.append, _CACHE.member
     try:

@@ -18,8 +18,7 @@ from dsh_tools.cli.output import emit
 from dsh_tools.json_values import thaw_json
 from dsh_tools.tool_types import RegisteredTool, ToolSchema
 from dsh_tools.signals import format_ms
-from dsh_tools_codegen import json_schema_to_ts
-from dsh_tools_codegen._text import member_key
+from dsh_tools_codegen import json_schema_to_ts, member_key
 
 __all__ = ["render_catalog", "run"]
 

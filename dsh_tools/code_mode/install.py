@@ -15,7 +15,7 @@ from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.code_mode.runtime import CodeLanguage, code_runtime, language_label
 from dsh_tools.code_mode.transport import make_run_code
 from dsh_tools.system_prompt.records import TOOL_ORDER_REST, AssembleContext, PromptSection
-from dsh_tools_codegen import render_tools_sdk, render_tools_sdk_python
+from dsh_tools_codegen import render_frozen_tools_sdk, render_tools_sdk_python
 
 if TYPE_CHECKING:
     from dsh_tools.context.context import Agent
@@ -59,7 +59,7 @@ def sdk_section_text(registry: ToolRegistry, scope: Agent | None) -> str:
         if registry.code_language == "python":
             text = render_tools_sdk_python(view.tools)
         else:  # the snapshots' schemas are deep-frozen: the renderer's memo may trust them by identity
-            text = render_tools_sdk(view.tools, immutable=True)
+            text = render_frozen_tools_sdk(view.tools)
         view.memo[SDK_SECTION] = text
     return text
 

@@ -12,7 +12,7 @@ import pytest
 from codegen_catalog import CATALOG
 from pyrsistent import freeze
 
-from dsh_tools_codegen import SDK_USAGE, ToolSchemaLike, json_schema_to_ts, render_tools_sdk
+from dsh_tools_codegen import SDK_USAGE, ToolSchemaLike, json_schema_to_ts, render_frozen_tools_sdk, render_tools_sdk
 from dsh_tools_codegen._sdk import _CACHE, _MemberCache
 
 from value_shapes import frozen, shared_tree
@@ -295,13 +295,13 @@ def test_an_unchanged_set_of_1000_tools_is_not_rendered_again(is_frozen: bool, m
     assert unchanged == 0
 
 
-def test_immutable_renders_the_same_text_and_a_hit_is_the_identity_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``immutable=True`` (the registry's frozen snapshots): the same text, stored at the first render, never fingerprinted."""
+def test_frozen_rendering_is_the_same_text_and_a_hit_is_the_identity_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``render_frozen_tools_sdk`` (the registry's frozen snapshots): the same text, stored at the first render, never fingerprinted."""
     tools = [frozen(t) for t in CATALOG]
     _CACHE.clear()
     plain = render_tools_sdk(tools)
     _CACHE.clear()
-    assert render_tools_sdk(tools, immutable=True) == plain
+    assert render_frozen_tools_sdk(tools) == plain
     dumped: list[object] = []
     real_dumps = orjson.dumps
 
@@ -310,7 +310,7 @@ def test_immutable_renders_the_same_text_and_a_hit_is_the_identity_alone(monkeyp
         return real_dumps(value, *args, **kwargs)
 
     monkeypatch.setattr(orjson, "dumps", counted_dumps)
-    assert render_tools_sdk(tools, immutable=True) == plain
+    assert render_frozen_tools_sdk(tools) == plain
     assert dumped == []  # no fingerprint: the caller vouched
     assert render_tools_sdk(tools) == plain  # a caller that does not vouch is fingerprinted again
     assert dumped != []
