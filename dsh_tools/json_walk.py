@@ -65,12 +65,15 @@ _FROZEN_DICT: Final[type] = FrozenDict
 _new_frozen_dict: Final = dict.__new__
 _fill: Final = dict.update
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+find_surrogate: Final = _SURROGATE.search
+"""The first lone surrogate in a string, or ``None`` (for walks that inline the ASCII test:
+``not text.isascii() and find_surrogate(text) is not None``, the lone-surrogate rule)."""
 
 
 def has_lone_surrogate(text: str) -> bool:
     """Whether ``text`` holds a surrogate code point (never valid in UTF-8, so
     not JSON text). ``isascii`` is O(1) in CPython, so ASCII text costs nothing."""
-    return not text.isascii() and _SURROGATE.search(text) is not None
+    return not text.isascii() and find_surrogate(text) is not None
 
 
 def unicode_text(text: str) -> str:
@@ -125,17 +128,40 @@ def _scalar_problem(value: object) -> str | None:
     return f"{kind.__name__} is not a JSON type"
 
 
+class _Frame:
+    """One container the exact walk has opened (or finished, as a memo entry).
+
+    ``keys`` is ``None`` for an array; ``items`` the source's children in
+    order, ``position`` the next one to take; ``built`` their frozen forms so
+    far and ``changed`` whether any differs from its source (else the source
+    is its own frozen form). ``size`` counts the values from it down as an
+    encoder writes them (itself included), ``height`` the levels of
+    containers below it, plus its own once it is finished, when ``frozen``
+    holds its frozen form.
+    """
+
+    __slots__ = ("built", "changed", "frozen", "height", "items", "keys", "position", "size", "source")
+
+    def __init__(self, source: object, keys: list[Any] | None, items: list[Any], changed: bool) -> None:
+        self.source = source
+        self.keys = keys
+        self.items = items
+        self.position = 0
+        self.built: list[object] = []
+        self.changed = changed
+        self.size = 1
+        self.height = 0
+        self.frozen: object = None
+
+
 def _walk_exactly(root: object) -> Result[object, str]:
     """Iterative walk (no recursion limit to hit); exact types only, so no user code runs.
 
-    A frame is ``[source, keys | None, items, position, built, changed, size,
-    height]``: ``size`` counts the values below it as an encoder writes them,
-    ``height`` the levels of containers from it down (its own included once
-    it is finished, when ``items`` is replaced by its frozen form). A container met again
-    (shared, not a cycle) reuses its frozen form, size and height, so the walk
-    is linear in the *distinct* containers and a tree that sharing makes
-    exponentially large is refused at once (:data:`MAX_VALUES`); its height
-    still counts against :data:`MAX_DEPTH` where it is met again.
+    Each open container is a :class:`_Frame`. A container met again (shared,
+    not a cycle) reuses its finished frame (frozen form, size and height), so
+    the walk is linear in the *distinct* containers and a tree that sharing
+    makes exponentially large is refused at once (:data:`MAX_VALUES`); its
+    height still counts against :data:`MAX_DEPTH` where it is met again.
     Paths are rendered only on failure, from the open frames.
     """
     if not _is_container_type(type(root)):
@@ -143,45 +169,44 @@ def _walk_exactly(root: object) -> Result[object, str]:
         return Failure(f"(root): {problem}") if problem else Success(root)
 
     on_path: set[int] = {id(root)}
-    done: dict[int, list[Any]] = {}  # id -> finished frame: [source, _, built, ..., size, height]
-    stack: list[list[Any]] = [_open(root)]
-    built: object = None
+    done: dict[int, _Frame] = {}  # id -> finished frame
+    stack: list[_Frame] = [_open(root)]
+    frame: _Frame
     while stack:
         frame = stack[-1]
-        position = frame[3]
-        items = frame[2]
+        position = frame.position
+        items = frame.items
         if position == len(items):
             stack.pop()
-            on_path.discard(id(frame[0]))
-            built = _build(frame)
-            if frame[6] > MAX_VALUES:
+            on_path.discard(id(frame.source))
+            frame.frozen = _build(frame)
+            if frame.size > MAX_VALUES:
                 return Failure(f"{_path(stack)}: more than {MAX_VALUES:,} values")
-            frame[2] = built  # the finished frame is the memo entry: no allocation
-            frame[7] += 1  # its own level
-            done[id(frame[0])] = frame
+            frame.height += 1  # its own level
+            done[id(frame.source)] = frame
             if stack:
                 _adopt(stack[-1], frame)
             continue
-        frame[3] = position + 1
-        keys = frame[1]
+        frame.position = position + 1
+        keys = frame.keys
         if keys is not None:
             key = keys[position]
             if type(key) is not str:
                 return Failure(f"{_path(stack[:-1])}: object key of type {type(key).__name__}, expected string")
-            if not key.isascii() and _SURROGATE.search(key) is not None:
+            if not key.isascii() and find_surrogate(key) is not None:
                 return Failure(f"{_path(stack[:-1])}: object key with a lone surrogate")
         child = items[position]
         kind = type(child)
         if kind is str:
-            if not child.isascii() and _SURROGATE.search(child) is not None:
+            if not child.isascii() and find_surrogate(child) is not None:
                 return Failure(f"{_path(stack)}: string with a lone surrogate")
         elif _is_container_type(kind):
             if id(child) in on_path:
                 return Failure(f"{_path(stack)}: cycle")
             seen = done.get(id(child))
-            if seen is not None and seen[0] is not child:
+            if seen is not None and seen.source is not child:
                 seen = None  # a recycled id (the source changed under the walk)
-            if len(stack) + (1 if seen is None else seen[7]) > MAX_DEPTH:
+            if len(stack) + (1 if seen is None else seen.height) > MAX_DEPTH:
                 return Failure(f"{_path(stack)}: nesting deeper than {MAX_DEPTH}")
             if seen is not None:
                 _adopt(frame, seen)
@@ -193,52 +218,52 @@ def _walk_exactly(root: object) -> Result[object, str]:
             problem = _scalar_problem(child)
             if problem is not None:
                 return Failure(f"{_path(stack)}: {problem}")
-        frame[4].append(child)
-        frame[6] += 1
-    return Success(built)
+        frame.built.append(child)
+        frame.size += 1
+    return Success(frame.frozen)
 
 
-def _adopt(parent: list[Any], child: list[Any]) -> None:
+def _adopt(parent: _Frame, child: _Frame) -> None:
     """Hand a finished child frame (frozen form, size, height) to its parent frame."""
-    built = child[2]
-    if built is not parent[2][parent[3] - 1]:
-        parent[5] = True
-    parent[4].append(built)
-    parent[6] += child[6]
-    if child[7] > parent[7]:
-        parent[7] = child[7]
+    frozen = child.frozen
+    if frozen is not parent.items[parent.position - 1]:
+        parent.changed = True
+    parent.built.append(frozen)
+    parent.size += child.size
+    if child.height > parent.height:
+        parent.height = child.height
 
 
-def _open(source: Any) -> list[Any]:
+def _open(source: Any) -> _Frame:
     kind: type = type(source)
     if kind is _FROZEN_DICT or kind is dict:
         # Exact dict / FrozenDict: dict.keys()/.values() run no user code.
-        return [source, list(dict.keys(source)), list(dict.values(source)), 0, [], kind is dict, 1, 0]
+        return _Frame(source, list(dict.keys(source)), list(dict.values(source)), kind is dict)
     if kind is PMAP_TYPE:
         # A PMap iterates in string-hash order, which differs between
         # processes: its frozen form takes code-point order instead.
         keys = list(source.keys())
         if all(type(key) is str for key in keys):
             keys.sort()
-        return [source, keys, [source[key] for key in keys], 0, [], True, 1, 0]
-    return [source, None, list(source), 0, [], kind is not tuple, 1, 0]
+        return _Frame(source, keys, [source[key] for key in keys], True)
+    return _Frame(source, None, list(source), kind is not tuple)
 
 
-def _build(frame: list[Any]) -> object:
-    if not frame[5]:  # unchanged: the source is already frozen
-        return frame[0]
-    keys, built = frame[1], frame[4]
+def _build(frame: _Frame) -> object:
+    if not frame.changed:  # unchanged: the source is already frozen
+        return frame.source
+    keys, built = frame.keys, frame.built
     if keys is not None:
-        return _frozen_dict(zip(keys, built))
+        return _frozen_dict(zip(keys, built))  # keys checked to be str
     return tuple(built)
 
 
-def _path(frames: list[list[Any]]) -> str:
+def _path(frames: list[_Frame]) -> str:
     """Render the path of the child each open frame most recently handed out."""
     parts: list[str] = []
     for frame in frames:
-        index = frame[3] - 1
-        keys = frame[1]
+        index = frame.position - 1
+        keys = frame.keys
         if keys is None:
             parts.append(f"[{index}]")
         else:
@@ -277,8 +302,6 @@ _EMPTY_OBJECT: Final[FrozenDict[str, object]] = FrozenDict()
 """The frozen form of every empty object (immutable, so one serves all; ``()`` is one already)."""
 _items: Final = dict.items
 _set_item: Final = dict.__setitem__
-find_surrogate: Final = _SURROGATE.search
-"""The first lone surrogate in a string, or ``None`` (for walks that inline the ASCII test)."""
 
 
 def freeze(root: object) -> Result[object, str]:
