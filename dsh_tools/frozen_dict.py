@@ -68,8 +68,14 @@ else:
         code cannot even spell a mutation.
         """
 
-        # _json: set (True) on a value freeze_json verified as a whole, see _trust
-        __slots__ = ("_hash", "_json")
+        # _extent: set only by the JSON walks (dsh_tools.json_walk.verified) on a
+        # value they verified as a whole: its size and height, packed.
+        __slots__ = ("_extent", "_hash")
+
+        @property
+        def _json(self):
+            """Whether a JSON walk verified this value as a whole (read by the SDK renderer)."""
+            return getattr(self, "_extent", None) is not None
 
         def __new__(cls, *args, **kwargs):
             self = dict.__new__(cls)

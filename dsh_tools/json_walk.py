@@ -3,7 +3,7 @@
 :func:`freeze` is what :func:`dsh_tools.json_values.freeze_json` runs on a
 value it has not seen. Nearly every value is a small plain tree (a tool's
 arguments, its result, a content block), so the first try is a recursive walk
-tuned for exactly that (:func:`_freeze_tree`): no per-node frames, no error
+tuned for exactly that (:func:`_fast_freeze_tree`): no per-node frames, no error
 paths, no memo of frozen forms. Anything it does not take at once (a non-JSON
 leaf, a lone surrogate, pyrsistent containers, more than :data:`_TREE_BUDGET`
 values, deep nesting, a container met twice, so shared or part of a cycle)
@@ -14,7 +14,9 @@ the path of what is wrong. Both accept the same values and build the same
 frozen form, so the fast walk decides only how soon the answer comes.
 
 Both check exact types (``type(x) is dict``), so no user code runs during
-either walk.
+either walk, and both mark every ``FrozenDict`` they return with its extent
+(:func:`verified`), which lets any later walk take it in O(1) wherever it
+is met (see :mod:`dsh_tools.json_values` for why that is sound).
 """
 
 from __future__ import annotations
@@ -38,10 +40,12 @@ __all__ = [
     "PMAP_TYPE",
     "PVECTOR_TYPE",
     "find_surrogate",
+    "extent_of",
     "freeze",
     "has_lone_surrogate",
     "member_path_segment",
     "unicode_text",
+    "verified",
 ]
 
 MAX_DEPTH: Final = 128
@@ -64,6 +68,10 @@ _NONE_TYPE: Final[type] = type(None)
 _FROZEN_DICT: Final[type] = FrozenDict
 _new_frozen_dict: Final = dict.__new__
 _fill: Final = dict.update
+_set_extent: Final = FrozenDict._extent.__set__  # type: ignore[attr-defined]  # the slot's descriptor
+_HEIGHT_BITS: Final = 8
+"""An extent packs ``size << 8 | height`` (a height is at most :data:`MAX_DEPTH`, below 256)."""
+_HEIGHT_MASK: Final = (1 << _HEIGHT_BITS) - 1
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 find_surrogate: Final = _SURROGATE.search
 """The first lone surrogate in a string, or ``None`` (for walks that inline the ASCII test:
@@ -84,6 +92,26 @@ def unicode_text(text: str) -> str:
     result into "not JSON".
     """
     return text if not has_lone_surrogate(text) else _SURROGATE.sub("\ufffd", text)
+
+
+def verified(frozen: object, size: int, height: int) -> None:
+    """Mark the ``FrozenDict`` ``frozen`` as verified JSON holding ``size`` values in ``height`` levels.
+
+    Only the walks (and the compiled freezers, which check by the same
+    rules) call this, on a value they checked as a whole: exact types,
+    within :data:`MAX_VALUES` and :data:`MAX_DEPTH` on its own. The mark is
+    the ``FrozenDict``'s private ``_extent`` slot, which its own
+    ``__setattr__`` refuses, so nothing else can set it; the value is
+    immutable all the way down (``FrozenDict``/``tuple``/scalars), so the
+    mark stays true for good. A walk meeting a marked ``FrozenDict``
+    anywhere takes it in O(1), charging its extent against the budgets.
+    """
+    _set_extent(frozen, size << _HEIGHT_BITS | height)
+
+
+def extent_of(value: object) -> int | None:
+    """The packed extent of a verified ``FrozenDict`` (``size << 8 | height``), else ``None``."""
+    return getattr(value, "_extent", None) if type(value) is _FROZEN_DICT else None
 
 
 def _frozen_dict(pairs: Iterable[tuple[str, object]]) -> object:
@@ -183,6 +211,8 @@ def _walk_exactly(root: object) -> Result[object, str]:
             if frame.size > MAX_VALUES:
                 return Failure(f"{_path(stack)}: more than {MAX_VALUES:,} values")
             frame.height += 1  # its own level
+            if frame.keys is not None:
+                verified(frame.frozen, frame.size, frame.height)
             done[id(frame.source)] = frame
             if stack:
                 _adopt(stack[-1], frame)
@@ -200,6 +230,16 @@ def _walk_exactly(root: object) -> Result[object, str]:
         if kind is str:
             if not child.isascii() and find_surrogate(child) is not None:
                 return Failure(f"{_path(stack)}: string with a lone surrogate")
+        elif (
+            kind is _FROZEN_DICT
+            and (extent := getattr(child, "_extent", None)) is not None
+            and len(stack) + (height := extent & _HEIGHT_MASK) <= MAX_DEPTH
+        ):  # verified as a whole and fits here: taken without a frame (else walked, for the path)
+            frame.built.append(child)
+            frame.size += extent >> _HEIGHT_BITS
+            if height > frame.height:
+                frame.height = height
+            continue
         elif _is_container_type(kind):
             if id(child) in on_path:
                 return Failure(f"{_path(stack)}: cycle")
@@ -300,39 +340,46 @@ _GIVE_UP: Final = _GiveUp()
 
 _EMPTY_OBJECT: Final[FrozenDict[str, object]] = FrozenDict()
 """The frozen form of every empty object (immutable, so one serves all; ``()`` is one already)."""
+verified(_EMPTY_OBJECT, 1, 1)
 _items: Final = dict.items
 _set_item: Final = dict.__setitem__
 
 
 def freeze(root: object) -> Result[object, str]:
-    """Deep-freeze ``root``, or say (with its path) why it is not JSON. Never raises."""
+    """Deep-freeze ``root``, or say (with its path) why it is not JSON. Never raises.
+
+    A verified ``FrozenDict`` (see :func:`verified`) is its own answer at once.
+    """
     kind = type(root)
-    if (kind is dict or kind is list) and not root:  # a no-argument call's {}, a result's []
+    if kind is _FROZEN_DICT and getattr(root, "_extent", None) is not None:
+        return Success(root)
+    if (kind is dict or kind is list or kind is tuple) and not root:  # a no-argument call's {}, a result's []
         return Success(_EMPTY_OBJECT if kind is dict else ())
     if kind is dict or kind is list or kind is tuple or kind is _FROZEN_DICT:
         try:
-            return Success(_freeze_tree(root, kind, 1, [min(_TREE_BUDGET, MAX_VALUES) - 1], set()))
+            return Success(_fast_freeze_tree(root, kind, 1, [min(_TREE_BUDGET, MAX_VALUES) - 1, 1], set()))
         except Exception:  # noqa: BLE001 - _GiveUp, a RecursionError, a concurrent mutation: ask the exact walk
             pass
     return _walk_exactly(root)
 
 
-def _freeze_tree(value: Any, kind: type, depth: int, left: list[int], seen: set[int]) -> object:
-    """Freeze a plain tree recursively; raise to hand the value to the exact walk.
+def _fast_freeze_tree(value: Any, kind: type, depth: int, state: list[int], seen: set[int]) -> object:
+    """The fast path of :func:`freeze`: a plain tree, recursively; raise to hand the value to the exact walk.
 
     ``depth`` is the number of containers from the root down to ``value``
-    (itself included); ``left`` the values still in budget (each container
-    takes its children, the root is taken first); ``seen`` the ids
+    (itself included); ``state`` holds the values still in budget (each
+    container takes its children, the root is taken first) and the deepest
+    container level reached; ``seen`` the ids
     of the containers met so far. Every container met is alive (the root holds
     it), so a repeated id is a repeated container, and only a thread mutating
     the value mid-walk could make a false alarm, which costs nothing but the
     exact walk. A container whose contents are unchanged (already frozen) is
-    returned as is.
+    returned as is; a verified ``FrozenDict`` is taken by its extent.
 
     The walk reads a snapshot, never the caller's container: a plain ``dict``
     is first copied into its ``FrozenDict`` (one C-level copy, in order), a
     ``list`` into a tuple; the children that freeze to something new are then
-    put in place.
+    put in place. Every ``FrozenDict`` it returns is marked :func:`verified`.
     """
     if depth > MAX_DEPTH or id(value) in seen:
         raise _GIVE_UP
@@ -347,9 +394,13 @@ def _freeze_tree(value: Any, kind: type, depth: int, left: list[int], seen: set[
         frozen = tuple(value)
     else:
         raise _GIVE_UP
-    left[0] -= len(frozen)
-    if left[0] < 0:
+    before = state[0]
+    outer_deepest = state[1]
+    state[1] = depth
+    left = before - len(frozen)
+    if left < 0:
         raise _GIVE_UP
+    state[0] = left
     renewed: list[tuple[Any, object]] | None = None
     for slot, item in _items(frozen) if keyed else enumerate(frozen):
         if keyed and (type(slot) is not str or (not slot.isascii() and find_surrogate(slot) is not None)):
@@ -360,23 +411,37 @@ def _freeze_tree(value: Any, kind: type, depth: int, left: list[int], seen: set[
                 raise _GIVE_UP
         elif item_kind is bool or item_kind is _NONE_TYPE:
             pass
+        elif item_kind is int:  # the 64-bit rule, inline
+            if not INT_MIN <= item <= INT_MAX:
+                raise _GIVE_UP
+        elif item_kind is _FROZEN_DICT and (extent := getattr(item, "_extent", None)) is not None:
+            deepest = depth + (extent & _HEIGHT_MASK)
+            state[0] -= (extent >> _HEIGHT_BITS) - 1  # its own value is in its parent's length
+            if deepest > MAX_DEPTH or state[0] < 0:
+                raise _GIVE_UP
+            if deepest > state[1]:
+                state[1] = deepest
         elif _is_container_type(item_kind):
-            child = _freeze_tree(item, item_kind, depth + 1, left, seen)
+            child = _fast_freeze_tree(item, item_kind, depth + 1, state, seen)
             if child is not item:
                 renewed = [] if renewed is None else renewed
                 renewed.append((slot, child))
         elif _scalar_problem(item) is not None:  # numbers and foreign types: the exact walk's rules
             raise _GIVE_UP
-    if renewed is None:
-        return frozen
-    if not keyed:
-        items = list(frozen)
-        for index, child in renewed:
-            items[index] = child
-        return tuple(items)
-    if frozen is value:  # a FrozenDict with a child to renew: a new one
-        frozen = _new_frozen_dict(_FROZEN_DICT)
-        _fill(frozen, value)
-    for key, child in renewed:
-        _set_item(frozen, key, child)
+    height = state[1] - depth + 1
+    if outer_deepest > state[1]:
+        state[1] = outer_deepest
+    if renewed is not None:
+        if not keyed:
+            items = list(frozen)
+            for index, child in renewed:
+                items[index] = child
+            return tuple(items)
+        if frozen is value:  # a FrozenDict with a child to renew: a new one
+            frozen = _new_frozen_dict(_FROZEN_DICT)
+            _fill(frozen, value)
+        for key, child in renewed:
+            _set_item(frozen, key, child)
+    if keyed:
+        _set_extent(frozen, (1 + before - state[0]) << _HEIGHT_BITS | height)  # verified(), inline
     return frozen

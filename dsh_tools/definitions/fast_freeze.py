@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, Final
 
 from dsh_tools.definitions.fast_path import INLINE_DEPTH, SourceNames, indent
 from dsh_tools.frozen_dict import FrozenDict
-from dsh_tools.json_values import FrozenJson, trust_frozen
-from dsh_tools.json_walk import INT_MAX, INT_MIN, MAX_VALUES, find_surrogate
+from dsh_tools.json_values import FrozenJson
+from dsh_tools.json_walk import INT_MAX, INT_MIN, MAX_VALUES, find_surrogate, verified
 
 if TYPE_CHECKING:  # validation imports the fast path; the Shape class is only needed for types
     from dsh_tools.definitions.validation import Shape
@@ -94,12 +94,16 @@ class _Doubt(Exception):
 class _Writer(SourceNames):
     """Generates the lines of one freezer; every failed test is ``raise D`` (caught at the root)."""
 
-    def value_lines(self, shape: Shape, v: str, depth: int) -> tuple[list[str], str]:
-        """Lines that freeze ``v`` into the returned name, or raise ``D`` unless it surely fits ``shape``."""
+    def value_lines(self, shape: Shape, v: str, depth: int) -> tuple[list[str], str, str, str]:
+        """Lines that freeze ``v`` into the returned name, or raise ``D`` unless it surely fits ``shape``.
+
+        Also returned: the expressions of the frozen value's size and height
+        (as the walks count them), for the mark each object gets.
+        """
         if shape.any_of is not None:
             raise _Unwritable
         if shape.enum is not None:
-            return self.enum_lines(shape.enum, v), v
+            return self.enum_lines(shape.enum, v), v, "1", "0"
         types = shape.types
         if types is None:
             raise _Unwritable
@@ -110,16 +114,17 @@ class _Writer(SourceNames):
         if not containers:
             t = self.fresh("t")
             tests = " or ".join(_SCALAR_TESTS[word].format(t=t, v=v, **_INT_RANGE) for word in scalars)
-            return [f"{t} = type({v})", f"if not ({tests}): raise D"], v
+            return [f"{t} = type({v})", f"if not ({tests}): raise D"], v, "1", "0"
         if (scalars and scalars != ["null"]) or depth >= INLINE_DEPTH:
             raise _Unwritable  # one function, nested loops: Python's block nesting stays in bounds
         if containers[0] == "object":
-            lines, frozen = self.object_lines(shape, v, depth)
+            lines, frozen, size, height = self.object_lines(shape, v, depth)
         else:
-            lines, frozen = self.array_lines(shape, v, depth)
+            lines, frozen, size, height = self.array_lines(shape, v, depth)
         if not scalars:
-            return lines, frozen
-        return [f"if {v} is None:", f"    {frozen} = None", "else:", *indent(lines)], frozen
+            return lines, frozen, size, height
+        null = [f"{frozen} = None", f"{size} = 1", f"{height} = 0"]
+        return [f"if {v} is None:", *indent(null), "else:", *indent(lines)], frozen, size, height
 
     def enum_lines(self, members: tuple[object, ...], v: str) -> list[str]:
         if any(type(member) is not str and member is not None for member in members):
@@ -128,31 +133,36 @@ class _Writer(SourceNames):
         test = f"(type({v}) is str and {v} in {strings})"
         return [f"if not ({test}{f' or {v} is None' if None in members else ''}): raise D"]
 
-    def object_lines(self, shape: Shape, v: str, depth: int) -> tuple[list[str], str]:
+    def object_lines(self, shape: Shape, v: str, depth: int) -> tuple[list[str], str, str, str]:
         """Copy an exact dict (its own key order) and check it; any undeclared key is a doubt.
 
         Objects take nothing from the budget themselves: with no undeclared
         keys their fan-out is the shape's, so an array that holds them is
-        charged their size (:func:`_size`) for each member.
+        charged their size (:func:`_size`) for each member. Each one is
+        marked verified (``M``) with its size and height once its members passed.
         """
         if shape.additional not in (None, False):
             raise _Unwritable
-        f, k, n = self.fresh("f"), self.fresh("k"), self.fresh("n")
+        f, k, n, z, h = self.fresh("f"), self.fresh("k"), self.fresh("n"), self.fresh("z"), self.fresh("h")
         lines = [
             f"if type({v}) is not dict: raise D",
             f"{f} = N(FrozenDict)",
             f"U({f}, {v})",
             f"for {k} in {f}:",
             f"    if type({k}) is not str: raise D",
+            f"{z} = 1",
+            f"{h} = 1",
         ]
         present = sum(1 for name, _ in shape.properties if name in shape.required)
         counted = f"{n} = {present}"
         optional = False
         for name, child in shape.properties:
             member = self.fresh("v")
-            checks, frozen = self.value_lines(child, member, depth + 1)
+            checks, frozen, size, height = self.value_lines(child, member, depth + 1)
             if frozen != member:
                 checks = [*checks, f"P({f}, {name!r}, {frozen})"]
+            if size != "1":  # a container: its values beyond the one counted below, its levels
+                checks = [*checks, f"{z} += {size} - 1", f"if {height} >= {h}: {h} = {height} + 1"]
             if name in shape.required:
                 lines += [f"{member} = {f}[{name!r}]", *checks]
             else:
@@ -161,28 +171,29 @@ class _Writer(SourceNames):
         if optional:
             lines.insert(0, counted)
         # Exact str keys, every declared one present: a count that matches leaves no other key.
-        lines.append(f"if len({f}) != {n if optional else present}: raise D")
-        return lines, f
+        lines += [f"if len({f}) != {n if optional else present}: raise D", f"{z} += len({f})", f"M({f}, {z}, {h})"]
+        return lines, f, z, h
 
-    def array_lines(self, shape: Shape, v: str, depth: int) -> tuple[list[str], str]:
-        s = self.fresh("s")
+    def array_lines(self, shape: Shape, v: str, depth: int) -> tuple[list[str], str, str, str]:
+        s, z, h = self.fresh("s"), self.fresh("z"), self.fresh("h")
         size = 1 if shape.items is None else _size(shape.items)
         lines = [
             f"if type({v}) is not list and type({v}) is not tuple: raise D",
             f"{s} = tuple({v})",
             f"left -= len({s})" if size == 1 else f"left -= len({s}) * {size}",
             "if left < 0: raise D",
+            f"{h} = 1",
         ]
         if shape.items is None:
-            return [*lines, f"if {s}: raise D"], s  # members of any kind: left to the exact walks
+            return [*lines, f"if {s}: raise D", f"{z} = 1"], s, z, h  # members of any kind: left to the exact walks
         item = self.fresh("x")
-        checks, frozen = self.value_lines(shape.items, item, depth + 1)
+        checks, frozen, item_size, item_height = self.value_lines(shape.items, item, depth + 1)
         if frozen == item:  # scalars: the snapshot is the frozen form
-            return [*lines, f"for {item} in {s}:", *indent(checks)], s
+            return [*lines, f"{z} = 1 + len({s})", f"for {item} in {s}:", *indent(checks)], s, z, h
         built, append = self.fresh("a"), self.fresh("p")
-        loop = [*checks, f"{append}({frozen})"]
-        start = [f"{built} = []", f"{append} = {built}.append"]
-        return [*lines, *start, f"for {item} in {s}:", *indent(loop), f"{built} = tuple({built})"], built
+        loop = [*checks, f"{append}({frozen})", f"{z} += {item_size}", f"if {item_height} >= {h}: {h} = {item_height} + 1"]
+        start = [f"{z} = 1", f"{built} = []", f"{append} = {built}.append"]
+        return [*lines, *start, f"for {item} in {s}:", *indent(loop), f"{built} = tuple({built})"], built, z, h
 
 
 def _size(shape: Shape) -> int:
@@ -203,7 +214,7 @@ def compile_fast_freezer(shape: Shape) -> Freezer | None:
     """
     writer = _Writer()
     try:
-        lines, frozen = writer.value_lines(shape, "o", 0)
+        lines, frozen, _, _ = writer.value_lines(shape, "o", 0)
     except _Unwritable:
         return None
     if _size(shape) + BUDGET > MAX_VALUES:  # so wide that a value could pass the limit outside any array
@@ -216,7 +227,6 @@ def compile_fast_freezer(shape: Shape) -> Freezer | None:
             *indent(indent(lines)),
             "    except Exception:",  # D, a missing required key, a hostile key's __eq__, ...
             "        return UNSURE",
-            f"    T({frozen})",
             f"    return {frozen}",
         ]
     )
@@ -228,7 +238,7 @@ def compile_fast_freezer(shape: Shape) -> Freezer | None:
         "U": dict.update,
         "P": dict.__setitem__,
         "S": find_surrogate,
-        "T": trust_frozen,
+        "M": verified,
         "UNSURE": UNSURE,
     }
     exec(compile(source, "<dsh_tools freezer>", "exec"), namespace)  # noqa: S102 - see the module docstring
