@@ -68,14 +68,8 @@ else:
         code cannot even spell a mutation.
         """
 
-        # _extent: set only by the JSON walks (dsh_tools.json_walk.verified) on a
-        # value they verified as a whole: its size and height, packed.
-        __slots__ = ("_extent", "_hash")
-
-        @property
-        def _json(self):
-            """Whether a JSON walk verified this value as a whole (read by the SDK renderer)."""
-            return getattr(self, "_extent", None) is not None
+        __slots__ = ("_extent", "_hash")  # _extent: set by the JSON walks alone (dsh_tools.json_walk.verified)
+        _json = property(lambda self: getattr(self, "_extent", None) is not None)  # verified? (the SDK renderer asks)
 
         def __new__(cls, *args, **kwargs):
             self = dict.__new__(cls)

@@ -14,25 +14,22 @@ keeps the author's key order), ``tuple`` for arrays. Both are accepted back as
 JSON containers, so a frozen value re-freezes to itself; pyrsistent's
 ``PMap``/``PVector`` and plain ``dict``/``list`` are accepted as input.
 
-Frozen by construction, and how that is recognised soundly. Past admission
-the pipeline carries :data:`FrozenJson` values that a freeze built, and a
-record that is handed one back (records freeze their JSON fields, since
-their constructors also take values from outside) must not pay for a second
-walk. Neither the static type nor the container types are proof: anyone can
-build a ``tuple`` holding a ``list``, or a ``FrozenDict`` holding NaN. The
-proof is a mark that only a verifying walk sets: every ``FrozenDict`` a walk
-(or a compiled freezer, which checks by the same rules) returns carries its
-*extent* (the values it holds and its height) in a private slot that its own
-``__setattr__`` refuses (:func:`dsh_tools.json_walk.verified`). Its contents
-are ``FrozenDict``/``tuple``/scalars all the way down, so the mark can never
-go stale, and any walk meeting a marked ``FrozenDict`` (as the root or
-nested anywhere) takes it in O(1), charging its extent against
-:data:`MAX_VALUES` and :data:`MAX_DEPTH` where it now sits. A ``tuple``
-cannot carry a mark and is never taken on trust: re-freezing one costs a pass
-over its own members (its marked objects taken by their marks). There is no
-identity-keyed memo: nothing to evict, nothing a recycled ``id`` could fool.
-Copies (``copy``, pickling, ``|``) come out unmarked, as does every
-``FrozenDict`` a user builds, until a freeze verifies it.
+Frozen by construction. Past admission the pipeline carries the
+:data:`FrozenJson` a freeze built, and hands it from record to record
+without walking it again (``Record._carrying``). Where a value comes from
+outside it is frozen once; if it is one of ours, that must cost O(1), and
+soundly: neither the static type nor the container types are proof (anyone
+can build a ``tuple`` holding a ``list``, or a ``FrozenDict`` holding NaN).
+The proof is a mark only a verifying walk sets: every ``FrozenDict`` a walk
+(or a compiled freezer, by the same rules) returns carries its *extent*
+(values, height) in a private slot its own ``__setattr__`` refuses
+(:func:`dsh_tools.json_walk.verified`). Immutable all the way down, it never
+goes stale, and a walk meeting one anywhere takes it in O(1), charging its
+extent against :data:`MAX_VALUES` and :data:`MAX_DEPTH` where it now sits. A
+``tuple`` cannot carry a mark and is never taken on trust (re-freezing one
+costs a pass over its own members). No identity-keyed memo: nothing to
+evict, no recycled ``id`` to fool. Copies and user-built ``FrozenDict``
+values are unmarked until a freeze verifies them.
 """
 
 from __future__ import annotations
@@ -147,20 +144,11 @@ def _encode_default(value: object) -> object:
 
 
 def _verified_shallow(value: object) -> bool:
-    """Whether ``value`` holds exact JSON types only, judged from its marks without a walk."""
-    kind = type(value)
-    if kind is FrozenDict:
+    """Whether ``value`` holds exact JSON types only, judged from marks (a tuple: its own members) without a walk."""
+    if type(value) is not tuple:
         return extent_of(value) is not None
-    if kind is not tuple:
-        return False
-    for item in value:  # type: ignore[attr-defined]
-        item_kind = type(item)
-        if item_kind is FrozenDict:
-            if extent_of(item) is None:
-                return False
-        elif not (item_kind is str or item_kind is int or item_kind is float or item_kind is bool or item is None):
-            return False  # a nested tuple, a foreign type: the checked path decides
-    return True
+    scalar = (str, int, float, bool, type(None))
+    return all(extent_of(item) is not None or any(type(item) is kind for kind in scalar) for item in value)
 
 
 def dumps(value: object) -> bytes:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
 from typing import Any, Final
 
 import orjson
@@ -95,17 +94,8 @@ def unicode_text(text: str) -> str:
 
 
 def verified(frozen: object, size: int, height: int) -> None:
-    """Mark the ``FrozenDict`` ``frozen`` as verified JSON holding ``size`` values in ``height`` levels.
-
-    Only the walks (and the compiled freezers, which check by the same
-    rules) call this, on a value they checked as a whole: exact types,
-    within :data:`MAX_VALUES` and :data:`MAX_DEPTH` on its own. The mark is
-    the ``FrozenDict``'s private ``_extent`` slot, which its own
-    ``__setattr__`` refuses, so nothing else can set it; the value is
-    immutable all the way down (``FrozenDict``/``tuple``/scalars), so the
-    mark stays true for good. A walk meeting a marked ``FrozenDict``
-    anywhere takes it in O(1), charging its extent against the budgets.
-    """
+    """Mark the ``FrozenDict`` ``frozen``, checked as a whole within the limits, as verified JSON
+    of ``size`` values in ``height`` levels (its private ``_extent`` slot; see :mod:`dsh_tools.json_values`)."""
     _set_extent(frozen, size << _HEIGHT_BITS | height)
 
 
@@ -114,28 +104,10 @@ def extent_of(value: object) -> int | None:
     return getattr(value, "_extent", None) if type(value) is _FROZEN_DICT else None
 
 
-def _frozen_dict(pairs: Iterable[tuple[str, object]]) -> object:
-    """A ``FrozenDict`` from trusted pairs, without the Python-level ``__new__``."""
-    made: dict[str, object] = _new_frozen_dict(_FROZEN_DICT)
-    _fill(made, pairs)
-    return made
-
-
-def _is_scalar_type(kind: type) -> bool:
-    # Identity comparisons only: ``kind in frozenset(...)`` would call a hostile
-    # metaclass's ``__hash__``/``__eq__``, which can claim to be ``str``.
-    return kind is str or kind is int or kind is bool or kind is _NONE_TYPE
-
-
 def _is_container_type(kind: type) -> bool:
-    return (
-        kind is dict
-        or kind is list
-        or kind is tuple
-        or kind is _FROZEN_DICT
-        or kind is PMAP_TYPE
-        or kind is PVECTOR_TYPE
-    )
+    # Identity comparisons only: ``kind in frozenset(...)`` would call a hostile
+    # metaclass's ``__hash__``/``__eq__``, which can claim to be ``dict``.
+    return kind is dict or kind is list or kind is tuple or kind is _FROZEN_DICT or kind is PMAP_TYPE or kind is PVECTOR_TYPE
 
 
 INT_MIN: Final = -(2**63)
@@ -149,7 +121,7 @@ def _scalar_problem(value: object) -> str | None:
         return "string with a lone surrogate" if has_lone_surrogate(value) else None  # type: ignore[arg-type]
     if kind is int:
         return None if INT_MIN <= value <= INT_MAX else "integer outside the 64-bit range"  # type: ignore[operator]
-    if _is_scalar_type(kind):
+    if kind is bool or kind is _NONE_TYPE:
         return None
     if kind is float:
         return None if math.isfinite(value) else "non-finite number"  # type: ignore[arg-type]
@@ -159,13 +131,11 @@ def _scalar_problem(value: object) -> str | None:
 class _Frame:
     """One container the exact walk has opened (or finished, as a memo entry).
 
-    ``keys`` is ``None`` for an array; ``items`` the source's children in
-    order, ``position`` the next one to take; ``built`` their frozen forms so
-    far and ``changed`` whether any differs from its source (else the source
-    is its own frozen form). ``size`` counts the values from it down as an
-    encoder writes them (itself included), ``height`` the levels of
-    containers below it, plus its own once it is finished, when ``frozen``
-    holds its frozen form.
+    ``keys`` is ``None`` for an array; ``items`` the source's children, ``position``
+    the next one to take; ``built`` their frozen forms, ``changed`` whether any
+    differs from its source. ``size`` counts the values from it down as an
+    encoder writes them, ``height`` the container levels below it (its own
+    added once finished, when ``frozen`` holds its frozen form).
     """
 
     __slots__ = ("built", "changed", "frozen", "height", "items", "keys", "position", "size", "source")
@@ -292,10 +262,11 @@ def _open(source: Any) -> _Frame:
 def _build(frame: _Frame) -> object:
     if not frame.changed:  # unchanged: the source is already frozen
         return frame.source
-    keys, built = frame.keys, frame.built
-    if keys is not None:
-        return _frozen_dict(zip(keys, built))  # keys checked to be str
-    return tuple(built)
+    if frame.keys is None:
+        return tuple(frame.built)
+    made: FrozenDict[str, object] = _new_frozen_dict(_FROZEN_DICT)  # no Python-level __new__: keys are checked
+    _fill(made, zip(frame.keys, frame.built))
+    return made
 
 
 def _path(frames: list[_Frame]) -> str:
@@ -366,20 +337,15 @@ def freeze(root: object) -> Result[object, str]:
 def _fast_freeze_tree(value: Any, kind: type, depth: int, state: list[int], seen: set[int]) -> object:
     """The fast path of :func:`freeze`: a plain tree, recursively; raise to hand the value to the exact walk.
 
-    ``depth`` is the number of containers from the root down to ``value``
-    (itself included); ``state`` holds the values still in budget (each
-    container takes its children, the root is taken first) and the deepest
-    container level reached; ``seen`` the ids
-    of the containers met so far. Every container met is alive (the root holds
-    it), so a repeated id is a repeated container, and only a thread mutating
-    the value mid-walk could make a false alarm, which costs nothing but the
-    exact walk. A container whose contents are unchanged (already frozen) is
-    returned as is; a verified ``FrozenDict`` is taken by its extent.
-
-    The walk reads a snapshot, never the caller's container: a plain ``dict``
-    is first copied into its ``FrozenDict`` (one C-level copy, in order), a
-    ``list`` into a tuple; the children that freeze to something new are then
-    put in place. Every ``FrozenDict`` it returns is marked :func:`verified`.
+    ``depth`` counts the containers from the root down to ``value`` (itself
+    included); ``state`` holds the values still in budget (each container
+    takes its children, the root is taken first) and the deepest level
+    reached; ``seen`` the ids of the containers met so far (all alive, held
+    by the root: a repeat is a shared container or a cycle). An unchanged
+    container (already frozen) is returned as is, a verified ``FrozenDict``
+    taken by its extent. It reads a snapshot, never the caller's container
+    (a ``dict`` copied into its ``FrozenDict`` in C, a ``list`` into a
+    tuple), and marks every ``FrozenDict`` it returns :func:`verified`.
     """
     if depth > MAX_DEPTH or id(value) in seen:
         raise _GIVE_UP

@@ -97,13 +97,8 @@ class Record(PClass, metaclass=_RecordMeta):
 
     @classmethod
     def _carrying(cls: type[_R], carried: Mapping[str, object], /, *args: object, **kwargs: object) -> _R:
-        """``cls(*args, **kwargs, **carried)``, the ``carried`` JSON fields taken as they are (internal).
-
-        For values the caller holds frozen by construction (another record's
-        JSON field, a freeze's result), which a second walk would only
-        confirm; never for values from outside. Each one is set in place of
-        the ``None`` the constructor is given for it.
-        """
+        """``cls(*args, **kwargs, **carried)``, the ``carried`` JSON fields taken as they are (internal):
+        only for values held frozen by construction (another record's JSON field, a freeze's result)."""
         if not carried.keys() <= cls._json_fields:
             raise TypeError(f"{cls.__name__}: only JSON fields are carried, not {sorted(carried.keys() - cls._json_fields)}")
         made: _R = cast(Any, cls)(*args, **kwargs, **dict.fromkeys(carried))

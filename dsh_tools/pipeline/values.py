@@ -23,7 +23,7 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from dsh_tools.content import ToolOutput
-from dsh_tools.definitions.fast_freeze import UNSURE
+from dsh_tools.definitions.shape_code import UNSURE
 from dsh_tools.errors import ToolOutputError, safe_str
 from dsh_tools.execution import HookContext, ToolExecution, ToolExecutionResult
 from dsh_tools.json_values import FrozenJson, dumps, freeze_json

@@ -23,7 +23,7 @@ from dsh_tools.json_values import FrozenDict, dumps, freeze_json, thaw_json
 from dsh_tools.json_walk import MAX_DEPTH, extent_of
 from hostile_values import HOSTILE
 from value_mutations import mutate
-from value_shapes import deep_frozen, shared_tree
+from value_shapes import assert_marks_true, deep_frozen, shared_tree
 
 VALID: dict[str, Any] = {
     "path": "src/ünï.py",
@@ -31,24 +31,6 @@ VALID: dict[str, Any] = {
     "grid": [[1, 2], [], [[{}]]],
     "empty": {},
 }
-
-
-def recount(value: object) -> tuple[int, int]:
-    """``(values, container levels)`` of a frozen value, counted afresh."""
-    if type(value) is FrozenDict or type(value) is tuple:
-        children = [recount(item) for item in (value.values() if type(value) is FrozenDict else value)]
-        return 1 + sum(size for size, _ in children), 1 + max((height for _, height in children), default=0)
-    return 1, 0
-
-
-def assert_marks_true(value: object) -> None:
-    """Every ``FrozenDict`` in ``value`` is marked, and its mark is its recount."""
-    if type(value) is FrozenDict:
-        size, height = recount(value)
-        assert extent_of(value) == size << 8 | height, value
-    if type(value) is FrozenDict or type(value) is tuple:
-        for item in value.values() if type(value) is FrozenDict else value:
-            assert_marks_true(item)
 
 
 @pytest.mark.parametrize("seed", range(20))
