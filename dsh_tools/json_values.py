@@ -24,12 +24,11 @@ The proof is a mark only a verifying walk sets: every ``FrozenDict`` a walk
 (or a compiled freezer, by the same rules) returns carries its *extent*
 (values, height) in a private slot its own ``__setattr__`` refuses
 (:func:`dsh_tools.json_walk.verified`). Immutable all the way down, it never
-goes stale, and a walk meeting one anywhere takes it in O(1), charging its
-extent against :data:`MAX_VALUES` and :data:`MAX_DEPTH` where it now sits. A
-``tuple`` cannot carry a mark and is never taken on trust (re-freezing one
-costs a pass over its own members). No identity-keyed memo: nothing to
-evict, no recycled ``id`` to fool. Copies and user-built ``FrozenDict``
-values are unmarked until a freeze verifies them.
+goes stale; the fast walk takes it in O(1) anywhere, charging its extent
+against :data:`MAX_VALUES` and :data:`MAX_DEPTH` where it now sits. A tuple
+cannot carry a mark, so it is never taken on trust (re-freezing one costs a
+pass over its own members). No identity-keyed memo: nothing to evict, no
+recycled ``id`` to fool. Copies and user-built ``FrozenDict`` are unmarked.
 """
 
 from __future__ import annotations
@@ -42,6 +41,7 @@ from returns.result import Failure, Result, Success
 
 from dsh_tools.frozen_dict import FrozenDict
 from dsh_tools.json_walk import MAX_DEPTH, MAX_VALUES, PMAP_TYPE, PVECTOR_TYPE, extent_of, freeze, member_path_segment
+from dsh_tools.json_walk import verified_members
 
 __all__ = [
     "MAX_DEPTH",
@@ -143,26 +143,18 @@ def _encode_default(value: object) -> object:
     raise TypeError(f"{kind.__name__} is not JSON")
 
 
-def _verified_shallow(value: object) -> bool:
-    """Whether ``value`` holds exact JSON types only, judged from marks (a tuple: its own members) without a walk."""
-    if type(value) is not tuple:
-        return extent_of(value) is not None
-    scalar = (str, int, float, bool, type(None))
-    return all(extent_of(item) is not None or any(type(item) is kind for kind in scalar) for item in value)
-
-
 def dumps(value: object) -> bytes:
     """Encode a JSON value (plain or frozen) with orjson, keys in their order;
     raises ``TypeError`` if not JSON.
 
     A ``FrozenDict`` a freeze verified, or a tuple of such values and
-    exact scalars, is written by orjson natively (it holds exact JSON types
+    strings (:func:`~dsh_tools.json_walk.verified_members`), is written by orjson natively (it holds exact JSON types
     only). Anything else goes through the checked path, which refuses
     subclasses and foreign types; callers that hold unchecked data should
     still :func:`freeze_json` first: orjson writes NaN as ``null``, which is
     not lossless.
     """
-    if _verified_shallow(value):
+    if extent_of(value) is not None or (type(value) is tuple and verified_members(value)):
         return orjson.dumps(value)
     try:
         return orjson.dumps(value, default=_encode_default, option=orjson.OPT_PASSTHROUGH_SUBCLASS)

@@ -15,8 +15,8 @@ frozen form, so the fast walk decides only how soon the answer comes.
 
 Both check exact types (``type(x) is dict``), so no user code runs during
 either walk, and both mark every ``FrozenDict`` they return with its extent
-(:func:`verified`), which lets any later walk take it in O(1) wherever it
-is met (see :mod:`dsh_tools.json_values` for why that is sound).
+(:func:`verified`), so the fast walk takes it in O(1) wherever it is met
+again (see :mod:`dsh_tools.json_values` for why that is sound).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ __all__ = [
     "member_path_segment",
     "unicode_text",
     "verified",
+    "verified_members",
 ]
 
 MAX_DEPTH: Final = 128
@@ -141,14 +142,9 @@ class _Frame:
     __slots__ = ("built", "changed", "frozen", "height", "items", "keys", "position", "size", "source")
 
     def __init__(self, source: object, keys: list[Any] | None, items: list[Any], changed: bool) -> None:
-        self.source = source
-        self.keys = keys
-        self.items = items
-        self.position = 0
+        self.source, self.keys, self.items, self.changed = source, keys, items, changed
+        self.position, self.size, self.height = 0, 1, 0
         self.built: list[object] = []
-        self.changed = changed
-        self.size = 1
-        self.height = 0
         self.frozen: object = None
 
 
@@ -200,16 +196,6 @@ def _walk_exactly(root: object) -> Result[object, str]:
         if kind is str:
             if not child.isascii() and find_surrogate(child) is not None:
                 return Failure(f"{_path(stack)}: string with a lone surrogate")
-        elif (
-            kind is _FROZEN_DICT
-            and (extent := getattr(child, "_extent", None)) is not None
-            and len(stack) + (height := extent & _HEIGHT_MASK) <= MAX_DEPTH
-        ):  # verified as a whole and fits here: taken without a frame (else walked, for the path)
-            frame.built.append(child)
-            frame.size += extent >> _HEIGHT_BITS
-            if height > frame.height:
-                frame.height = height
-            continue
         elif _is_container_type(kind):
             if id(child) in on_path:
                 return Failure(f"{_path(stack)}: cycle")
@@ -326,12 +312,36 @@ def freeze(root: object) -> Result[object, str]:
         return Success(root)
     if (kind is dict or kind is list or kind is tuple) and not root:  # a no-argument call's {}, a result's []
         return Success(_EMPTY_OBJECT if kind is dict else ())
+    if kind is tuple and verified_members(root):
+        return Success(root)
     if kind is dict or kind is list or kind is tuple or kind is _FROZEN_DICT:
         try:
             return Success(_fast_freeze_tree(root, kind, 1, [min(_TREE_BUDGET, MAX_VALUES) - 1, 1], set()))
         except Exception:  # noqa: BLE001 - _GiveUp, a RecursionError, a concurrent mutation: ask the exact walk
             pass
     return _walk_exactly(root)
+
+
+def verified_members(array: Any) -> bool:
+    """Fast path of :func:`freeze`: whether an array of verified objects and strings is frozen JSON
+    as it is, from one pass over its members' marks (``False``: left to the walks)."""
+    size, height = 1 + len(array), 0
+    try:
+        for item in array:
+            kind = type(item)
+            if kind is _FROZEN_DICT:
+                extent = item._extent  # AttributeError when unmarked
+                size += (extent >> _HEIGHT_BITS) - 1
+                if extent & _HEIGHT_MASK > height:
+                    height = extent & _HEIGHT_MASK
+            elif kind is str:
+                if not item.isascii() and find_surrogate(item) is not None:
+                    return False
+            elif kind is not bool and kind is not _NONE_TYPE:
+                return False
+    except AttributeError:
+        return False
+    return size <= MAX_VALUES and height < MAX_DEPTH
 
 
 def _fast_freeze_tree(value: Any, kind: type, depth: int, state: list[int], seen: set[int]) -> object:

@@ -1,7 +1,7 @@
 """The verified mark: what lets a frozen value through again without a second walk, and only that.
 
 Every ``FrozenDict`` a walk returns carries its extent (values and height, as
-the exact walk counts them); a walk meeting one takes it by its extent. The
+the exact walk counts them); the fast walk takes one by its extent. The
 mark must be true (it equals a recount), set by nobody but the walks, and
 never stretch a budget: a verified object placed deeper or in a bigger value
 is judged where it now sits, with the message the plain value would get.
@@ -52,20 +52,19 @@ def test_the_exact_walk_marks_too() -> None:
         assert_marks_true(outcome.unwrap())
 
 
-def test_a_marked_object_is_taken_by_its_mark_in_either_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_marked_object_is_taken_by_its_mark(monkeypatch: pytest.MonkeyPatch) -> None:
     marked: Any = freeze_json({"a": [1, 2], "b": {"c": "d"}}).unwrap()
-    opened: list[object] = []
-    original = json_walk._open
+    walked: list[object] = []
+    original = json_walk._fast_freeze_tree
 
-    def recording(source: Any) -> Any:
-        opened.append(source)
-        return original(source)
+    def recording(value: Any, *rest: Any) -> Any:
+        walked.append(value)
+        return original(value, *rest)
 
-    monkeypatch.setattr(json_walk, "_open", recording)
-    shared = [1]
-    frozen: Any = json_walk.freeze({"x": marked, "s": shared, "t": shared}).unwrap()
-    assert frozen["x"] is marked  # the exact walk (sharing)
-    assert marked not in opened and marked["b"] not in opened
+    monkeypatch.setattr(json_walk, "_fast_freeze_tree", recording)
+    frozen: Any = json_walk.freeze({"x": marked, "y": [marked]}).unwrap()
+    assert frozen["x"] is marked and frozen["y"][0] is marked
+    assert not any(value is marked or value is marked["b"] for value in walked)
 
 
 def test_a_tuple_or_object_nobody_verified_is_no_proof() -> None:
@@ -133,3 +132,25 @@ def test_a_record_carries_frozen_json_fields_as_given_and_nothing_else() -> None
     assert made == ToolExecutionResult("c", (), False, value=[{"a": 1}])
     with pytest.raises(TypeError, match="only JSON fields"):
         ToolExecutionResult._carrying({"call_id": "x"}, content=(), is_error=False)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_array_fast_path_agrees_with_the_exact_walk(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(seed)
+    members: list[object] = [
+        freeze_json({"a": [1, {"b": "c"}]}).unwrap(), FrozenDict({"a": 1}), deep_frozen({"n": float("nan")}),
+        "text", "é", "\ud800", True, None, 7, 1.5, (1,), ["x"], {"k": "v"},
+    ]
+    if seed % 2:
+        monkeypatch.setattr(json_walk, "MAX_VALUES", 12)
+    for _ in range(200):
+        array = tuple(rng.choice(members) for _ in range(rng.randrange(1, 6)))
+        outcome, exact = json_walk.freeze(array), json_walk._walk_exactly(array)
+        assert type(outcome) is type(exact)
+        if isinstance(exact, Success):
+            assert outcome.unwrap() == exact.unwrap()
+            assert_marks_true(outcome.unwrap())
+            if json_walk.verified_members(array):
+                assert exact.unwrap() is array and outcome.unwrap() is array
+        else:
+            assert not json_walk.verified_members(array) and outcome.failure() == exact.failure()
