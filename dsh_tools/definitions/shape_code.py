@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Final
 
 from dsh_tools.frozen_dict import FrozenDict
 from dsh_tools.json_values import FrozenJson
-from dsh_tools.json_walk import INT_MAX, INT_MIN, MAX_VALUES, find_surrogate, verified
+from dsh_tools.json_walk import _HEIGHT_BITS, INT_MAX, INT_MIN, MAX_VALUES, _set_extent, find_surrogate
 
 if TYPE_CHECKING:  # validation imports this module; the Shape class is only needed for types
     from dsh_tools.definitions.validation import Check, Shape
@@ -247,7 +247,7 @@ class _Writer:
             if optional:
                 lines.insert(0, f"{n} = {present}")
             # Exact str keys, every declared one present: a count that matches leaves no other key.
-            lines += [f"if len({f}) != {n if optional else present}: {self.fail}", f"{z} += len({f})", f"M({f}, {z}, {h})"]
+            lines += [f"if len({f}) != {n if optional else present}: {self.fail}", f"{z} += len({f})", f"M({f}, {z} << {_HEIGHT_BITS} | {h})"]
             return lines, f, z, h
         additional = shape.additional
         if additional is None or additional is True:
@@ -392,7 +392,7 @@ def compile_fast_freezer(shape: Shape) -> Freezer | None:
         "N": dict.__new__,
         "U": dict.update,
         "P": dict.__setitem__,
-        "M": verified,
+        "M": _set_extent,  # verified(), inline: the packed extent straight into the slot
         "S": find_surrogate,
         "UNSURE": UNSURE,
     }
