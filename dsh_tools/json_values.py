@@ -11,21 +11,37 @@ the check. (The walk itself is :mod:`dsh_tools.json_walk`.)
 
 The frozen shape: :class:`FrozenDict` for objects (an immutable ``dict`` that
 keeps the author's key order), ``tuple`` for arrays. Both are accepted back as
-JSON containers, so a frozen value re-freezes to itself (cheaply: see
-:func:`freeze_json`); pyrsistent's ``PMap``/``PVector`` and plain
-``dict``/``list`` are accepted as input.
+JSON containers, so a frozen value re-freezes to itself; pyrsistent's
+``PMap``/``PVector`` and plain ``dict``/``list`` are accepted as input.
+
+Frozen by construction. Past admission the pipeline carries the
+:data:`FrozenJson` a freeze built, and hands it from record to record
+without walking it again (``Record._carrying``). Where a value comes from
+outside it is frozen once; if it is one of ours, that must cost O(1), and
+soundly: neither the static type nor the container types are proof (anyone
+can build a ``tuple`` holding a ``list``, or a ``FrozenDict`` holding NaN).
+The proof is a mark only a verifying walk sets: every ``FrozenDict`` a walk
+(or a compiled freezer, by the same rules) returns carries its *extent*
+(values, height) in a private slot its own ``__setattr__`` refuses
+(:func:`dsh_tools.json_walk.verified`). Immutable all the way down, it never
+goes stale; the fast walk takes it in O(1) anywhere, charging its extent
+against :data:`MAX_VALUES` and :data:`MAX_DEPTH` where it now sits. A tuple
+cannot carry a mark, so it is never taken on trust (re-freezing one costs a
+pass over its own members). No identity-keyed memo: nothing to evict, no
+recycled ``id`` to fool. Copies and user-built ``FrozenDict`` are unmarked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Final, TypeAlias, Union, cast
+from typing import TYPE_CHECKING, TypeAlias, Union, cast
 
 import orjson
 from returns.result import Failure, Result, Success
 
 from dsh_tools.frozen_dict import FrozenDict
-from dsh_tools.json_walk import MAX_DEPTH, MAX_VALUES, PMAP_TYPE, PVECTOR_TYPE, freeze, member_path_segment
+from dsh_tools.json_walk import MAX_DEPTH, MAX_VALUES, PMAP_TYPE, PVECTOR_TYPE, extent_of, freeze, member_path_segment
+from dsh_tools.json_walk import verified_members
 
 __all__ = [
     "MAX_DEPTH",
@@ -76,21 +92,14 @@ def freeze_json(value: object) -> Result[FrozenJson, str]:
     which has none, in code-point order), arrays ``tuple``. Exact
     ``FrozenDict``/``tuple`` are walked too (their contents may have been
     built by anyone), but a container whose contents are already frozen is
-    returned as is, so re-freezing a frozen value allocates nothing.
-
-    A container this function produced (or verified) recently is remembered
-    and answered in O(1): values travel through several records on their way
-    through the pipeline, and each record freezes its payload fields.
+    returned as is, so re-freezing a frozen value allocates nothing, and a
+    ``FrozenDict`` a freeze verified is taken in O(1) wherever it is met
+    (see the module docstring).
     """
-    if _is_trusted(value):
-        return Success(value)  # type: ignore[arg-type]
     try:
-        frozen = cast("Result[FrozenJson, str]", freeze(value))  # the walk builds nothing but frozen JSON
+        return cast("Result[FrozenJson, str]", freeze(value))  # the walk builds nothing but frozen JSON
     except Exception as error:  # noqa: BLE001 - totality: a hostile value is data (belt and braces)
         return Failure(f"(root): not JSON ({type(error).__name__})")
-    if type(frozen) is not Failure:
-        trust_frozen(frozen.unwrap())
-    return frozen
 
 
 def frozen_or_raise(value: object, error: Callable[[str], Exception]) -> FrozenJson:
@@ -99,43 +108,6 @@ def frozen_or_raise(value: object, error: Callable[[str], Exception]) -> FrozenJ
     if type(frozen) is Failure:
         raise error(frozen.failure())
     return frozen.unwrap()
-
-
-_TRUSTED: Final[dict[int, object]] = {}
-"""Recently frozen tuples by ``id``. Each entry holds a strong reference to
-its (immutable, deeply checked) value and a hit requires ``entry is value``, so
-a recycled id can never be mistaken for a trusted value."""
-_TRUST_LIMIT: Final = 4096
-_JSON_MARK: Final = FrozenDict._json  # type: ignore[attr-defined]  # the slot's descriptor
-
-
-def trust_frozen(value: FrozenJson) -> None:
-    """Remember that ``value`` was verified as a whole (internal: not in ``__all__``).
-
-    :func:`freeze_json` calls it on what it built; the only other caller is
-    code that built ``value`` itself from exact JSON types by the boundary's
-    rules (the typed-output freezer, :mod:`dsh_tools.definitions.fast_freeze`).
-    Either way the value is then answered by :func:`freeze_json` and written
-    by :func:`dumps` natively. A ``FrozenDict`` carries the mark itself (its
-    ``_json`` slot, which its own ``__setattr__`` refuses): immutable, it
-    stays true for good, and the SDK renderer reads it too (a marked root
-    needs no per-key checks). A tuple cannot carry one and goes to a bounded
-    memo.
-    """
-    kind = type(value)
-    if kind is FrozenDict:
-        _JSON_MARK.__set__(value, True)
-    elif kind is tuple:
-        if len(_TRUSTED) >= _TRUST_LIMIT:
-            _TRUSTED.clear()  # amortized O(1); the working set refills at once
-        _TRUSTED[id(value)] = value
-
-
-def _is_trusted(value: object) -> bool:
-    kind = type(value)
-    if kind is FrozenDict:
-        return getattr(value, "_json", False) is True
-    return kind is tuple and _TRUSTED.get(id(value)) is value
 
 
 def is_json(value: object) -> bool:
@@ -175,13 +147,14 @@ def dumps(value: object) -> bytes:
     """Encode a JSON value (plain or frozen) with orjson, keys in their order;
     raises ``TypeError`` if not JSON.
 
-    A value :func:`freeze_json` produced or verified recently is written by
-    orjson natively (it holds exact JSON types only). Anything else goes
-    through the checked path, which refuses subclasses and foreign types;
-    callers that hold unchecked data should still :func:`freeze_json` first:
-    orjson writes NaN as ``null``, which is not lossless.
+    A ``FrozenDict`` a freeze verified, or a tuple of such values and
+    strings (:func:`~dsh_tools.json_walk.verified_members`), is written by orjson natively (it holds exact JSON types
+    only). Anything else goes through the checked path, which refuses
+    subclasses and foreign types; callers that hold unchecked data should
+    still :func:`freeze_json` first: orjson writes NaN as ``null``, which is
+    not lossless.
     """
-    if _is_trusted(value):
+    if extent_of(value) is not None or (type(value) is tuple and verified_members(value)):
         return orjson.dumps(value)
     try:
         return orjson.dumps(value, default=_encode_default, option=orjson.OPT_PASSTHROUGH_SUBCLASS)

@@ -3,7 +3,7 @@
 :func:`freeze` is what :func:`dsh_tools.json_values.freeze_json` runs on a
 value it has not seen. Nearly every value is a small plain tree (a tool's
 arguments, its result, a content block), so the first try is a recursive walk
-tuned for exactly that (:func:`_freeze_tree`): no per-node frames, no error
+tuned for exactly that (:func:`_fast_freeze_tree`): no per-node frames, no error
 paths, no memo of frozen forms. Anything it does not take at once (a non-JSON
 leaf, a lone surrogate, pyrsistent containers, more than :data:`_TREE_BUDGET`
 values, deep nesting, a container met twice, so shared or part of a cycle)
@@ -14,14 +14,15 @@ the path of what is wrong. Both accept the same values and build the same
 frozen form, so the fast walk decides only how soon the answer comes.
 
 Both check exact types (``type(x) is dict``), so no user code runs during
-either walk.
+either walk, and both mark every ``FrozenDict`` they return with its extent
+(:func:`verified`), so the fast walk takes it in O(1) wherever it is met
+again (see :mod:`dsh_tools.json_values` for why that is sound).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
 from typing import Any, Final
 
 import orjson
@@ -38,10 +39,13 @@ __all__ = [
     "PMAP_TYPE",
     "PVECTOR_TYPE",
     "find_surrogate",
+    "extent_of",
     "freeze",
     "has_lone_surrogate",
     "member_path_segment",
     "unicode_text",
+    "verified",
+    "verified_members",
 ]
 
 MAX_DEPTH: Final = 128
@@ -64,13 +68,20 @@ _NONE_TYPE: Final[type] = type(None)
 _FROZEN_DICT: Final[type] = FrozenDict
 _new_frozen_dict: Final = dict.__new__
 _fill: Final = dict.update
+_set_extent: Final = FrozenDict._extent.__set__  # type: ignore[attr-defined]  # the slot's descriptor
+_HEIGHT_BITS: Final = 8
+"""An extent packs ``size << 8 | height`` (a height is at most :data:`MAX_DEPTH`, below 256)."""
+_HEIGHT_MASK: Final = (1 << _HEIGHT_BITS) - 1
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+find_surrogate: Final = _SURROGATE.search
+"""The first lone surrogate in a string, or ``None`` (for walks that inline the ASCII test:
+``not text.isascii() and find_surrogate(text) is not None``, the lone-surrogate rule)."""
 
 
 def has_lone_surrogate(text: str) -> bool:
     """Whether ``text`` holds a surrogate code point (never valid in UTF-8, so
     not JSON text). ``isascii`` is O(1) in CPython, so ASCII text costs nothing."""
-    return not text.isascii() and _SURROGATE.search(text) is not None
+    return not text.isascii() and find_surrogate(text) is not None
 
 
 def unicode_text(text: str) -> str:
@@ -83,28 +94,21 @@ def unicode_text(text: str) -> str:
     return text if not has_lone_surrogate(text) else _SURROGATE.sub("\ufffd", text)
 
 
-def _frozen_dict(pairs: Iterable[tuple[str, object]]) -> object:
-    """A ``FrozenDict`` from trusted pairs, without the Python-level ``__new__``."""
-    made: dict[str, object] = _new_frozen_dict(_FROZEN_DICT)
-    _fill(made, pairs)
-    return made
+def verified(frozen: object, size: int, height: int) -> None:
+    """Mark the ``FrozenDict`` ``frozen``, checked as a whole within the limits, as verified JSON
+    of ``size`` values in ``height`` levels (its private ``_extent`` slot; see :mod:`dsh_tools.json_values`)."""
+    _set_extent(frozen, size << _HEIGHT_BITS | height)
 
 
-def _is_scalar_type(kind: type) -> bool:
-    # Identity comparisons only: ``kind in frozenset(...)`` would call a hostile
-    # metaclass's ``__hash__``/``__eq__``, which can claim to be ``str``.
-    return kind is str or kind is int or kind is bool or kind is _NONE_TYPE
+def extent_of(value: object) -> int | None:
+    """The packed extent of a verified ``FrozenDict`` (``size << 8 | height``), else ``None``."""
+    return getattr(value, "_extent", None) if type(value) is _FROZEN_DICT else None
 
 
 def _is_container_type(kind: type) -> bool:
-    return (
-        kind is dict
-        or kind is list
-        or kind is tuple
-        or kind is _FROZEN_DICT
-        or kind is PMAP_TYPE
-        or kind is PVECTOR_TYPE
-    )
+    # Identity comparisons only: ``kind in frozenset(...)`` would call a hostile
+    # metaclass's ``__hash__``/``__eq__``, which can claim to be ``dict``.
+    return kind is dict or kind is list or kind is tuple or kind is _FROZEN_DICT or kind is PMAP_TYPE or kind is PVECTOR_TYPE
 
 
 INT_MIN: Final = -(2**63)
@@ -118,24 +122,40 @@ def _scalar_problem(value: object) -> str | None:
         return "string with a lone surrogate" if has_lone_surrogate(value) else None  # type: ignore[arg-type]
     if kind is int:
         return None if INT_MIN <= value <= INT_MAX else "integer outside the 64-bit range"  # type: ignore[operator]
-    if _is_scalar_type(kind):
+    if kind is bool or kind is _NONE_TYPE:
         return None
     if kind is float:
         return None if math.isfinite(value) else "non-finite number"  # type: ignore[arg-type]
     return f"{kind.__name__} is not a JSON type"
 
 
+class _Frame:
+    """One container the exact walk has opened (or finished, as a memo entry).
+
+    ``keys`` is ``None`` for an array; ``items`` the source's children, ``position``
+    the next one to take; ``built`` their frozen forms, ``changed`` whether any
+    differs from its source. ``size`` counts the values from it down as an
+    encoder writes them, ``height`` the container levels below it (its own
+    added once finished, when ``frozen`` holds its frozen form).
+    """
+
+    __slots__ = ("built", "changed", "frozen", "height", "items", "keys", "position", "size", "source")
+
+    def __init__(self, source: object, keys: list[Any] | None, items: list[Any], changed: bool) -> None:
+        self.source, self.keys, self.items, self.changed = source, keys, items, changed
+        self.position, self.size, self.height = 0, 1, 0
+        self.built: list[object] = []
+        self.frozen: object = None
+
+
 def _walk_exactly(root: object) -> Result[object, str]:
     """Iterative walk (no recursion limit to hit); exact types only, so no user code runs.
 
-    A frame is ``[source, keys | None, items, position, built, changed, size,
-    height]``: ``size`` counts the values below it as an encoder writes them,
-    ``height`` the levels of containers from it down (its own included once
-    it is finished, when ``items`` is replaced by its frozen form). A container met again
-    (shared, not a cycle) reuses its frozen form, size and height, so the walk
-    is linear in the *distinct* containers and a tree that sharing makes
-    exponentially large is refused at once (:data:`MAX_VALUES`); its height
-    still counts against :data:`MAX_DEPTH` where it is met again.
+    Each open container is a :class:`_Frame`. A container met again (shared,
+    not a cycle) reuses its finished frame (frozen form, size and height), so
+    the walk is linear in the *distinct* containers and a tree that sharing
+    makes exponentially large is refused at once (:data:`MAX_VALUES`); its
+    height still counts against :data:`MAX_DEPTH` where it is met again.
     Paths are rendered only on failure, from the open frames.
     """
     if not _is_container_type(type(root)):
@@ -143,45 +163,46 @@ def _walk_exactly(root: object) -> Result[object, str]:
         return Failure(f"(root): {problem}") if problem else Success(root)
 
     on_path: set[int] = {id(root)}
-    done: dict[int, list[Any]] = {}  # id -> finished frame: [source, _, built, ..., size, height]
-    stack: list[list[Any]] = [_open(root)]
-    built: object = None
+    done: dict[int, _Frame] = {}  # id -> finished frame
+    stack: list[_Frame] = [_open(root)]
+    frame: _Frame
     while stack:
         frame = stack[-1]
-        position = frame[3]
-        items = frame[2]
+        position = frame.position
+        items = frame.items
         if position == len(items):
             stack.pop()
-            on_path.discard(id(frame[0]))
-            built = _build(frame)
-            if frame[6] > MAX_VALUES:
+            on_path.discard(id(frame.source))
+            frame.frozen = _build(frame)
+            if frame.size > MAX_VALUES:
                 return Failure(f"{_path(stack)}: more than {MAX_VALUES:,} values")
-            frame[2] = built  # the finished frame is the memo entry: no allocation
-            frame[7] += 1  # its own level
-            done[id(frame[0])] = frame
+            frame.height += 1  # its own level
+            if frame.keys is not None:
+                verified(frame.frozen, frame.size, frame.height)
+            done[id(frame.source)] = frame
             if stack:
                 _adopt(stack[-1], frame)
             continue
-        frame[3] = position + 1
-        keys = frame[1]
+        frame.position = position + 1
+        keys = frame.keys
         if keys is not None:
             key = keys[position]
             if type(key) is not str:
                 return Failure(f"{_path(stack[:-1])}: object key of type {type(key).__name__}, expected string")
-            if not key.isascii() and _SURROGATE.search(key) is not None:
+            if not key.isascii() and find_surrogate(key) is not None:
                 return Failure(f"{_path(stack[:-1])}: object key with a lone surrogate")
         child = items[position]
         kind = type(child)
         if kind is str:
-            if not child.isascii() and _SURROGATE.search(child) is not None:
+            if not child.isascii() and find_surrogate(child) is not None:
                 return Failure(f"{_path(stack)}: string with a lone surrogate")
         elif _is_container_type(kind):
             if id(child) in on_path:
                 return Failure(f"{_path(stack)}: cycle")
             seen = done.get(id(child))
-            if seen is not None and seen[0] is not child:
+            if seen is not None and seen.source is not child:
                 seen = None  # a recycled id (the source changed under the walk)
-            if len(stack) + (1 if seen is None else seen[7]) > MAX_DEPTH:
+            if len(stack) + (1 if seen is None else seen.height) > MAX_DEPTH:
                 return Failure(f"{_path(stack)}: nesting deeper than {MAX_DEPTH}")
             if seen is not None:
                 _adopt(frame, seen)
@@ -193,52 +214,53 @@ def _walk_exactly(root: object) -> Result[object, str]:
             problem = _scalar_problem(child)
             if problem is not None:
                 return Failure(f"{_path(stack)}: {problem}")
-        frame[4].append(child)
-        frame[6] += 1
-    return Success(built)
+        frame.built.append(child)
+        frame.size += 1
+    return Success(frame.frozen)
 
 
-def _adopt(parent: list[Any], child: list[Any]) -> None:
+def _adopt(parent: _Frame, child: _Frame) -> None:
     """Hand a finished child frame (frozen form, size, height) to its parent frame."""
-    built = child[2]
-    if built is not parent[2][parent[3] - 1]:
-        parent[5] = True
-    parent[4].append(built)
-    parent[6] += child[6]
-    if child[7] > parent[7]:
-        parent[7] = child[7]
+    frozen = child.frozen
+    if frozen is not parent.items[parent.position - 1]:
+        parent.changed = True
+    parent.built.append(frozen)
+    parent.size += child.size
+    if child.height > parent.height:
+        parent.height = child.height
 
 
-def _open(source: Any) -> list[Any]:
+def _open(source: Any) -> _Frame:
     kind: type = type(source)
     if kind is _FROZEN_DICT or kind is dict:
         # Exact dict / FrozenDict: dict.keys()/.values() run no user code.
-        return [source, list(dict.keys(source)), list(dict.values(source)), 0, [], kind is dict, 1, 0]
+        return _Frame(source, list(dict.keys(source)), list(dict.values(source)), kind is dict)
     if kind is PMAP_TYPE:
         # A PMap iterates in string-hash order, which differs between
         # processes: its frozen form takes code-point order instead.
         keys = list(source.keys())
         if all(type(key) is str for key in keys):
             keys.sort()
-        return [source, keys, [source[key] for key in keys], 0, [], True, 1, 0]
-    return [source, None, list(source), 0, [], kind is not tuple, 1, 0]
+        return _Frame(source, keys, [source[key] for key in keys], True)
+    return _Frame(source, None, list(source), kind is not tuple)
 
 
-def _build(frame: list[Any]) -> object:
-    if not frame[5]:  # unchanged: the source is already frozen
-        return frame[0]
-    keys, built = frame[1], frame[4]
-    if keys is not None:
-        return _frozen_dict(zip(keys, built))
-    return tuple(built)
+def _build(frame: _Frame) -> object:
+    if not frame.changed:  # unchanged: the source is already frozen
+        return frame.source
+    if frame.keys is None:
+        return tuple(frame.built)
+    made: FrozenDict[str, object] = _new_frozen_dict(_FROZEN_DICT)  # no Python-level __new__: keys are checked
+    _fill(made, zip(frame.keys, frame.built))
+    return made
 
 
-def _path(frames: list[list[Any]]) -> str:
+def _path(frames: list[_Frame]) -> str:
     """Render the path of the child each open frame most recently handed out."""
     parts: list[str] = []
     for frame in frames:
-        index = frame[3] - 1
-        keys = frame[1]
+        index = frame.position - 1
+        keys = frame.keys
         if keys is None:
             parts.append(f"[{index}]")
         else:
@@ -275,41 +297,65 @@ _GIVE_UP: Final = _GiveUp()
 
 _EMPTY_OBJECT: Final[FrozenDict[str, object]] = FrozenDict()
 """The frozen form of every empty object (immutable, so one serves all; ``()`` is one already)."""
+verified(_EMPTY_OBJECT, 1, 1)
 _items: Final = dict.items
 _set_item: Final = dict.__setitem__
-find_surrogate: Final = _SURROGATE.search
-"""The first lone surrogate in a string, or ``None`` (for walks that inline the ASCII test)."""
 
 
 def freeze(root: object) -> Result[object, str]:
-    """Deep-freeze ``root``, or say (with its path) why it is not JSON. Never raises."""
+    """Deep-freeze ``root``, or say (with its path) why it is not JSON. Never raises.
+
+    A verified ``FrozenDict`` (see :func:`verified`) is its own answer at once.
+    """
     kind = type(root)
-    if (kind is dict or kind is list) and not root:  # a no-argument call's {}, a result's []
+    if kind is _FROZEN_DICT and getattr(root, "_extent", None) is not None:
+        return Success(root)
+    if (kind is dict or kind is list or kind is tuple) and not root:  # a no-argument call's {}, a result's []
         return Success(_EMPTY_OBJECT if kind is dict else ())
+    if kind is tuple and verified_members(root):
+        return Success(root)
     if kind is dict or kind is list or kind is tuple or kind is _FROZEN_DICT:
         try:
-            return Success(_freeze_tree(root, kind, 1, [min(_TREE_BUDGET, MAX_VALUES) - 1], set()))
+            return Success(_fast_freeze_tree(root, kind, 1, [min(_TREE_BUDGET, MAX_VALUES) - 1, 1], set()))
         except Exception:  # noqa: BLE001 - _GiveUp, a RecursionError, a concurrent mutation: ask the exact walk
             pass
     return _walk_exactly(root)
 
 
-def _freeze_tree(value: Any, kind: type, depth: int, left: list[int], seen: set[int]) -> object:
-    """Freeze a plain tree recursively; raise to hand the value to the exact walk.
+def verified_members(array: Any) -> bool:
+    """Fast path of :func:`freeze`: whether an array of verified objects and strings is frozen JSON
+    as it is, from one pass over its members' marks (``False``: left to the walks)."""
+    size, height = 1 + len(array), 0
+    try:
+        for item in array:
+            kind = type(item)
+            if kind is _FROZEN_DICT:
+                extent = item._extent  # AttributeError when unmarked
+                size += (extent >> _HEIGHT_BITS) - 1
+                if extent & _HEIGHT_MASK > height:
+                    height = extent & _HEIGHT_MASK
+            elif kind is str:
+                if not item.isascii() and find_surrogate(item) is not None:
+                    return False
+            elif kind is not bool and kind is not _NONE_TYPE:
+                return False
+    except AttributeError:
+        return False
+    return size <= MAX_VALUES and height < MAX_DEPTH
 
-    ``depth`` is the number of containers from the root down to ``value``
-    (itself included); ``left`` the values still in budget (each container
-    takes its children, the root is taken first); ``seen`` the ids
-    of the containers met so far. Every container met is alive (the root holds
-    it), so a repeated id is a repeated container, and only a thread mutating
-    the value mid-walk could make a false alarm, which costs nothing but the
-    exact walk. A container whose contents are unchanged (already frozen) is
-    returned as is.
 
-    The walk reads a snapshot, never the caller's container: a plain ``dict``
-    is first copied into its ``FrozenDict`` (one C-level copy, in order), a
-    ``list`` into a tuple; the children that freeze to something new are then
-    put in place.
+def _fast_freeze_tree(value: Any, kind: type, depth: int, state: list[int], seen: set[int]) -> object:
+    """The fast path of :func:`freeze`: a plain tree, recursively; raise to hand the value to the exact walk.
+
+    ``depth`` counts the containers from the root down to ``value`` (itself
+    included); ``state`` holds the values still in budget (each container
+    takes its children, the root is taken first) and the deepest level
+    reached; ``seen`` the ids of the containers met so far (all alive, held
+    by the root: a repeat is a shared container or a cycle). An unchanged
+    container (already frozen) is returned as is, a verified ``FrozenDict``
+    taken by its extent. It reads a snapshot, never the caller's container
+    (a ``dict`` copied into its ``FrozenDict`` in C, a ``list`` into a
+    tuple), and marks every ``FrozenDict`` it returns :func:`verified`.
     """
     if depth > MAX_DEPTH or id(value) in seen:
         raise _GIVE_UP
@@ -324,9 +370,13 @@ def _freeze_tree(value: Any, kind: type, depth: int, left: list[int], seen: set[
         frozen = tuple(value)
     else:
         raise _GIVE_UP
-    left[0] -= len(frozen)
-    if left[0] < 0:
+    before = state[0]
+    outer_deepest = state[1]
+    state[1] = depth
+    left = before - len(frozen)
+    if left < 0:
         raise _GIVE_UP
+    state[0] = left
     renewed: list[tuple[Any, object]] | None = None
     for slot, item in _items(frozen) if keyed else enumerate(frozen):
         if keyed and (type(slot) is not str or (not slot.isascii() and find_surrogate(slot) is not None)):
@@ -337,23 +387,37 @@ def _freeze_tree(value: Any, kind: type, depth: int, left: list[int], seen: set[
                 raise _GIVE_UP
         elif item_kind is bool or item_kind is _NONE_TYPE:
             pass
+        elif item_kind is int:  # the 64-bit rule, inline
+            if not INT_MIN <= item <= INT_MAX:
+                raise _GIVE_UP
+        elif item_kind is _FROZEN_DICT and (extent := getattr(item, "_extent", None)) is not None:
+            deepest = depth + (extent & _HEIGHT_MASK)
+            state[0] -= (extent >> _HEIGHT_BITS) - 1  # its own value is in its parent's length
+            if deepest > MAX_DEPTH or state[0] < 0:
+                raise _GIVE_UP
+            if deepest > state[1]:
+                state[1] = deepest
         elif _is_container_type(item_kind):
-            child = _freeze_tree(item, item_kind, depth + 1, left, seen)
+            child = _fast_freeze_tree(item, item_kind, depth + 1, state, seen)
             if child is not item:
                 renewed = [] if renewed is None else renewed
                 renewed.append((slot, child))
         elif _scalar_problem(item) is not None:  # numbers and foreign types: the exact walk's rules
             raise _GIVE_UP
-    if renewed is None:
-        return frozen
-    if not keyed:
-        items = list(frozen)
-        for index, child in renewed:
-            items[index] = child
-        return tuple(items)
-    if frozen is value:  # a FrozenDict with a child to renew: a new one
-        frozen = _new_frozen_dict(_FROZEN_DICT)
-        _fill(frozen, value)
-    for key, child in renewed:
-        _set_item(frozen, key, child)
+    height = state[1] - depth + 1
+    if outer_deepest > state[1]:
+        state[1] = outer_deepest
+    if renewed is not None:
+        if not keyed:
+            items = list(frozen)
+            for index, child in renewed:
+                items[index] = child
+            return tuple(items)
+        if frozen is value:  # a FrozenDict with a child to renew: a new one
+            frozen = _new_frozen_dict(_FROZEN_DICT)
+            _fill(frozen, value)
+        for key, child in renewed:
+            _set_item(frozen, key, child)
+    if keyed:
+        _set_extent(frozen, (1 + before - state[0]) << _HEIGHT_BITS | height)  # verified(), inline
     return frozen

@@ -29,7 +29,7 @@ nested records rendered recursively, frozen payloads thawed, and optional fields
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Final, dataclass_transform
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar, cast, dataclass_transform
 
 from pyrsistent import PClass, field
 
@@ -38,6 +38,7 @@ from dsh_tools.json_values import frozen_or_raise, thaw_json
 __all__ = ["Record", "camel_case"]
 
 _MISSING: Final = object()
+_R = TypeVar("_R", bound="Record")
 
 
 def camel_case(name: str) -> str:
@@ -97,6 +98,17 @@ class Record(PClass, metaclass=_RecordMeta):
     _record_wire: ClassVar[tuple[tuple[str, str], ...]] = ()
     _record_plan: ClassVar[tuple[tuple[str, object, bool], ...]] = ()
     _record_position: ClassVar[dict[str, int]] = {}
+
+    @classmethod
+    def _carrying(cls: type[_R], carried: Mapping[str, object], /, *args: object, **kwargs: object) -> _R:
+        """``cls(*args, **kwargs, **carried)``, the ``carried`` JSON fields taken as they are (internal):
+        only for values held frozen by construction (another record's JSON field, a freeze's result)."""
+        if not carried.keys() <= cls._json_fields:
+            raise TypeError(f"{cls.__name__}: only JSON fields are carried, not {sorted(carried.keys() - cls._json_fields)}")
+        made: _R = cast(Any, cls)(*args, **kwargs, **dict.fromkeys(carried))
+        for name, value in carried.items():
+            object.__setattr__(made, name, value)
+        return made
 
     if not TYPE_CHECKING:
 

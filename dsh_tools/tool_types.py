@@ -77,7 +77,7 @@ class RegisteredTool(Record):
     A typed tool has an ``output_schema`` (deep-frozen), its compiled,
     total ``check_output`` (value → violations), usually a ``freeze_output``
     (the one-pass freeze and check of a value it can vouch for, else
-    ``UNSURE``: :mod:`dsh_tools.definitions.fast_freeze`) and optionally
+    ``UNSURE``: :mod:`dsh_tools.definitions.shape_code`) and optionally
     ``render``; a content tool has ``None`` for all of them.
     """
 

@@ -58,7 +58,8 @@ class RecordedCall(Record):
 
     @classmethod
     def of(cls, number: int, name: str, arguments: JsonValue, result: ToolExecutionResult) -> RecordedCall:
-        return cls(number, result.call_id, name, arguments, result.is_error, result.text, result.value)
+        carried = {"value": result.value}  # the result's field: frozen by construction
+        return cls._carrying(carried, number, result.call_id, name, arguments, result.is_error, result.text)
 
     def wire(self) -> dict[str, object]:
         return {

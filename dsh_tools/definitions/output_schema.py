@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from pyrsistent import pmap, pvector
 
-from dsh_tools.definitions.fast_freeze import Freezer, compile_fast_freezer
+from dsh_tools.definitions.shape_code import Freezer, compile_fast_freezer
 from dsh_tools.definitions.validation import Shape, compile_shape, compile_validator, total_validator, type_word
 from dsh_tools.errors import OutputSchemaError
 from dsh_tools.json_values import FrozenDict, is_json, member_path_segment

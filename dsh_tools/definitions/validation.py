@@ -21,11 +21,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Final, cast
 
 import orjson
-from pyrsistent import pmap, pvector
 
-from dsh_tools.definitions.fast_path import Validator, compile_fast_validator
+from dsh_tools.definitions.shape_code import Validator, compile_fast_validator
 from dsh_tools.definitions.props import Prop, checked_spec
 from dsh_tools.json_values import FrozenDict, member_path_segment
+from dsh_tools.json_walk import PMAP_TYPE, PVECTOR_TYPE
 
 __all__ = [
     "PYTHON_TYPES",
@@ -46,8 +46,8 @@ __all__ = [
 Problems = list[tuple[str, str]]
 Check = Callable[[object], "Problems | None"]
 
-_PMAP: Final[type] = type(pmap({}))
-_PVECTOR: Final[type] = type(pvector([]))
+_PMAP: Final = PMAP_TYPE
+_PVECTOR: Final = PVECTOR_TYPE
 _FROZEN_DICT: Final[type] = FrozenDict
 _MISSING: Final = object()
 
@@ -374,7 +374,7 @@ def compile_spec(spec: object) -> Callable[[object], list[str]]:
 def compile_validator(shape: Shape) -> Callable[[object], list[str]]:
     """``shape``'s total validator, answering valid values from the generated fast path.
 
-    The generated function (:mod:`~dsh_tools.definitions.fast_path`) vouches
+    The generated function (:mod:`~dsh_tools.definitions.shape_code`) vouches
     for a valid value in one straight-line pass; a value it does not vouch
     for goes to the closure checker, which finds and renders the problems
     (or finds none, when the fast path was merely unsure).

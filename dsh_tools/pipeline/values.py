@@ -23,7 +23,7 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from dsh_tools.content import ToolOutput
-from dsh_tools.definitions.fast_freeze import UNSURE
+from dsh_tools.definitions.shape_code import UNSURE
 from dsh_tools.errors import ToolOutputError, safe_str
 from dsh_tools.execution import HookContext, ToolExecution, ToolExecutionResult
 from dsh_tools.json_values import FrozenJson, dumps, freeze_json
@@ -78,9 +78,9 @@ def tool_result(tool: RegisteredTool, execution: ToolExecution, output: object) 
         if type(rendered) is Failure:
             return error_result(execution.call_id, rendered.failure())
         content = rendered.unwrap()
-    return ToolExecutionResult(
-        execution.call_id, content, False, additional_context=additional, meta=meta, value=canonical  # type: ignore[arg-type]
-    )  # meta was frozen by ToolOutput
+    # Frozen by construction: the content by ToolOutput or the render's check, meta by ToolOutput, the value above.
+    carried = {"content": content, "meta": meta, "value": canonical}
+    return ToolExecutionResult._carrying(carried, execution.call_id, is_error=False, additional_context=additional)
 
 
 def replace_value(

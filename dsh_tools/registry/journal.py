@@ -149,19 +149,18 @@ class CallJournal:
             entry = _Open(execution, self._next_record_id(), time.time(), self._parent_of(execution))
         agent = execution.agent
         error = result.error
-        record = CallRecord(
+        # The execution's and the result's JSON fields are frozen by construction: carried, not walked again.
+        carried = {"arguments": execution.arguments, "content": result.content, "value": result.value, "meta": result.meta}
+        record = CallRecord._carrying(
+            carried,
             entry.record_id,
             entry.call_id,
             agent.id if agent is not None else None,
             execution.name,
-            execution.arguments,
-            result.outcome,
-            entry.started_at,
-            content=result.content,
-            value=result.value,
+            outcome=result.outcome,
+            started_at=entry.started_at,
             is_error=result.is_error,
             error=None if error is None else {"name": error.name, "code": error.code},
-            meta=result.meta,
             ended_at=time.time(),
             parent_call_id=entry.parent_call_id,
             approval_id=self._approval_of(execution, result),

@@ -17,8 +17,7 @@ import pytest
 from returns.result import Success
 
 from dsh_tools.definitions import Prop
-from dsh_tools.definitions.fast_freeze import BUDGET, UNSURE, Freezer, compile_fast_freezer
-from dsh_tools.definitions.fast_path import INLINE_DEPTH
+from dsh_tools.definitions.shape_code import BUDGET, INLINE_DEPTH, UNSURE, Freezer, compile_fast_freezer
 from dsh_tools.definitions.output_schema import compile_value_check, compile_value_freezer
 from dsh_tools.definitions.validation import compile_validator, prop_shape
 from dsh_tools.json_values import FrozenDict, freeze_json

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from dsh_tools.definitions import Prop
-from dsh_tools.definitions.fast_path import INLINE_DEPTH, compile_fast_validator
+from dsh_tools.definitions.shape_code import INLINE_DEPTH, compile_fast_validator
 from dsh_tools.definitions.props import MAX_PROP_DEPTH, checked_spec
 from dsh_tools.definitions.validation import (
     PYTHON_TYPES,

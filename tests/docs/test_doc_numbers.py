@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dsh_tools.code_mode.deno import runtime as deno_runtime
-from dsh_tools.definitions.fast_freeze import BUDGET
+from dsh_tools.definitions.shape_code import BUDGET
 from dsh_tools.mcp.connection import DEFAULT_MAX_MESSAGE_BYTES
 from dsh_tools.mcp.toolset import DEFAULT_MAX_TOOLS, MAX_PAGES
 

@@ -73,7 +73,7 @@ def test_very_deep_nesting_is_refused_after_max_depth_containers(
     opened: list[object] = []
     original = json_walk._open
 
-    def counting_open(source: Any) -> list[Any]:
+    def counting_open(source: Any) -> Any:
         opened.append(source)
         return original(source)
 
