@@ -69,7 +69,6 @@ else:
         """
 
         __slots__ = ("_extent", "_hash")  # _extent: set by the JSON walks alone (dsh_tools.json_walk.verified)
-        _json = property(lambda self: getattr(self, "_extent", None) is not None)  # verified? (the SDK renderer asks)
 
         def __new__(cls, *args, **kwargs):
             self = dict.__new__(cls)

@@ -61,7 +61,7 @@ def test_attributes_cannot_be_set_and_init_cannot_refill() -> None:
     with pytest.raises(AttributeError):
         value._hash = 5
     with pytest.raises(AttributeError):
-        value._json = True
+        value._extent = (1, 1)
     value.__init__({"b": 99, "new": 1})
     assert value == sample()
 
@@ -133,6 +133,6 @@ def test_a_verified_value_is_marked_and_refreezes_in_constant_time() -> None:
     assert type(value) is FrozenDict
     assert freeze_json(value).unwrap() is value
     handmade = FrozenDict({"a": 1})
-    assert getattr(handmade, "_json", False) is False  # nobody verified it yet
+    assert getattr(handmade, "_extent", None) is None  # nobody verified it yet
     assert freeze_json(handmade).unwrap() is handmade
-    assert getattr(handmade, "_json", False) is True
+    assert getattr(handmade, "_extent", None) is not None
