@@ -13,11 +13,10 @@ Each test takes away the first guard and shows the second one alone ends the run
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-from collections.abc import AsyncIterator
 
 import pytest
+from deno_support import runtimes  # noqa: F401  # the fixture
 
 from dsh_tools.code_mode.deno import DenoCodeRuntime
 from dsh_tools.code_mode.deno import runtime as deno_runtime
@@ -29,18 +28,6 @@ from dsh_tools.json_values import JsonValue
 
 SAFETY_NET_S = 20.0
 """Only a safety net: a backstop that holds ends each run within about two seconds."""
-
-
-@pytest.fixture
-async def runtimes() -> AsyncIterator[list[DenoCodeRuntime]]:
-    """Runtimes a test makes; afterwards each is disposed and none of its processes is left."""
-    made: list[DenoCodeRuntime] = []
-    yield made
-    pids: set[int] = set()
-    for rt in made:
-        pids |= rt.live_pids
-        await asyncio.wait_for(rt.dispose(), 10)
-    assert all(not os.path.exists(f"/proc/{pid}") for pid in pids)
 
 
 async def run_within_safety_net(rt: DenoCodeRuntime, request: CodeRunRequest, what: str) -> CodeRunResult:

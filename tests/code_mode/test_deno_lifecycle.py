@@ -22,10 +22,11 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from deno_support import runtimes  # noqa: F401  # the fixture
 
 from dsh_tools.code_mode.deno import DenoCodeRuntime
 from dsh_tools.code_mode.runtime import CodeRunRequest, CodeRunResult
@@ -33,18 +34,6 @@ from dsh_tools.json_values import JsonValue
 
 DEADLINE_S = 20.0
 """Only a bound on polling: each state is normally reached within a fraction of it."""
-
-
-@pytest.fixture
-async def runtimes() -> AsyncIterator[list[DenoCodeRuntime]]:
-    """Runtimes a test makes; afterwards each is disposed and none of its processes is left."""
-    made: list[DenoCodeRuntime] = []
-    yield made
-    pids: set[int] = set()
-    for rt in made:
-        pids |= rt.live_pids
-        await asyncio.wait_for(rt.dispose(), 10)
-    assert all(gone(pid) for pid in pids)
 
 
 def state(pid: int) -> str | None:
