@@ -10,8 +10,9 @@ trees run with this venv's interpreter, each with its own tree first on
 
 Ratios are branch / base, and the last column says whether the figure moved
 the bad way by more than 10 % (for a rate, lower is worse; for a time, higher;
-the direction is read from the figure's name: ``/s`` is a rate). Figures one
-side does not print are listed, not compared.
+the direction is read from the figure's name: ``/s`` is a rate). A figure
+named a ratio is printed but never flagged: whether higher is better
+depends on the ratio. Figures one side does not print are listed, not compared.
 
 Run: ``python -m benchmarks.ab BASE [--rounds 5] [--only bench_pipeline,bench_validation]``.
 """
@@ -91,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(base), args.base], cwd=HERE, check=True)
         try:
             wanted = [name for name in args.only.split(",") if name] or _modules(HERE)
-            modules = [name for name in wanted if name in _modules(base)]
+            in_base = set(_modules(base))
+            modules = [name for name in wanted if name in in_base]
             table = compare(base, HERE, modules, args.rounds)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=HERE, check=False)

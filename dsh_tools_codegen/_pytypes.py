@@ -17,7 +17,7 @@ import re
 from json.encoder import encode_basestring_ascii as _encode_ascii  # = json.dumps(s)
 from typing import Final
 
-from ._read import MAX_DEPTH, MAX_ITEMS
+from ._read import MAX_DEPTH, MAX_ITEMS, ONLY_STR, SCHEMA_KEYWORDS
 from ._read import entries as _entries
 from ._read import is_sequence as _is_sequence
 from ._read import required_names as _required
@@ -36,8 +36,6 @@ _RESERVED: Final = frozenset(
     | {"ToolError", "Tools", "tools", "self", "str", "int", "float", "bool", "list", "dict"}
 )
 """Names the text itself uses: a tool or class-syntax key named so would shadow them."""
-_SCHEMA_KEYWORDS: Final = frozenset({"$ref", "allOf", "const", "enum", "anyOf", "oneOf"})
-_STR_ONLY: Final = frozenset({str})
 _MAX_NODES: Final = 2_000
 """Schema nodes read per tool (arguments and output) before the rest degrade to ``Any``."""
 
@@ -119,10 +117,10 @@ def read_properties(
         # exact JSON containers are read as they are; anything else through the shared defensive readers
         entries: list[tuple[str, object]] | None = None
         if type(properties) is dict and len(properties) <= MAX_ITEMS:
-            entries = list(properties.items()) if _STR_ONLY.issuperset(map(type, properties)) else None
+            entries = list(properties.items()) if ONLY_STR.issuperset(map(type, properties)) else None
         if entries is None:
             entries = _entries(properties) or []
-        if type(named) is list and _STR_ONLY.issuperset(map(type, named)):
+        if type(named) is list and ONLY_STR.issuperset(map(type, named)):
             required: frozenset[str] = frozenset(named)
         else:
             required = _required(named)
@@ -147,7 +145,7 @@ def read_properties(
             walk.budget -= 1
             kind = sub_view.get("type")
             scalar = _SCALARS.get(kind) if type(kind) is str else None
-            if scalar is not None and _SCHEMA_KEYWORDS.isdisjoint(sub_view):
+            if scalar is not None and SCHEMA_KEYWORDS.isdisjoint(sub_view):
                 text = scalar  # what _type_view gives a plain scalar, without the calls (nor a path)
             else:
                 try:
@@ -206,7 +204,7 @@ def _type(node: object, depth: int, walk: Walk, path: str) -> str:
 
 def _type_view(view: dict[object, object], depth: int, walk: Walk, path: str) -> str:
     kind = view.get("type")
-    if type(kind) is str and _SCHEMA_KEYWORDS.isdisjoint(view):
+    if type(kind) is str and SCHEMA_KEYWORDS.isdisjoint(view):
         return _named_type(kind, view, depth, walk, path)  # the common case, same text as below
     if "$ref" in view or "allOf" in view:
         return ANY

@@ -139,7 +139,10 @@ def _named(pairs: Iterable[object]) -> list[tuple[str, object]]:
 
 
 _NO_NAMES: Final[frozenset[str]] = frozenset()
-_ONLY_STR: Final = frozenset({str})
+ONLY_STR: Final = frozenset({str})
+"""``ONLY_STR.issuperset(map(type, names))``: every name is an exact ``str``."""
+SCHEMA_KEYWORDS: Final = frozenset({"$ref", "const", "enum", "anyOf", "oneOf", "allOf"})
+"""The keywords that make a schema more than its ``type`` (both renderers read them)."""
 
 
 def required_names(value: object) -> frozenset[str]:
@@ -147,7 +150,7 @@ def required_names(value: object) -> frozenset[str]:
     cls = type(value)
     if cls is list or cls is tuple:
         names: list[str] = value  # type: ignore[assignment]
-        if len(names) <= MAX_ITEMS and _ONLY_STR.issuperset(map(type, names)):
+        if len(names) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, names)):
             return frozenset(names)  # the common case
     if value is None or not is_sequence(value):
         return _NO_NAMES
@@ -212,7 +215,7 @@ def is_mapping(value: object) -> bool:
 def rest(sub: dict[object, object], walk: Walk, read: frozenset[str]) -> None:
     """Count the containers under the keys a rule did not read (the *sure*
     answer's bound on the written size). Callers skip the call when every
-    value is a JSON scalar (``_scalars_only``), the common case."""
+    value is a JSON scalar (:func:`scalars_only`), the common case."""
     if walk.sure:
         for key in sub.keys() - read:
             value = sub[key]

@@ -44,7 +44,7 @@ from typing import Final, cast
 from urllib.parse import unquote
 
 from ._read import (
-    LEAF_TYPES, MAX_DEPTH, MAX_INDENT, MAX_ITEMS, RAW_SEEN, Walk, absent, count, entries, is_mapping,
+    LEAF_TYPES, MAX_DEPTH, MAX_INDENT, MAX_ITEMS, ONLY_STR, RAW_SEEN, SCHEMA_KEYWORDS, Walk, absent, count, entries, is_mapping,
     is_sequence, mapping, member_mapping, raw_dict, required_names, rest, scalars_only, take, unread, view,
 )
 from ._text import (
@@ -56,8 +56,6 @@ __all__ = ["clear_memos", "json_schema_to_ts", "render"]
 
 _MISSING: Final = object()
 _SCALARS: Final = {"string": "string", "number": "number", "integer": "number", "boolean": "boolean", "null": "null"}
-_KEYWORDS: Final = frozenset({"$ref", "const", "enum", "anyOf", "oneOf", "allOf"})
-_ONLY_STR: Final = frozenset({str})
 # The keys each rule reads (the rest is counted, see rest).
 _READ_NONE: Final[frozenset[str]] = frozenset()
 _READ_TYPE: Final = frozenset({"type"})
@@ -107,7 +105,7 @@ def _node(node: object, level: int, depth: int, walk: Walk, sub: dict[object, ob
             walk.sure = False
             return UNKNOWN
         kind = sub.get("type")
-        if type(kind) is str and kind in _SCALARS and _KEYWORDS.isdisjoint(sub):  # a leaf: no path entry
+        if type(kind) is str and kind in _SCALARS and SCHEMA_KEYWORDS.isdisjoint(sub):  # a leaf: no path entry
             if not scalars_only(map(type, sub.values())):
                 rest(sub, walk, _READ_TYPE)
             return (_SCALARS[kind], ATOM)
@@ -118,7 +116,7 @@ def _node(node: object, level: int, depth: int, walk: Walk, sub: dict[object, ob
             return UNKNOWN
         active.add(key)
         try:
-            if kind == "object" and _KEYWORDS.isdisjoint(sub):  # _rules' answer, without the dispatch
+            if kind == "object" and SCHEMA_KEYWORDS.isdisjoint(sub):  # _rules' answer, without the dispatch
                 return _object(sub, level, depth, walk)
             return _rules(sub, level, depth, walk)
         finally:
@@ -129,7 +127,7 @@ def _node(node: object, level: int, depth: int, walk: Walk, sub: dict[object, ob
 
 
 def _rules(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
-    if not _KEYWORDS.isdisjoint(sub):
+    if not SCHEMA_KEYWORDS.isdisjoint(sub):
         rendered = _keywords(sub, level, depth, walk)
         if rendered is not None:
             return rendered
@@ -149,7 +147,7 @@ def _rules(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Ren
         if type(kind) is not list and type(kind) is not tuple:
             walk.sure = False
         if names:
-            if not _ONLY_STR.issuperset(map(type, names)):
+            if not ONLY_STR.issuperset(map(type, names)):
                 for name in names:
                     unread(name, walk)
             return union([_typed(exact_str(name) or "", sub, level, depth, walk) for name in names])
@@ -250,7 +248,7 @@ def _typed(name: str, sub: dict[object, object], level: int, depth: int, walk: W
 def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
     properties: dict[str, object] = sub.get("properties")  # type: ignore[assignment]
     cls: type = type(properties)  # any JSON value, not only a dict
-    if (cls is dict or cls is RAW_SEEN[0]) and len(properties) <= MAX_ITEMS and _ONLY_STR.issuperset(map(type, properties)):
+    if (cls is dict or cls is RAW_SEEN[0]) and len(properties) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, properties)):
         members: Iterable[tuple[str, object]] | None = dict.items(properties) if properties else None
     else:
         members = None if properties is None else _members(properties, walk)
@@ -260,7 +258,7 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
         required = sub.get("required")
         cls = type(required)
         names: Collection[object]
-        if (cls is list or cls is tuple) and len(required) <= 8 and _ONLY_STR.issuperset(map(type, required)):  # type: ignore[arg-type,call-overload]
+        if (cls is list or cls is tuple) and len(required) <= 8 and ONLY_STR.issuperset(map(type, required)):  # type: ignore[arg-type,call-overload]
             names = required  # type: ignore[assignment]  # a few names: no set to build
         elif required is None:
             names = ()
@@ -283,7 +281,7 @@ def _members(properties: object, walk: Walk) -> Iterable[tuple[str, object]] | N
     cls = type(properties)
     if cls is dict or cls is RAW_SEEN[0] or (isinstance(properties, dict) and raw_dict(cls)):
         props: dict[str, object] = properties  # type: ignore[assignment]
-        if len(props) <= MAX_ITEMS and _ONLY_STR.issuperset(map(type, props)):
+        if len(props) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, props)):
             return dict.items(props)
     if not is_mapping(properties):
         unread(properties, walk)
@@ -302,7 +300,7 @@ def _block(members: Iterable[tuple[str, object]], required: Collection[object], 
     newline = "\n" + "  " * inner
     body: list[str] = []
     append = body.append
-    scalars, plain, leaf_types = _SCALARS, _KEYWORDS.isdisjoint, LEAF_TYPES
+    scalars, plain, leaf_types = _SCALARS, SCHEMA_KEYWORDS.isdisjoint, LEAF_TYPES
     required_heads, optional_heads, docs = _REQUIRED_HEADS, _OPTIONAL_HEADS, _DOCS
     inline = depth < MAX_DEPTH
     raw: type = RAW_SEEN[0]  # a dict subclass that reads as a dict
@@ -349,9 +347,7 @@ def _block(members: Iterable[tuple[str, object]], required: Collection[object], 
 
 
 def _doc(description: object, walk: Walk) -> str | None:
-    """The JSDoc line for a description (memoised for exact strings)."""
-    if type(description) is str:
-        return _remember(_DOCS, description, jsdoc(description))
+    """The JSDoc line for a description that is not an exact ``str`` (the caller memoises those)."""
     unread(description, walk)
     text = exact_str(description)
     return None if text is None else jsdoc(text)
@@ -370,7 +366,7 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
     left to count.
     """
     size = len(sv) - (type(description) is str)
-    if _KEYWORDS.isdisjoint(sv):
+    if SCHEMA_KEYWORDS.isdisjoint(sv):
         if type(kind) is str:
             if kind != "array" or not nested or size != 2:
                 return None
@@ -395,7 +391,7 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
     if type(names) is not list and type(names) is not tuple:
         return None
     strings: list[str] = names  # type: ignore[assignment]
-    if not strings or len(strings) > MAX_ITEMS or not _ONLY_STR.issuperset(map(type, strings)):
+    if not strings or len(strings) > MAX_ITEMS or not ONLY_STR.issuperset(map(type, strings)):
         return None
     texts = [(table.get(name) or _literal(name)) if table is _LITERALS else table.get(name) for name in strings]
     if None in texts:

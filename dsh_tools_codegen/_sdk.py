@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from itertools import islice
-from typing import Final, Protocol, Union, cast
+from typing import Final, Protocol, Union
 
 import orjson
 
@@ -138,11 +138,13 @@ def _render(schemas: Iterable[ToolInput], immutable: bool) -> str:
             if fields is not None:
                 name, description, parameters, output = fields
                 text: str | None
+                returns = "string"
                 try:
-                    returns = "string" if output is None else json_schema_to_ts(output, 1)
+                    if output is not None:
+                        returns = json_schema_to_ts(output, 1)
                     text = member(name, description, parameters, returns, immutable)
                 except Exception:
-                    text = _uncached(name, description, parameters)
+                    text = _uncached(name, description, parameters, returns)
                 if text is not None:
                     append((name, text))
     except Exception:
@@ -152,12 +154,12 @@ def _render(schemas: Iterable[ToolInput], immutable: bool) -> str:
     return "\n".join([SDK_USAGE, "", "```ts", "declare const tools: {", *[text for _, text in unique], "};", "```"])
 
 
-def _uncached(name: str, description: str | None, parameters: object) -> str | None:
+def _uncached(name: str, description: str | None, parameters: object, returns: str) -> str | None:
     """A tool's member text when the memo failed, or ``None`` to skip the tool:
     a failure stays with that tool (its type degrades to ``unknown``, then
     the tool is dropped) instead of ending the whole render."""
     try:
-        return _member_text(name, description, render(parameters, 1)[0], "string")
+        return _member_text(name, description, render(parameters, 1)[0], returns)
     except Exception:  # the name or description itself (e.g. MemoryError in jsdoc)
         return None
 
