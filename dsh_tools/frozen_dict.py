@@ -68,7 +68,7 @@ else:
         code cannot even spell a mutation.
         """
 
-        __slots__ = ("_extent", "_hash")  # _extent: set by the JSON walks alone (dsh_tools.json_walk.verified)
+        __slots__ = ("_extent", "_hash")  # _extent: set only by dsh_tools.json_walk and the compiled freezers of definitions.shape_code
 
         def __new__(cls, *args, **kwargs):
             self = dict.__new__(cls)

@@ -37,11 +37,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias, Union, cast
 
 import orjson
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
 from dsh_tools.frozen_dict import FrozenDict
-from dsh_tools.json_walk import MAX_DEPTH, MAX_VALUES, PMAP_TYPE, PVECTOR_TYPE, extent_of, freeze, member_path_segment
-from dsh_tools.json_walk import verified_members
+from dsh_tools.json_walk import (
+    MAX_DEPTH, MAX_VALUES, PMAP_TYPE, PVECTOR_TYPE, extent_of, freeze, member_path_segment, verified_members,
+)
 
 __all__ = [
     "MAX_DEPTH",

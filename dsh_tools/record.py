@@ -18,6 +18,8 @@ Two per-class knobs keep the records themselves free of boilerplate:
   deep-frozen at construction (``TypeError`` naming the field and the path when
   the value is not JSON), which is what makes "mutating a record's payload is
   impossible" true rather than a convention.
+  (``_carrying`` lets internal code hand over fields it already holds as
+  verified frozen values, so they are not walked a second time.)
 * ``_wire_tag``: the discriminator ``to_json()`` writes first (``("card",
   "diff")``, ``("kind", "deny")``).
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Final, Generic, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, cast, overload
 
 from dsh_tools.content import ContentBlock, ToolOutput
 from dsh_tools.definitions.json_schema import schema_spec_to_json_schema
@@ -69,6 +69,10 @@ def _identity(args: object) -> object:
     return args
 
 
+_SETTABLE: Final = frozenset({"name", "description", "timeout_ms", "retry"})
+"""What :meth:`DefinedTool.set` may replace: the fields nothing else is derived from."""
+
+
 class DefinedTool(Record, Generic[A]):
     """A ``ToolDefinition`` made by :func:`define_tool` (an immutable record; build it with that).
 
@@ -107,6 +111,28 @@ class DefinedTool(Record, Generic[A]):
 
     __eq__ = object.__eq__
     __hash__ = object.__hash__
+
+    if not TYPE_CHECKING:
+
+        def set(self, *args, **kwargs):
+            """A copy with some of ``name``, ``description``, ``timeout_ms``, ``retry`` replaced, checked as ``define_tool`` checks them.
+
+            The other fields are derived together from the spec and the
+            author's callables (``parameters`` and ``validator`` from ``spec``,
+            ``converter`` from ``args_type``): replacing one alone would make a
+            tool that disagrees with itself, so that is ``define_tool``'s to do.
+            """
+            changes = {args[0]: args[1]} if args else dict(kwargs)
+            derived = sorted(changes.keys() - _SETTABLE)
+            if derived:
+                raise AttributeError(f"{type(self).__name__}.set() cannot replace {derived}: define the tool again")
+            name = check_tool_name(changes.get("name", self.name))
+            check_timeout_ms(changes.get("timeout_ms", self.timeout_ms), name)
+            check_retry(changes.get("retry", self.retry), name)
+            return super().set(**changes)
+
+        def evolver(self):
+            raise AttributeError(f"{type(self).__name__} has no evolver: use set() or define_tool")
 
     @property
     def render(self) -> Callable[[object, object], Sequence[ContentBlock]] | None:

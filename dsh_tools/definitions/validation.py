@@ -25,7 +25,8 @@ import orjson
 from dsh_tools.definitions.shape_code import Validator, compile_fast_validator
 from dsh_tools.definitions.props import Prop, checked_spec
 from dsh_tools.json_values import FrozenDict, member_path_segment
-from dsh_tools.json_walk import PMAP_TYPE, PVECTOR_TYPE
+from dsh_tools.json_walk import PMAP_TYPE as _PMAP
+from dsh_tools.json_walk import PVECTOR_TYPE as _PVECTOR
 
 __all__ = [
     "PYTHON_TYPES",
@@ -46,8 +47,6 @@ __all__ = [
 Problems = list[tuple[str, str]]
 Check = Callable[[object], "Problems | None"]
 
-_PMAP: Final = PMAP_TYPE
-_PVECTOR: Final = PVECTOR_TYPE
 _FROZEN_DICT: Final[type] = FrozenDict
 _MISSING: Final = object()
 

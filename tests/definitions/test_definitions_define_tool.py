@@ -91,6 +91,14 @@ async def test_a_definition_is_a_record_compared_by_identity_and_set_keeps_the_r
     args = {"path": "a.txt"}
     result = await described.execute(freeze_json(args).unwrap(), execution(args))
     assert result == await tool.execute(freeze_json(args).unwrap(), execution(args))
+    with pytest.raises(AttributeError, match=r"cannot replace \['spec', 'validator'\]: define the tool again"):
+        tool.set(spec={}, validator=len)
+    with pytest.raises((TypeError, ValueError)):
+        tool.set(name="")
+    with pytest.raises((TypeError, ValueError)):
+        tool.set(timeout_ms=-5)
+    with pytest.raises(AttributeError, match="no evolver"):
+        tool.evolver()
 
 
 async def test_execute_validates_before_the_body_and_lists_every_violation() -> None:
