@@ -95,7 +95,7 @@ class ParkingLot:
         if tool is None:
             raise ApprovalUnavailableError(f'tool "{execution.name}" is no longer registered')
         call = ParkedCall(
-            approval_id=secrets.token_urlsafe(16),
+            approval_id=secrets.token_hex(16),  # hex: an id never starts with '-', which a command line would read as an option
             agent_id=agent.id,
             agent_name=agent.name,
             call_id=execution.call_id,

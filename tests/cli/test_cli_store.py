@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import orjson
@@ -86,3 +87,9 @@ def test_bad_input_is_a_usage_error(url: str, argv: list[str], message: str, cap
     argv = [url if part == "URL" else part for part in argv]
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_approval_ids_never_look_like_command_line_options(url: str) -> None:
+    """An id starting with ``-`` (about one URL-safe id in 64 did) was read by ``approvals approve`` as an option."""
+    ids = asyncio.run(park_two(url))
+    assert all(re.fullmatch(r"[0-9a-f]{32}", approval_id) for approval_id in ids), ids
