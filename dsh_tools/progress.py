@@ -17,8 +17,10 @@ Two rules keep it cheap and truthful:
   timeout, a task it left behind) is silently dropped, so no listener hears
   of a call after its result.
 
-The channel is found through the execution's token (which every
-``exec.set(signal=...)`` copy shares), so the body needs nothing but ``exec``.
+The channel is the dispatch's own plan
+(:class:`~dsh_tools.pipeline.DispatchProgress`), found through the
+execution's token (which every ``exec.set(signal=...)`` copy shares), so the
+body needs nothing but ``exec``.
 Reports are awaited: when ``report_progress`` returns, every listener has
 heard it (a slow listener slows the body that reports, never the other way).
 """
@@ -29,16 +31,14 @@ import inspect
 import math
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
-from weakref import WeakKeyDictionary
+from typing import Final
 
-from dsh_tools.execution import ToolExecution, ToolExecutionToken
+from dsh_tools.execution import ToolExecution
+from dsh_tools.pipeline.dispatch import dispatching
+from dsh_tools.pipeline.outcomes import report_failure
 from dsh_tools.record import Record
 
-if TYPE_CHECKING:
-    from dsh_tools.pipeline.host import PipelineHost
-
-__all__ = ["EVENT", "MIN_INTERVAL_MS", "ToolProgress", "open_progress", "report_progress"]
+__all__ = ["EVENT", "MIN_INTERVAL_MS", "ToolProgress", "report_progress"]
 
 EVENT: Final = "tools/progress"
 MIN_INTERVAL_MS: Final = 100.0
@@ -57,33 +57,6 @@ class ToolProgress(Record):
     message: str | None = None
 
 
-class _Channel:
-    """One dispatched call's progress: where it goes, and the rate limit's memory."""
-
-    __slots__ = ("execution", "host", "last")
-
-    def __init__(self, host: PipelineHost, execution: ToolExecution) -> None:
-        self.host = host
-        self.execution = execution
-        self.last: float | None = None
-
-
-_OPEN: WeakKeyDictionary[ToolExecutionToken, _Channel] = WeakKeyDictionary()
-
-
-def open_progress(host: PipelineHost, execution: ToolExecution) -> Callable[[], None]:
-    """Open the call's channel (dispatch does this); the returned action closes it for good."""
-    token = execution.token
-    channel = _Channel(host, execution)
-    _OPEN[token] = channel
-
-    def close() -> None:
-        if _OPEN.get(token) is channel:
-            del _OPEN[token]
-
-    return close
-
-
 def _number(value: object, name: str) -> float:
     if type(value) not in (int, float) or not math.isfinite(value):  # type: ignore[arg-type]
         raise ValueError(f"report_progress: {name} must be a finite number, got {type(value).__name__}")
@@ -98,26 +71,25 @@ async def report_progress(
     whole = None if total is None else _number(total, "total")
     if message is not None and type(message) is not str:
         raise ValueError(f"report_progress: message must be a str, got {type(message).__name__}")
-    channel = _OPEN.get(execution.token)
-    if channel is None:
+    channel = dispatching(execution)
+    if channel is None or channel.host is None or channel.execution is None:
         return  # not dispatched yet, or already settled
     now = clock()
     completes = whole is not None and value >= whole
-    if channel.last is not None and now - channel.last < MIN_INTERVAL_MS / 1000 and not completes:
+    last = channel.last_report
+    if last is not None and now - last < MIN_INTERVAL_MS / 1000 and not completes:
         return
-    channel.last = now
-    record = ToolProgress(channel.execution.call_id, value, whole, message)
-    host = channel.host
+    channel.last_report = now
+    dispatched, host = channel.execution, channel.host
+    record = ToolProgress(dispatched.call_id, value, whole, message)
     for probe in host.events.probes:
-        probe.progressed(channel.execution, record)
-    for listener in host.events.listeners(EVENT, channel.execution.agent):
-        if _OPEN.get(execution.token) is not channel:
+        probe.progressed(dispatched, record)
+    for listener in host.events.listeners(EVENT, dispatched.agent):
+        if dispatching(execution) is not channel:
             return  # the call settled while an async listener ran
         try:
-            pending = listener(channel.execution, record)
+            pending = listener(dispatched, record)
             if inspect.isawaitable(pending):
                 await pending
         except Exception as error:  # noqa: BLE001 - observe-only: contain and report
-            from dsh_tools.pipeline.outcomes import report_failure  # dispatch imports this module
-
             report_failure(host.logger, f"{EVENT} listener", listener, error)

@@ -33,6 +33,7 @@ from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import ExecuteNext
 from dsh_tools.context.context import Context
+from dsh_tools.pipeline.dispatch import dispatched_tool
 from dsh_tools.pipeline.attempts import Attempt, watching
 from dsh_tools.retry import Retry
 from dsh_tools.signals import AbortSignal
@@ -65,7 +66,7 @@ class RetryPolicy:
         self.disposer: Disposer = ctx.on("tools/execute", self._wrap, prepend=True)
 
     async def _wrap(self, execution: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:  # noqa: A002
-        tool = self._ctx.tools.get(execution.name, execution.agent)
+        tool = dispatched_tool(execution, self._ctx)
         retry = tool.retry if tool is not None else None
         if retry is None or retry.attempts == 1:
             return await next()

@@ -28,6 +28,7 @@ from dsh_tools.errors import ToolTimeoutError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import ExecuteNext
 from dsh_tools.context.context import Context
+from dsh_tools.pipeline.dispatch import dispatched_tool
 from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS, Orphans
 from dsh_tools.pipeline.outcomes import exception_result
 from dsh_tools.signals import AbortController, format_ms
@@ -53,7 +54,7 @@ class TimeoutPolicy:
         return self._orphans.running
 
     async def _wrap(self, execution: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:  # noqa: A002
-        tool = self._ctx.tools.get(execution.name, execution.agent)
+        tool = dispatched_tool(execution, self._ctx)
         budget = tool.timeout_ms if tool is not None else None
         if budget is None:
             return await next()

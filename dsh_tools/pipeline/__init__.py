@@ -27,6 +27,13 @@ participant's stray ``CancelledError``. A deferred approval is finished by
 :func:`resume_call` (the verdict via :func:`settle_verdict`, then the gates
 after approval, dispatch, post-execute and observers); a host that can keep
 parked calls implements :class:`ApprovalParking`.
+
+A call's path is linear: admission walks the arguments once (the records
+take them as they are from then on), each stage reads the host once, and
+:func:`dispatch` resolves the tool once into its plan
+(:class:`DispatchProgress`, found by :func:`dispatching`), which the
+``tools/execute`` wrappers, the body's error boundary and its progress
+reports share.
 """
 
 from dsh_tools.pipeline.admit import admit
@@ -44,7 +51,7 @@ from dsh_tools.pipeline.compose import (
     pass_gates,
     run_tool,
 )
-from dsh_tools.pipeline.dispatch import DispatchProgress, dispatch, invoke_tool
+from dsh_tools.pipeline.dispatch import DispatchProgress, dispatch, dispatching, invoke_tool
 from dsh_tools.pipeline.guards import check_guards
 from dsh_tools.pipeline.host import Guard, PipelineHost
 from dsh_tools.pipeline.observe import finalize, notify_result
@@ -82,6 +89,7 @@ __all__ = [
     "default_render",
     "dispatch",
     "dispatch_call",
+    "dispatching",
     "error_result",
     "exception_result",
     "execute_batch",

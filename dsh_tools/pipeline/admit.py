@@ -40,8 +40,9 @@ def admit(host: PipelineHost, call: ToolExecutionInput) -> Result[ToolExecution,
             problem = f"arguments are not JSON ({frozen.failure()})"
         else:
             name = unicode_text(call.name)  # a lone surrogate names no tool: as text, the call settles UNKNOWN_TOOL
+            carried = {"arguments": frozen.unwrap()}  # frozen just now: the record takes it without a second look
             return Success(
-                ToolExecution(host.mint_token(), call.call_id, name, frozen.unwrap(), call.agent, parent, call.signal)
+                ToolExecution._carrying(carried, host.mint_token(), call.call_id, name, agent=call.agent, parent=parent, signal=call.signal)
             )
     return _reject(host, call, problem, drop_parent=forged)
 

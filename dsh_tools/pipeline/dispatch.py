@@ -18,8 +18,9 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Final, Literal
 
+from dsh_tools.context.context import Context
 from dsh_tools.errors import ToolNotFoundError
-from dsh_tools.execution import ToolExecution, ToolExecutionResult
+from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
 from dsh_tools.hooks import KEEP, Keep
 from dsh_tools.listener_chain import Rest, run_chain
 from dsh_tools.off_loop import off_loop
@@ -31,17 +32,23 @@ from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.orphans import Orphans
 from dsh_tools.pipeline.outcomes import aborted_result, exception_result
 from dsh_tools.pipeline.values import is_large_value, tool_result
-from dsh_tools.progress import open_progress
 from dsh_tools.signals import AbortController, AbortSignal, checked_signal
+from dsh_tools.tool_types import RegisteredTool
 
-__all__ = ["DispatchProgress", "dispatch", "invoke_tool"]
+__all__ = ["DispatchProgress", "dispatch", "dispatched_tool", "dispatching", "invoke_tool"]
 
 EVENT: Final = "tools/execute"
 
 
 class DispatchProgress:
-    """What one dispatch has got to, for whoever must settle it if it is cancelled.
+    """One dispatch's state, built once and read by everyone who takes part in it.
 
+    The call plan of the dispatch: :func:`dispatch` resolves the tool once
+    (``tool``; the ``tools/execute`` wrappers, such as the timeout and retry
+    policies, read it through :func:`dispatching` rather than resolving it
+    again, and every attempt runs that one definition) and keeps the plan
+    open, under the call's token, until it returns; a body's progress reports
+    find their ``host`` and rate limit (``last_report``) here too.
     ``body_started`` tells an interrupted call that never reached its body
     (``ABORTED_BEFORE_DISPATCH``) from one cut short (``ABORTED``).
     ``fallback_signal`` is the registry's own signal for a body whose innermost
@@ -49,10 +56,14 @@ class DispatchProgress:
     it when the call is cancelled.
     """
 
-    __slots__ = ("body_started", "_controller")
+    __slots__ = ("body_started", "tool", "host", "execution", "last_report", "_controller")
 
     def __init__(self) -> None:
         self.body_started = False
+        self.tool: RegisteredTool | None = None
+        self.host: PipelineHost | None = None
+        self.execution: ToolExecution | None = None
+        self.last_report: float | None = None
         self._controller: AbortController | None = None
 
     def fallback_signal(self) -> AbortSignal:
@@ -65,12 +76,34 @@ class DispatchProgress:
             self._controller.abort(reason)
 
 
+_OPEN: dict[ToolExecutionToken, DispatchProgress] = {}
+"""The dispatches under way, by call token (every ``exec.set(signal=...)`` copy shares it)."""
+
+
+def dispatching(execution: ToolExecution) -> DispatchProgress | None:
+    """The plan of ``execution``'s dispatch while it runs (``None`` before and after)."""
+    return _OPEN.get(execution.token)
+
+
+def dispatched_tool(execution: ToolExecution, ctx: Context) -> RegisteredTool | None:
+    """The tool a ``tools/execute`` wrapper's call runs: the one its dispatch resolved.
+
+    Outside a dispatch (a wrapper called directly) it is resolved as ``ctx``'s
+    registry resolves it for the call's agent.
+    """
+    plan = _OPEN.get(execution.token)
+    return plan.tool if plan is not None and plan.host is not None else ctx.tools.get(execution.name, execution.agent)
+
+
 async def dispatch(
     host: PipelineHost, execution: ToolExecution, *, progress: DispatchProgress | None = None
 ) -> ToolExecutionResult:
-    """Run the ``tools/execute`` chain around :func:`invoke_tool`."""
+    """Run the ``tools/execute`` chain around :func:`invoke_tool`, with the tool resolved once."""
     progress = progress if progress is not None else DispatchProgress()
-    close_progress = open_progress(host, execution)  # the body's reports are heard only while it dispatches
+    progress.host, progress.execution = host, execution
+    progress.tool = host.resolve(execution.name, execution.agent)
+    token = execution.token
+    _OPEN[token] = progress  # the body's reports are heard only while it dispatches
     try:
         listeners = host.events.listeners(EVENT, execution.agent)
         if not listeners:
@@ -81,7 +114,8 @@ async def dispatch(
         rule = Contain(EVENT, host.logger, lambda failure: failure.result(call_id))
         return await run_chain(listeners, (execution,), base, check, rule, _next_with_signal)
     finally:
-        close_progress()
+        if _OPEN.get(token) is progress:
+            del _OPEN[token]
 
 
 def _next_with_signal(
@@ -100,14 +134,15 @@ def _next_with_signal(
 async def invoke_tool(
     host: PipelineHost, execution: ToolExecution, *, progress: DispatchProgress | None = None
 ) -> ToolExecutionResult:
-    """Core dispatch: resolve the tool as the caller sees it, run its body, normalize.
+    """Core dispatch: the tool as the caller sees it (as :func:`dispatch` resolved it), its body, normalized.
 
     The body always gets a signal: the innermost ``next``'s, or the
     registry's own for the call when a wrapper removed it (or there never
     was one). A signal already aborted here means the body is not started.
     """
     call_id = execution.call_id
-    tool = host.resolve(execution.name, execution.agent)
+    # Within dispatch, the tool it resolved once for the whole chain; called alone, resolved here.
+    tool = progress.tool if progress is not None and progress.host is host else host.resolve(execution.name, execution.agent)
     if tool is None:
         return exception_result(call_id, ToolNotFoundError(execution.name))
     signal = execution.signal

@@ -151,4 +151,5 @@ def _content_result(tool: RegisteredTool, execution: ToolExecution, output: obje
         return error_result(execution.call_id, f'tool "{tool.name}" {checked.failure()}{hint}')
     content, meta = checked.unwrap()
     additional = output.additional_context if type(output) is ToolOutput else None
-    return ToolExecutionResult(execution.call_id, content, False, additional_context=additional, meta=meta)  # type: ignore[arg-type]
+    carried = {"content": content, "meta": meta}  # frozen by the check and by ToolOutput
+    return ToolExecutionResult._carrying(carried, execution.call_id, is_error=False, additional_context=additional)

@@ -85,7 +85,12 @@ class _Core:
 class ToolRegistry(ParkedCalls):
     """Register tools, restrict and guard them, resolve them per agent, execute calls."""
 
-    __slots__ = ("_core", "_ctx", "__weakref__")
+    __slots__ = ("_core", "_ctx", "events", "logger", "__weakref__")
+
+    events: EventBus
+    """Listeners by event name and scope: the app's bus, held here so a stage reads it without a call."""
+    logger: logging.Logger
+    """Where contained listener failures go (the app's logger)."""
 
     def __init__(
         self,
@@ -109,6 +114,7 @@ class ToolRegistry(ParkedCalls):
         lot = ParkingLot(store if store is not None else MemoryStore(), max_per_agent=max_parked_per_agent, lease_seconds=float(lease_seconds))
         self._core = _Core(lot, cancel_grace_ms)
         self._ctx = ctx
+        self.events, self.logger = ctx.events, ctx.logger
         # Before anything is provided: the plugin checks its keywords and needs the SystemPrompt.
         self._core.code_mode = CodeMode(self, mode=mode, code_language=code_language, max_parallel_sub_calls=max_parallel_sub_calls)
         ctx.track(ctx.events.add_probe(self._core.journal))
@@ -119,6 +125,7 @@ class ToolRegistry(ParkedCalls):
         view = object.__new__(ToolRegistry)
         view._core = self._core
         view._ctx = ctx
+        view.events, view.logger = self.events, self.logger
         return view
 
     # -- presentation: the Code Mode plugin's -----------------------------
@@ -346,14 +353,6 @@ class ToolRegistry(ParkedCalls):
         raises are ``"exclusive"``.
         """
         return classify_input(self, call)
-
-    @property
-    def events(self) -> EventBus:
-        return self._ctx.events
-
-    @property
-    def logger(self) -> logging.Logger:
-        return self._ctx.logger
 
     def resolve(self, name: str, agent: Agent | None) -> RegisteredTool | None:
         if type(name) is not str:
