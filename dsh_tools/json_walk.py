@@ -284,8 +284,9 @@ def member_path_segment(key: str, *, first: bool) -> str:
 
 
 _TREE_BUDGET: Final = 65_536
-"""Values the fast walk takes before handing a (rare, large) value over to the
-exact walk, which alone enforces :data:`MAX_VALUES`."""
+"""Values the fast walk visits before handing a (rare, large) value over to the
+exact walk. A verified object inside is not visited: it counts against
+:data:`MAX_VALUES` by its extent, and against this budget as one value."""
 
 
 class _GiveUp(Exception):
@@ -316,7 +317,7 @@ def freeze(root: object) -> Result[object, str]:
         return Success(root)
     if kind is dict or kind is list or kind is tuple or kind is _FROZEN_DICT:
         try:
-            return Success(_fast_freeze_tree(root, kind, 1, [min(_TREE_BUDGET, MAX_VALUES) - 1, 1], set()))
+            return Success(_fast_freeze_tree(root, kind, 1, [MAX_VALUES - 1, 1, _TREE_BUDGET - 1], set()))
         except Exception:  # noqa: BLE001 - _GiveUp, a RecursionError, a concurrent mutation: ask the exact walk
             pass
     return _walk_exactly(root)
@@ -348,9 +349,11 @@ def _fast_freeze_tree(value: Any, kind: type, depth: int, state: list[int], seen
     """The fast path of :func:`freeze`: a plain tree, recursively; raise to hand the value to the exact walk.
 
     ``depth`` counts the containers from the root down to ``value`` (itself
-    included); ``state`` holds the values still in budget (each container
-    takes its children, the root is taken first) and the deepest level
-    reached; ``seen`` the ids of the containers met so far (all alive, held
+    included); ``state`` holds the values still allowed (:data:`MAX_VALUES`:
+    each container takes its children, the root is taken first, a verified
+    object its extent), the deepest level reached, and the work still in
+    budget (:data:`_TREE_BUDGET`: the values this walk visits itself; a
+    verified object costs one, however large); ``seen`` the ids of the containers met so far (all alive, held
     by the root: a repeat is a shared container or a cycle). An unchanged
     container (already frozen) is returned as is, a verified ``FrozenDict``
     taken by its extent. It reads a snapshot, never the caller's container
@@ -374,9 +377,10 @@ def _fast_freeze_tree(value: Any, kind: type, depth: int, state: list[int], seen
     outer_deepest = state[1]
     state[1] = depth
     left = before - len(frozen)
-    if left < 0:
+    work = state[2] - len(frozen)
+    if left < 0 or work < 0:
         raise _GIVE_UP
-    state[0] = left
+    state[0], state[2] = left, work
     renewed: list[tuple[Any, object]] | None = None
     for slot, item in _items(frozen) if keyed else enumerate(frozen):
         if keyed and (type(slot) is not str or (not slot.isascii() and find_surrogate(slot) is not None)):

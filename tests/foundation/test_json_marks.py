@@ -67,6 +67,20 @@ def test_a_marked_object_is_taken_by_its_mark(monkeypatch: pytest.MonkeyPatch) -
     assert not any(value is marked or value is marked["b"] for value in walked)
 
 
+def test_a_large_marked_object_costs_the_fast_walk_one_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its extent counts against ``MAX_VALUES``, not against the fast walk's work: wrapping it is not a re-walk."""
+    big: Any = freeze_json({"a": list(range(json_walk._TREE_BUDGET + 10))}).unwrap()
+
+    def no_exact_walk(root: object) -> object:
+        raise AssertionError("a marked object beyond the fast walk's budget was handed to the exact walk")
+
+    monkeypatch.setattr(json_walk, "_walk_exactly", no_exact_walk)
+    frozen: Any = json_walk.freeze({"x": big, "y": [big, {"z": big}]}).unwrap()
+    assert frozen["x"] is big and frozen["y"][0] is big and frozen["y"][1]["z"] is big
+    values = 3 + 3 * (2 + json_walk._TREE_BUDGET + 10)  # the root, the array, the inner object, big three times
+    assert extent_of(frozen) == values << 8 | 5  # five levels: root, array, inner object, big's two
+
+
 def test_a_tuple_or_object_nobody_verified_is_no_proof() -> None:
     assert freeze_json((["list"],)).unwrap() == (("list",),)
     assert isinstance(freeze_json(deep_frozen({"a": float("nan")})), Failure)
