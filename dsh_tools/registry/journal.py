@@ -45,11 +45,10 @@ RUNNING_FLUSH_S: Final = 0.05
 class _Open:
     """A call between ``opened`` and ``settled``: its journal row and what links it."""
 
-    __slots__ = ("execution", "record_id", "call_id", "started_at", "parent_call_id", "progress")
+    __slots__ = ("execution", "record_id", "started_at", "parent_call_id", "progress")
 
     def __init__(self, execution: ToolExecution, record_id: str, started_at: float, parent_call_id: str | None) -> None:
         self.execution, self.record_id, self.started_at, self.parent_call_id = execution, record_id, started_at, parent_call_id
-        self.call_id = execution.call_id
         self.progress: dict[str, JsonValue] | None = None  # the latest report, kept with the record
 
 
@@ -99,7 +98,7 @@ class CallJournal:
     def call_id_of(self, token: ToolExecutionToken | None) -> str | None:
         """The call id of the open call under ``token`` (a sub-call's parent), if any."""
         entry = self._open.get(token) if token is not None else None
-        return entry.call_id if entry is not None else None
+        return entry.execution.call_id if entry is not None else None
 
     # -- CallProbe -----------------------------------------------------------------
     def opened(self, execution: ToolExecution) -> None:
@@ -109,7 +108,7 @@ class CallJournal:
 
     def running_records(self) -> list[CallRecord]:
         """The ``"running"`` record of every open call, made now (a ``MemoryStore`` reads them here)."""
-        return [self._record(entry, "running") for entry in list(self._open.values())]
+        return [self._record(entry, None) for entry in list(self._open.values())]
 
     def _running(self, entry: _Open) -> None:
         """Queue the call as running, with its latest progress (a ``MemoryStore`` reads it when asked)."""
@@ -147,25 +146,7 @@ class CallJournal:
         entry = self._open.pop(execution.token, None)
         if entry is None:  # settled at admission or by a verdict: it never opened
             entry = _Open(execution, self._next_record_id(), time.time(), self._parent_of(execution))
-        agent = execution.agent
-        error = result.error
-        # The execution's and the result's JSON fields are frozen by construction: carried, not walked again.
-        carried = {"arguments": execution.arguments, "content": result.content, "value": result.value, "meta": result.meta}
-        record = CallRecord._carrying(
-            carried,
-            entry.record_id,
-            entry.call_id,
-            agent.id if agent is not None else None,
-            execution.name,
-            outcome=result.outcome,
-            started_at=entry.started_at,
-            is_error=result.is_error,
-            error=None if error is None else {"name": error.name, "code": error.code},
-            ended_at=time.time(),
-            parent_call_id=entry.parent_call_id,
-            approval_id=self._approval_of(execution, result),
-            progress=entry.progress,
-        )
+        record = self._record(entry, result)
         self._approvals.pop(execution.token, None)
         self._parents.pop(execution.token, None)
         self._queue(record)
@@ -179,11 +160,11 @@ class CallJournal:
 
     def _parent_of(self, execution: ToolExecution) -> str | None:
         parent = self._open.get(execution.parent) if execution.parent is not None else None
-        return parent.call_id if parent is not None else self._parents.get(execution.token)
+        return parent.execution.call_id if parent is not None else self._parents.get(execution.token)
 
-    def _approval_of(self, execution: ToolExecution, result: ToolExecutionResult) -> str | None:
+    def _approval_of(self, execution: ToolExecution, result: ToolExecutionResult | None) -> str | None:
         linked = self._approvals.get(execution.token)
-        if linked is not None:
+        if linked is not None or result is None:
             return linked
         meta = result.meta
         if result.outcome == "approval-pending" and hasattr(meta, "get"):
@@ -191,20 +172,33 @@ class CallJournal:
             return approval_id if type(approval_id) is str else None
         return None
 
-    def _record(self, entry: _Open, outcome: str) -> CallRecord:
+    def _record(self, entry: _Open, result: ToolExecutionResult | None) -> CallRecord:
+        """The call's record: settled with ``result``, or ``"running"`` without one."""
         execution = entry.execution
         agent = execution.agent
-        return CallRecord(
-            record_id=entry.record_id,
-            call_id=entry.call_id,
-            agent_id=agent.id if agent is not None else None,
-            tool_name=execution.name,
-            arguments=execution.arguments,
-            outcome=outcome,  # type: ignore[arg-type]  # a result's outcome, or "running"
+        # The execution's and the result's JSON fields are frozen by construction: carried, not walked again.
+        carried: dict[str, object] = {"arguments": execution.arguments}
+        settled: dict[str, object] = {"outcome": "running"}
+        if result is not None:
+            carried.update(content=result.content, value=result.value, meta=result.meta)
+            error = result.error
+            settled = {
+                "outcome": result.outcome,
+                "is_error": result.is_error,
+                "error": None if error is None else {"name": error.name, "code": error.code},
+                "ended_at": time.time(),
+            }
+        return CallRecord._carrying(
+            carried,
+            entry.record_id,
+            execution.call_id,
+            agent.id if agent is not None else None,
+            execution.name,
             started_at=entry.started_at,
             parent_call_id=entry.parent_call_id,
-            approval_id=self._approvals.get(execution.token),
+            approval_id=self._approval_of(execution, result),
             progress=entry.progress,
+            **settled,
         )
 
     def _queue(self, record: CallRecord) -> None:
@@ -237,7 +231,7 @@ class CallJournal:
 
     def _materialized(self) -> list[CallRecord]:
         """The queued records, a call still running made into its ``"running"`` record."""
-        return [r if isinstance(r, CallRecord) else self._record(r, "running") for r in self._records.values()]
+        return [r if isinstance(r, CallRecord) else self._record(r, None) for r in self._records.values()]
 
     def _flush_running(self) -> None:
         self._running_flush = None
