@@ -60,7 +60,7 @@ Served = Callable[[Agent | None], RegisteredTool | None]
 class _Core:
     """State shared by every view of one registry."""
 
-    __slots__ = ("layers", "tokens", "lot", "journal", "forgetting", "orphans", "served", "gates", "code_mode")
+    __slots__ = ("layers", "tokens", "lot", "journal", "forgetting", "orphans", "served", "added_gates", "gates", "code_mode")
 
     def __init__(self, lot: ParkingLot, cancel_grace_ms: float) -> None:
         self.orphans = Orphans(cancel_grace_ms)
@@ -71,7 +71,8 @@ class _Core:
         self.forgetting: WeakIdentityDict[Agent, None] = WeakIdentityDict()
         self.tokens: weakref.WeakSet[ToolExecutionToken] = weakref.WeakSet()
         self.served: dict[str, tuple[Served, str]] = {}  # name -> (who gets it, why a layer may not use the name)
-        self.gates: tuple[Gate, ...] = STANDARD_GATES  # the added gates, then the standard ones
+        self.added_gates: tuple[Gate, ...] = ()  # by add_gate, in order
+        self.gates: tuple[Gate, ...] = STANDARD_GATES  # what execute runs: the added gates, then the standard ones
         self.code_mode: CodeMode
 
     def check_unserved(self, names: Sequence[str], agent: Agent | None, suffix: str = "") -> None:
@@ -229,10 +230,11 @@ class ToolRegistry(ParkedCalls):
         served_tools = self._core.served
         if name in served_tools:
             raise ValueError(f'"{name}" is already served')
-        served_tools[name] = (served, reserved)
+        entry = served_tools[name] = (served, reserved)
 
         def withdraw() -> None:
-            served_tools.pop(name, None)
+            if served_tools.get(name) is entry:  # only this serving, never a later one of the same name
+                del served_tools[name]
 
         return self._ctx.track(withdraw)
 
@@ -243,10 +245,12 @@ class ToolRegistry(ParkedCalls):
         """
         self._ensure_live()
         core = self._core
-        core.gates = (*core.gates[: -len(STANDARD_GATES)], gate, *STANDARD_GATES)
+        core.added_gates = (*core.added_gates, gate)
+        core.gates = (*core.added_gates, *STANDARD_GATES)
 
         def remove() -> None:
-            core.gates = tuple(added for added in core.gates if added is not gate)
+            core.added_gates = tuple(added for added in core.added_gates if added is not gate)
+            core.gates = (*core.added_gates, *STANDARD_GATES)
 
         return self._ctx.track(remove)
 
