@@ -12,12 +12,6 @@ sandboxed Deno process, each sub-call re-entering the full pipeline.
 
 Start with :func:`boot`; the pipeline's stages live in :mod:`dsh_tools.pipeline`.
 
-Stages and pure rules answer with ``returns`` results, tested one way:
-``type(r) is Failure``, then ``r.failure()`` or ``r.unwrap()``. The containers
-are ABCs, so ``isinstance`` and ``match`` cost several identity tests and
-``is_successful`` raises on a ``Failure``, a dozen times per tool call.
-Combinators (``.map``, ``.alt``, ``.bind``, ``.lash``) chain steps where that reads better.
-
 Every name here loads on first use (PEP 562): ``import dsh_tools`` costs
 almost nothing, and a command or program pays only for what it touches (the
 Deno plumbing, the CLI and the demo are never loaded by native-mode code).

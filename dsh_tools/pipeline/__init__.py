@@ -19,6 +19,12 @@ already has its final (error) result. :func:`execute_call` composes them; see
 ``execute_batch`` run the registry's ``gates``: those plugins added (Code
 Mode's presentation gate), then :data:`STANDARD_GATES`.
 
+Inside the package a result is tested one way: ``type(r) is Failure``, then
+``r.failure()`` or ``r.unwrap()``. The ``returns`` containers are ABCs, so
+``isinstance`` and ``match`` cost several identity tests, a dozen times per
+tool call. Combinators (``.map``, ``.alt``, ``.bind``, ``.lash``) chain steps
+where that reads better; a custom pipeline may test results any way it likes.
+
 A call runs in three phases (:func:`open_call`, :func:`dispatch_call`,
 :func:`close_call`); :class:`CallLane` / :func:`execute_batch` schedule them
 for sibling calls, overlapping only dispatch (``classify`` decides which calls
