@@ -31,6 +31,7 @@ the function lives, so tracebacks, ``inspect.getsource`` and debuggers show it.
 from __future__ import annotations
 
 import linecache
+import math
 import weakref
 from collections.abc import Callable, Collection
 from itertools import count
@@ -77,14 +78,14 @@ _TYPE_TESTS: Final[dict[str, str]] = {
     "integer": "{t} is int",
     "boolean": "{t} is bool",
     "null": "{v} is None",
-    "number": "({t} is int or ({t} is float and {v} - {v} == 0.0))",  # inf - inf and nan - nan are nan
+    "number": "({t} is int or ({t} is float and F({v})))",
 }
-"""The schema's test per type word."""
+"""The schema's test per type word (``F`` is ``math.isfinite``, as everywhere a number is checked)."""
 _JSON_TESTS: Final[dict[str, str]] = {
     **_TYPE_TESTS,
     "string": "({t} is str and ({v}.isascii() or S({v}) is None))",
     "integer": "({t} is int and {low} <= {v} <= {high})",
-    "number": "(({t} is int and {low} <= {v} <= {high}) or ({t} is float and {v} - {v} == 0.0))",
+    "number": "(({t} is int and {low} <= {v} <= {high}) or ({t} is float and F({v})))",
 }
 """The same tests with the JSON boundary's rules added, for a value not frozen yet
 (``S`` finds a lone surrogate; the 64-bit bounds are written in as literals)."""
@@ -317,6 +318,7 @@ def _define(source: str, namespace: dict[str, object], name: str) -> Callable[[o
     """
     filename = f"<dsh_tools shape code {next(_serial)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace["F"] = math.isfinite
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - see the module docstring
     function: Callable[[object], object] = namespace[name]  # type: ignore[assignment]
     weakref.finalize(function, linecache.cache.pop, filename, None)
