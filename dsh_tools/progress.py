@@ -82,7 +82,7 @@ async def report_progress(
     channel.last_report = now
     dispatched, host = channel.execution, channel.host
     record = ToolProgress(dispatched.call_id, value, whole, message)
-    for probe in host.events.probes:
+    for probe in host.events.hearing["progressed"]:
         probe.progressed(dispatched, record)
     for listener in host.events.listeners(EVENT, dispatched.agent):
         if dispatching(execution) is not channel:

@@ -76,7 +76,7 @@ class RetryPolicy:
                 result = await next()
             if number >= retry.attempts or not _retriable(execution, retry, attempt, result):
                 return with_attempts(result, number)
-            for probe in self._ctx.events.probes:
+            for probe in self._ctx.events.hearing["retrying"]:
                 probe.retrying(execution, number, result)
             if not await self._backoff(execution.signal, retry.delay_ms(number)):
                 return with_attempts(result, number)

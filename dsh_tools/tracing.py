@@ -32,7 +32,8 @@ stages hand it their decisions, dispatch runs with the span current, and the
 authoritative result closes it (before the ``tools/result`` observers hear
 it). A call refused at admission (non-JSON arguments, a forged parent) never
 reaches the gates; its span is opened and closed at the result. Nothing is registered until ``instrument`` runs,
-so an uninstrumented registry pays one empty-tuple check per stage. With a
+so an uninstrumented registry pays one empty-tuple check at each stage the
+call journal does not hear. With a
 tracer whose spans do not record (a no-op provider, a sampler's drop) no
 events or attributes are built, and a span with no valid context (a no-op
 tracer's placeholder outside any span) is not made current: it carries nothing. Needs the ``otel`` extra
@@ -54,6 +55,7 @@ from typing import TYPE_CHECKING, Final, cast, final
 
 from dsh_tools.decisions import Ask, Block, Deny, PostToolDecision, PreToolDecision
 from dsh_tools.disposer import Disposer
+from dsh_tools.context.events import PROBE_HOOKS
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
 
 if TYPE_CHECKING:
@@ -140,6 +142,9 @@ class _Call:
 
 class _Spans:
     """The probe (:class:`~dsh_tools.pipeline.probe.CallProbe`): open spans by execution token."""
+
+    hears: Final = PROBE_HOOKS
+    """Every hook: each becomes a span or an event on one."""
 
     def __init__(self, tracer: Tracer, scope: Agent | None, logger: logging.Logger) -> None:
         from opentelemetry import context, trace

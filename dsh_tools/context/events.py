@@ -10,7 +10,7 @@ path of ``execute`` does no filtering.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh_tools.context.identity import WeakIdentityDict
 
@@ -28,14 +28,20 @@ class _Entry:
         self.scope = scope
 
 
+PROBE_HOOKS: Final = frozenset({"opened", "pre_decided", "dispatching", "progressed", "retrying", "post_decided", "settled"})
+"""What a stage probe may hear (``dispatching`` brings its ``dispatched``); see :mod:`dsh_tools.pipeline.probe`."""
+
+
 class EventBus:
     """Listener registry shared by all contexts of one root."""
 
-    __slots__ = ("_entries", "_cache", "_scoped_cache", "probes")
+    __slots__ = ("_entries", "_cache", "_scoped_cache", "probes", "hearing")
 
     def __init__(self) -> None:
         self.probes: tuple[CallProbe, ...] = ()
-        """Internal stage probes (:mod:`dsh_tools.pipeline.probe`); empty unless instrumented."""
+        """Internal stage probes (:mod:`dsh_tools.pipeline.probe`): the registry's journal, a tracer."""
+        self.hearing: dict[str, tuple[CallProbe, ...]] = dict.fromkeys(PROBE_HOOKS, ())
+        """The probes by hook they hear, in the order added: what a stage tells."""
         self._entries: dict[str, list[_Entry]] = {}
         self._cache: dict[str, tuple[Callable[..., Any], ...]] = {}
         # Per-scope answers live under weak identity keys: a finished agent is not kept
@@ -63,12 +69,16 @@ class EventBus:
 
     def add_probe(self, probe: CallProbe) -> Callable[[], None]:
         """Add an internal stage probe; returns the action that removes exactly it."""
-        self.probes = (*self.probes, probe)
+        self._set_probes((*self.probes, probe))
 
         def remove() -> None:
-            self.probes = tuple(p for p in self.probes if p is not probe)
+            self._set_probes(tuple(p for p in self.probes if p is not probe))
 
         return remove
+
+    def _set_probes(self, probes: tuple[CallProbe, ...]) -> None:
+        self.probes = probes
+        self.hearing = {hook: tuple(p for p in probes if hook in p.hears) for hook in PROBE_HOOKS}
 
     def _forget(self) -> None:
         self._cache.clear()

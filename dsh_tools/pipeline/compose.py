@@ -83,7 +83,7 @@ async def open_call(
     (``ABORTED_BEFORE_DISPATCH``); so does one whose signal or task is
     aborted while its gates run. A denial stands as the denial.
     """
-    probes = host.events.probes
+    probes = host.events.hearing["opened"]
     if probes:
         for probe in probes:
             probe.opened(execution)
@@ -115,7 +115,7 @@ async def dispatch_call(
     ``ABORTED_BEFORE_DISPATCH`` if the body had not started) once it has ended.
     """
     progress = progress if progress is not None else DispatchProgress()
-    probes = host.events.probes
+    probes = host.events.hearing["dispatching"]
     tokens: list[object] | None = None
     if probes:  # a loop, not a comprehension: no extra frame on the instrumented hot path
         tokens = []

@@ -53,8 +53,9 @@ async def notify_result(
     fatal: BaseException | None = None
     events = host.events
     commits: list[Awaitable[None]] | None = None
-    if events.probes:
-        for probe in events.probes:
+    probes = events.hearing["settled"]
+    if probes:
+        for probe in probes:
             commit = probe.settled(execution, result)
             if commit is not None:
                 commits = [commit] if commits is None else [*commits, commit]

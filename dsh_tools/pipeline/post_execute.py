@@ -81,7 +81,7 @@ async def post_execute(
         failure: StageFailure = decision.failure()
         return failure.result(execution.call_id)
     chosen = decision.unwrap()
-    probes = host.events.probes
+    probes = host.events.hearing["post_decided"]
     if probes:
         for probe in probes:
             probe.post_decided(execution, chosen)

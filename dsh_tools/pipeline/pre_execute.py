@@ -83,7 +83,7 @@ async def pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[To
     if type(decision) is Failure:
         return failed(execution, decision.failure())
     chosen = decision.unwrap()
-    probes = host.events.probes
+    probes = host.events.hearing["pre_decided"]
     if probes:
         for probe in probes:
             probe.pre_decided(execution, chosen)

@@ -2,10 +2,12 @@
 
 Public listeners (``tools/pre-execute`` and friends) cost a waterfall level
 each; a tracer wants only to *see* the decisions the stages already compute.
-So the stages report them to the probes on the :class:`~dsh_tools.context.events.EventBus`
-(``events.probes``), directly and only when there are any: an uninstrumented
-call pays one empty-tuple check per stage. A probe hears every call of the
-bus and filters by scope itself. It must not raise: it is trusted internal
+So the stages report them to the probes on the :class:`~dsh_tools.context.events.EventBus`,
+directly and only to the probes that hear that hook (``events.hearing[hook]``,
+kept by the bus from each probe's :attr:`~CallProbe.hears`): a stage nobody
+listens to pays one empty-tuple check, and the call journal, which needs a
+call's opening, progress and settling only, is not called for the rest. A
+probe hears every call of the bus and filters by scope itself. It must not raise: it is trusted internal
 code (``dsh_tools.tracing``), not a policy participant.
 """
 
@@ -24,7 +26,12 @@ __all__ = ["CallProbe"]
 
 
 class CallProbe(Protocol):
-    """What a probe is told, in pipeline order."""
+    """What a probe is told, in pipeline order: the hooks (of ``PROBE_HOOKS``) it :attr:`hears`."""
+
+    @property
+    def hears(self) -> frozenset[str]:
+        """The hooks the stages call on this probe; it is not called for the others."""
+        ...
 
     def opened(self, execution: ToolExecution) -> None:
         """The call reached its gates (admitted)."""

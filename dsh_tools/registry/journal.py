@@ -101,6 +101,9 @@ class CallJournal:
         return entry.execution.call_id if entry is not None else None
 
     # -- CallProbe -----------------------------------------------------------------
+    hears: Final = frozenset({"opened", "progressed", "settled"})
+    """A call's opening, progress and settling: what its record holds (the stages tell it nothing else)."""
+
     def opened(self, execution: ToolExecution) -> None:
         entry = _Open(execution, self._next_record_id(), time.time(), self._parent_of(execution))
         self._open[execution.token] = entry
@@ -119,16 +122,16 @@ class CallJournal:
             self._running_flush = asyncio.get_running_loop().call_later(RUNNING_FLUSH_S, self._flush_running)
 
     def pre_decided(self, execution: ToolExecution, decision: PreToolDecision) -> None:
-        pass
+        pass  # not in hears: never called
 
     def dispatching(self, execution: ToolExecution) -> object:
-        return None
+        return None  # not in hears: never called
 
     def dispatched(self, token: object) -> None:
-        pass
+        pass  # not in hears: never called
 
     def post_decided(self, execution: ToolExecution, decision: PostToolDecision) -> None:
-        pass
+        pass  # not in hears: never called
 
     def progressed(self, execution: ToolExecution, progress: ToolProgress) -> None:
         """The call's latest progress goes on its running record (and stays on its settled one)."""
@@ -139,7 +142,7 @@ class CallJournal:
         self._running(entry)
 
     def retrying(self, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
-        pass
+        pass  # not in hears: never called
 
     def settled(self, execution: ToolExecution, result: ToolExecutionResult) -> Awaitable[None] | None:
         """Queue the settled record; the commit the caller awaits before handing the result back."""

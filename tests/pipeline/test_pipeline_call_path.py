@@ -1,10 +1,11 @@
-"""The dispatch's plan: a call's tool is resolved once, and every participant of its dispatch reads that one.
+"""A call's path is linear: its tool is resolved once, and a stage probe is told only what it hears.
 
 ``dispatch`` resolves the tool when it starts and keeps the plan
 (``DispatchProgress``) open under the call's token; the timeout and retry
 policies and the body's error boundary read it instead of asking the registry
 again, so every attempt of a retried call runs one definition, and the
-registry is asked once per call.
+registry is asked once per call. The stages tell each probe only the hooks it
+``hears`` (the call journal: opened, progressed, settled).
 """
 
 from __future__ import annotations
@@ -26,9 +27,14 @@ from dsh_tools import (
     define_tool,
     text_block,
 )
+from dsh_tools.context.events import PROBE_HOOKS
 from dsh_tools.json_values import JsonValue
 from dsh_tools.pipeline import DispatchProgress, admit, dispatching
 from dsh_tools.pipeline.dispatch import dispatched_tool
+
+
+async def _ok(args: Mapping[str, JsonValue], execution: ToolExecution) -> list[Mapping[str, JsonValue]]:
+    return [text_block("ok")]
 
 
 @pytest.fixture
@@ -53,7 +59,7 @@ async def test_a_retried_call_with_a_timeout_resolves_its_tool_once(monkeypatch:
     ctx = boot()  # the timeout and retry policies are both installed
     failures = [ConnectionError("reset"), ConnectionError("refused")]
 
-    async def flaky(args: Mapping[str, JsonValue], execution: ToolExecution) -> list[dict[str, JsonValue]]:
+    async def flaky(args: Mapping[str, JsonValue], execution: ToolExecution) -> list[Mapping[str, JsonValue]]:
         if failures:
             raise failures.pop(0)
         return [text_block("ok")]
@@ -70,8 +76,8 @@ async def test_every_attempt_runs_the_definition_resolved_when_dispatch_began() 
     ctx = boot()
     runs: list[str] = []
 
-    def body(label: str, fail: bool) -> Callable[[Mapping[str, JsonValue], ToolExecution], Awaitable[list[dict[str, JsonValue]]]]:
-        async def run(args: Mapping[str, JsonValue], execution: ToolExecution) -> list[dict[str, JsonValue]]:
+    def body(label: str, fail: bool) -> Callable[[Mapping[str, JsonValue], ToolExecution], Awaitable[list[Mapping[str, JsonValue]]]]:
+        async def run(args: Mapping[str, JsonValue], execution: ToolExecution) -> list[Mapping[str, JsonValue]]:
             runs.append(label)
             if fail:
                 first()  # the tool is replaced while its call runs
@@ -92,7 +98,7 @@ async def test_every_attempt_runs_the_definition_resolved_when_dispatch_began() 
 async def test_the_plan_is_open_only_while_the_call_dispatches(ctx: Context) -> None:
     seen: list[DispatchProgress | None] = []
 
-    async def body(args: Mapping[str, JsonValue], execution: ToolExecution) -> list[dict[str, JsonValue]]:
+    async def body(args: Mapping[str, JsonValue], execution: ToolExecution) -> list[Mapping[str, JsonValue]]:
         seen.append(dispatching(execution))
         return [text_block("ok")]
 
@@ -104,10 +110,59 @@ async def test_the_plan_is_open_only_while_the_call_dispatches(ctx: Context) -> 
 
 
 async def test_outside_a_dispatch_a_wrapper_resolves_through_its_context(ctx: Context) -> None:
-    ctx.tools.register(define_tool(name="t", description="d", parameters={}, execute=lambda args, execution: [text_block("ok")]))
+    ctx.tools.register(define_tool(name="t", description="d", parameters={}, execute=_ok))
     execution = admit(ctx.tools, ToolExecutionInput("c1", "t", {})).unwrap()
     assert dispatching(execution) is None
     found = dispatched_tool(execution, ctx)
     assert found is not None and found.name == "t"
     missing = admit(ctx.tools, ToolExecutionInput("c2", "nope", {})).unwrap()
     assert dispatched_tool(missing, ctx) is None
+
+
+class _Hears:
+    """A stage probe that hears only what it is asked to, and records what it is told."""
+
+    def __init__(self, hears: frozenset[str]) -> None:
+        self.hears = hears
+        self.told: list[str] = []
+
+    def opened(self, execution: ToolExecution) -> None:
+        self.told.append("opened")
+
+    def pre_decided(self, execution: ToolExecution, decision: object) -> None:
+        self.told.append("pre_decided")
+
+    def dispatching(self, execution: ToolExecution) -> object:
+        self.told.append("dispatching")
+        return None
+
+    def dispatched(self, token: object) -> None:
+        self.told.append("dispatched")
+
+    def progressed(self, execution: ToolExecution, progress: object) -> None:
+        self.told.append("progressed")
+
+    def retrying(self, execution: ToolExecution, attempt: int, result: object) -> None:
+        self.told.append("retrying")
+
+    def post_decided(self, execution: ToolExecution, decision: object) -> None:
+        self.told.append("post_decided")
+
+    def settled(self, execution: ToolExecution, result: object) -> None:
+        self.told.append("settled")
+
+
+async def test_a_probe_is_told_only_the_hooks_it_hears(ctx: Context) -> None:
+    ctx.tools.register(define_tool(name="t", description="d", parameters={}, execute=_ok))
+    everything, some = _Hears(PROBE_HOOKS), _Hears(frozenset({"opened", "settled"}))
+    ctx.events.add_probe(everything)
+    remove = ctx.events.add_probe(some)
+    await ctx.tools.execute(ToolExecutionInput("c1", "t", {}))
+    assert everything.told == ["opened", "pre_decided", "dispatching", "dispatched", "post_decided", "settled"]
+    assert some.told == ["opened", "settled"]
+    remove()
+    await ctx.tools.execute(ToolExecutionInput("c2", "t", {}))
+    assert some.told == ["opened", "settled"] and everything.told.count("settled") == 2
+    assert ctx.events.hearing["pre_decided"] == (everything,)
+    journal = ctx.events.probes[0]
+    assert type(journal).__name__ == "CallJournal" and journal.hears == {"opened", "progressed", "settled"}
