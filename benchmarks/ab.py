@@ -11,8 +11,8 @@ trees run with this venv's interpreter, each with its own tree first on
 Ratios are branch / base, and the last column says whether the figure moved
 the bad way by more than 10 % (for a rate, lower is worse; for a time, higher;
 the direction is read from the figure's name: ``/s`` is a rate). A figure
-named a ratio is printed but never flagged: whether higher is better
-depends on the ratio. Figures one side does not print are listed, not compared.
+named a ratio (``ratio`` in its name, or one figure over another: ``A / B``)
+is printed but never flagged: whether higher is better depends on the ratio. Figures one side does not print are listed, not compared.
 
 Run: ``python -m benchmarks.ab BASE [--rounds 5] [--only bench_pipeline,bench_validation]``.
 """
@@ -57,6 +57,8 @@ def _measure(tree: Path, module: str) -> dict[str, float]:
 
 
 def _worse(figure: str, ratio: float) -> bool:
+    if "ratio" in figure or " / " in figure:  # a ratio of figures: no direction to judge
+        return False
     is_rate = "/s" in figure
     return ratio < 1 - TOLERANCE if is_rate else ratio > 1 + TOLERANCE
 
@@ -77,7 +79,7 @@ def compare(base: Path, branch: Path, modules: list[str], rounds: int) -> list[t
             continue
         old, new = statistics.median(before), statistics.median(after)
         ratio = new / old if old else float("nan")
-        table.append((figure, old, new, ratio, _worse(figure, ratio) and "ratio" not in figure))
+        table.append((figure, old, new, ratio, _worse(figure, ratio)))
     return table
 
 

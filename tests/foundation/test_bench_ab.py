@@ -19,6 +19,8 @@ from benchmarks.ab import _measure, _worse
         ("codegen render, frozen cold: median ms", 1.11, True),
         ("codegen render, frozen cold: median ms", 1.09, False),
         ("codegen render, frozen cold: median ms", 0.5, False),
+        ("store: 1,000-call batch, PostgresStore / MemoryStore", 1.3, False),  # ratios are never judged
+        ("pipeline: bare / direct ratio", 0.5, False),
     ],
 )
 def test_a_rate_is_worse_lower_and_a_time_higher(figure: str, ratio: float, worse: bool) -> None:
