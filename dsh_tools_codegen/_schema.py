@@ -22,7 +22,7 @@ when ``properties`` is a mapping and ``array`` when ``items`` is present).
 
 Speed comes from the common shape, not from a second copy of the rules: a
 member whose schema is a plain scalar type (most of them) is rendered inline
-in :func:`_block`, the next most common shapes by one named fast path beside
+in :func:`_object`'s loop, the next most common shapes by one named fast path beside
 the rules (:func:`_fast_member`, tested against them), member heads, string
 literals and the unions of scalar names and string enums come from bounded
 text memos (:mod:`._text`), and a leaf never enters the path set. (JSDoc
@@ -255,26 +255,86 @@ def _array(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Ren
 
 
 def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
+    """An object type: the ``{ ... }`` block of its properties, one member
+    (and its JSDoc) a line, members at ``depth + 1``; a ``Record`` when it
+    has none. The hot loop of a render: a member whose schema is a plain
+    scalar type (most of them) is rendered inline, the common shapes after
+    it by :func:`_fast_member`, both paid for from the node budget when the
+    block is done; the rest by :func:`_node`."""
     properties: dict[str, object] = sub.get("properties")  # type: ignore[assignment]
     cls: type = type(properties)  # any JSON value, not only a dict
     if (cls is dict or cls is RAW_SEEN[0]) and len(properties) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, properties)):
         members: Iterable[tuple[str, object]] | None = dict.items(properties) if properties else None
     else:
         members = None if properties is None else _members(properties, walk)
-    if members:
-        if not _READ_OBJECT.issuperset(sub):
-            rest(sub, walk, _READ_OBJECT)
-        required = sub.get("required")
-        cls = type(required)
-        names: Collection[object]
-        if (cls is list or cls is tuple) and len(required) <= 8 and ONLY_STR.issuperset(map(type, required)):  # type: ignore[arg-type,call-overload]
-            names = required  # type: ignore[assignment]  # a few names: no set to build
-        elif required is None:
-            names = ()
+    if not members:
+        return _record(sub, level, depth, walk)
+    if len(sub) - ("type" in sub) - ("required" in sub) - (type(sub.get("description")) is str) > 1:
+        rest(sub, walk, _READ_OBJECT)  # more than properties, type, required and a description: count the rest
+    required = sub.get("required")
+    cls = type(required)
+    names: Collection[object]
+    if (cls is list or cls is tuple) and len(required) <= 8 and ONLY_STR.issuperset(map(type, required)):  # type: ignore[arg-type,call-overload]
+        names = required  # type: ignore[assignment]  # a few names: no set to build
+    elif required is None:
+        names = ()
+    else:
+        unread(required, walk)
+        names = required_names(required)
+    depth += 1
+    inner = level + 1
+    newline = "\n" + "  " * inner
+    body: list[str] = []
+    append = body.append
+    scalars, plain, leaf_types = _SCALARS, SCHEMA_KEYWORDS.isdisjoint, LEAF_TYPES
+    required_heads, optional_heads = _REQUIRED_HEADS, _OPTIONAL_HEADS
+    inline = depth < MAX_DEPTH
+    nested = depth + 1 < MAX_DEPTH
+    raw: type = RAW_SEEN[0]  # a dict subclass that reads as a dict
+    paid = 0
+    for key, member in members:
+        if key in names:
+            head = required_heads.get(key) or _head(key, True)
         else:
-            unread(required, walk)
-            names = required_names(required)
-        return (_block(members, names, level, depth + 1, walk), ATOM)
+            head = optional_heads.get(key) or _head(key, False)
+        cls = type(member)
+        if cls is dict or cls is raw:
+            sv: dict[object, object] = member  # type: ignore[assignment]
+        else:
+            mapping = member_mapping(member, walk)
+            if mapping is None:
+                append(head + "unknown;")
+                continue
+            if mapping is member:
+                raw = cls
+            sv = mapping
+        kind = sv.get("type")
+        description = sv.get("description")
+        text = scalars.get(kind) if type(kind) is str and inline else None
+        if text is not None and len(sv) == (1 if description is None else 2):
+            paid += 1  # only "type" (and "description") are there
+        elif text is not None and plain(sv):
+            paid += 1
+            if not leaf_types.issuperset(map(type, sv.values())):
+                rest(sv, walk, _READ_TYPE)
+        else:
+            shape = _fast_member(sv, kind, description, nested) if inline and (type(kind) is not str or kind != "object") else None
+            if shape is not None:
+                text = shape[0]
+                paid += shape[1]
+            else:
+                text = _node(member, inner, depth, walk, sv)[0]
+        if description is not None:
+            doc = jsdoc(description) if type(description) is str else _doc(description, walk)
+            if doc is not None:
+                append(doc)
+        append(f"{head}{text};")
+    walk.budget -= paid  # inline members are paid for once the block is done
+    return (f"{{{newline}{newline.join(body)}\n{'  ' * level}}}", ATOM)
+
+
+def _record(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
+    """An object type without properties: ``Record<string, T>``."""
     extra = sub.get("additionalProperties")
     if is_mapping(extra):
         if not scalars_only(map(type, sub.values())):
@@ -297,61 +357,6 @@ def _members(properties: object, walk: Walk) -> Iterable[tuple[str, object]] | N
         return None
     walk.sure = False
     return entries(properties)
-
-
-def _block(members: Iterable[tuple[str, object]], required: Collection[object], level: int, depth: int, walk: Walk) -> str:
-    """An object type's ``{ ... }`` block, one member (and its JSDoc) a line,
-    members at ``depth``. The hot loop of a render: a member whose schema is
-    a plain scalar type (most of them) is rendered inline, the common shapes
-    after it by :func:`_fast_member`, both paid for from the node budget when
-    the block is done; the rest by :func:`_node`."""
-    inner = level + 1
-    newline = "\n" + "  " * inner
-    body: list[str] = []
-    append = body.append
-    scalars, plain, leaf_types = _SCALARS, SCHEMA_KEYWORDS.isdisjoint, LEAF_TYPES
-    required_heads, optional_heads = _REQUIRED_HEADS, _OPTIONAL_HEADS
-    inline = depth < MAX_DEPTH
-    nested = depth + 1 < MAX_DEPTH
-    raw: type = RAW_SEEN[0]  # a dict subclass that reads as a dict
-    paid = 0
-    for key, sub in members:
-        if key in required:
-            head = required_heads.get(key) or _head(key, True)
-        else:
-            head = optional_heads.get(key) or _head(key, False)
-        cls = type(sub)
-        if cls is dict or cls is raw:
-            sv: dict[object, object] = sub  # type: ignore[assignment]
-        else:
-            mapping = member_mapping(sub, walk)
-            if mapping is None:
-                append(head + "unknown;")
-                continue
-            if mapping is sub:
-                raw = cls
-            sv = mapping
-        kind = sv.get("type")
-        description = sv.get("description")
-        text = scalars.get(kind) if type(kind) is str and inline else None
-        if text is not None and (len(sv) == (1 if description is None else 2) or plain(sv)):
-            paid += 1  # only "type" (and "description") are there, or no keyword
-            if len(sv) > (1 if description is None else 2) and not leaf_types.issuperset(map(type, sv.values())):
-                rest(sv, walk, _READ_TYPE)
-        else:
-            shape = _fast_member(sv, kind, description, nested) if inline and (type(kind) is not str or kind != "object") else None
-            if shape is not None:
-                text = shape[0]
-                paid += shape[1]
-            else:
-                text = _node(sub, inner, depth, walk, sv)[0]
-        if description is not None:
-            doc = jsdoc(description) if type(description) is str else _doc(description, walk)
-            if doc is not None:
-                append(doc)
-        append(f"{head}{text};")
-    walk.budget -= paid  # inline members are paid for once the block is done
-    return f"{{{newline}{newline.join(body)}\n{'  ' * level}}}"
 
 
 def _doc(description: object, walk: Walk) -> str | None:

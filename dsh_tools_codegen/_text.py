@@ -125,10 +125,13 @@ def json_literal(value: object) -> str | None:
 
 def jsdoc(text: str) -> str | None:
     """A one-line ``/** ... */`` comment for ``text``, or ``None`` if blank."""
-    if text.isprintable() and not text.startswith(" ") and not text.endswith(" ") and "  " not in text and "*/" not in text:
-        # Fast path, same result: printable text has no whitespace but " ",
-        # no controls, no surrogates, so there is nothing to collapse.
-        return f"/** {text} */" if text else None
+    line = f"/** {text} */"
+    if "  " not in line and "*/" not in text and text.isprintable():
+        # Fast path, same result: the line has no double space, so the text
+        # is not blank, has no space at either end and no run of them;
+        # printable, it has no whitespace but " ", no controls and no
+        # surrogates: there is nothing to collapse.
+        return line
     if _SURROGATES.search(text) is not None:
         text = _SURROGATES.sub("\ufffd", text)
     line = " ".join(text.translate(_CONTROLS).split())
