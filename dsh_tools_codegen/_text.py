@@ -127,11 +127,17 @@ def jsdoc(text: str) -> str | None:
     """A one-line ``/** ... */`` comment for ``text``, or ``None`` if blank."""
     line = f"/** {text} */"
     if "  " not in line and "*/" not in text and text.isprintable():
-        # Fast path, same result: the line has no double space, so the text
-        # is not blank, has no space at either end and no run of them;
-        # printable, it has no whitespace but " ", no controls and no
-        # surrogates: there is nothing to collapse.
+        # Fast path, the same line as _collapsed_doc gives (test_codegen_fast
+        # checks): with no double space in the line the text is not blank,
+        # has no space at either end and no run of them; printable, it has no
+        # whitespace but " ", no controls and no surrogates.
         return line
+    return _collapsed_doc(text)
+
+
+def _collapsed_doc(text: str) -> str | None:
+    """The rule of :func:`jsdoc`: surrogates replaced, controls and every
+    whitespace run collapsed to one space, ``*/`` defused."""
     if _SURROGATES.search(text) is not None:
         text = _SURROGATES.sub("\ufffd", text)
     line = " ".join(text.translate(_CONTROLS).split())
