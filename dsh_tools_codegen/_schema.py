@@ -157,8 +157,7 @@ def _rules(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Ren
                     unread(name, walk)
             return union([_typed(exact_str(name) or "", sub, level, depth, walk) for name in names])
     unread(kind, walk)
-    if not scalars_only(map(type, sub.values())):
-        rest(sub, walk, _READ_TYPE)
+    rest(sub, walk, _READ_TYPE)
     return UNKNOWN
 
 
@@ -167,14 +166,12 @@ def _keywords(sub: dict[object, object], level: int, depth: int, walk: Walk) -> 
     none of them applies (e.g. an empty ``anyOf``), so ``type`` decides."""
     ref = sub.get("$ref")
     if not absent(ref):
-        if not scalars_only(map(type, sub.values())):
-            rest(sub, walk, _READ_NONE)
+        rest(sub, walk, _READ_NONE)
         pointer = exact_str(ref)
         return UNKNOWN if pointer is None else _node(_resolve(pointer, walk), level, depth + 1, walk)
     const = sub.get("const", _MISSING)
     if const is not _MISSING:
-        if not scalars_only(map(type, sub.values())):
-            rest(sub, walk, _READ_NONE)
+        rest(sub, walk, _READ_NONE)
         literal = json_literal(const)
         return UNKNOWN if literal is None else (literal, ATOM)
     enum = sub.get("enum")
@@ -182,8 +179,7 @@ def _keywords(sub: dict[object, object], level: int, depth: int, walk: Walk) -> 
         values = take(enum)
         if values is None or type(enum) not in (list, tuple) or not LEAF_TYPES.issuperset(map(type, values)):
             count(enum, walk)  # what the literals do not read (or read as exact JSON)
-        if not scalars_only(map(type, sub.values())):
-            rest(sub, walk, _READ_ONE["enum"])
+        rest(sub, walk, _READ_ONE["enum"])
         return literal_union(map(_literal, values or ()))
     for keyword in ("anyOf", "oneOf", "allOf"):
         alternatives = sub.get(keyword)
@@ -230,25 +226,22 @@ def _resolve(ref: str, walk: Walk) -> object:
 def _typed(name: str, sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
     scalar = _SCALARS.get(name)
     if scalar is not None:
-        if not scalars_only(map(type, sub.values())):
-            rest(sub, walk, _READ_TYPE)
+        rest(sub, walk, _READ_TYPE)
         return (scalar, ATOM)
     if name == "array":
         return _array(sub, level, depth, walk)
     if name == "object":
         return _object(sub, level, depth, walk)
-    if not scalars_only(map(type, sub.values())):
-        rest(sub, walk, _READ_TYPE)
+    rest(sub, walk, _READ_TYPE)
     return UNKNOWN
 
 
 def _array(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
     items = sub.get("items")
     if type(items) is not dict and not is_mapping(items):
-        if not scalars_only(map(type, sub.values())):
-            rest(sub, walk, _READ_TYPE)
+        rest(sub, walk, _READ_TYPE)
         return ("unknown[]", ATOM)
-    if len(sub) - ("type" in sub) - (type(sub.get("description")) is str) > 1 and not scalars_only(map(type, sub.values())):
+    if len(sub) - ("type" in sub) - (type(sub.get("description")) is str) > 1:
         rest(sub, walk, _READ_ARRAY)  # more than "items", "type" and a description: count the rest
     text, precedence = _node(items, level, depth + 1, walk)
     return (f"({text})[]" if precedence != ATOM else text + "[]", ATOM)
@@ -337,11 +330,9 @@ def _record(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
     """An object type without properties: ``Record<string, T>``."""
     extra = sub.get("additionalProperties")
     if is_mapping(extra):
-        if not scalars_only(map(type, sub.values())):
-            rest(sub, walk, _READ_RECORD)
+        rest(sub, walk, _READ_RECORD)
         return (f"Record<string, {_node(extra, level, depth + 1, walk)[0]}>", ATOM)
-    if not scalars_only(map(type, sub.values())):
-        rest(sub, walk, _READ_TYPE)
+    rest(sub, walk, _READ_TYPE)
     return ("Record<string, unknown>", ATOM)
 
 

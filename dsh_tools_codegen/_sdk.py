@@ -29,7 +29,7 @@ the top of the system prompt, so two properties matter more than anything:
   an exponentially shared structure between two renders pays for writing
   it out, as with any JSON encoder.)
 
-  The last tool set is kept as well (:class:`_Catalog`): once every member
+  The last tool set is kept as well (:data:`_Catalog`): once every member
   of a set came with a proof (the fingerprint it was confirmed by), the
   same tools in the same order, each still writing its fingerprint, get
   the whole text back without a member lookup, sort or join. A warm render
@@ -47,6 +47,7 @@ fast the answer comes, never the answer.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping
 from itertools import islice
 from typing import Final, Protocol, Union
@@ -237,8 +238,8 @@ class _MemberCache:
         the parameters): the last tool set's text when it is the same one,
         unchanged; else from each member's text."""
         last = self._last
-        if last is not None and last.keys == keys and (immutable or last.unchanged()):
-            return last.text
+        if last is not None and last[0] == keys and (immutable or _unchanged(last[1], last[2])):
+            return last[3]
         members: list[tuple[str, str]] = []
         proofs: list[bytes | None] = []
         member = self.member
@@ -255,7 +256,7 @@ class _MemberCache:
         unique = dict.fromkeys(members)  # the same tool twice: once
         text = "\n".join([SDK_USAGE, "", "```ts", "declare const tools: {", *[text for _, text in unique], "};", "```"])
         if None not in proofs:
-            self._last = _Catalog(keys, held, proofs, text)
+            self._last = (keys, held, proofs, text)
         return text
 
     def member(
@@ -315,32 +316,22 @@ class _MemberCache:
         self._last = None
 
 
-class _Catalog:
-    """The last tool set: what each member was a function of (name,
-    description, parameters' identity, return type), the parameters (held,
-    so no id is recycled), the proof of each member text, and the SDK text."""
-
-    __slots__ = ("held", "keys", "proofs", "text")
-
-    def __init__(self, keys: list[tuple[str, str | None, int, str]], held: list[object], proofs: list[bytes | None], text: str) -> None:
-        self.keys, self.held, self.proofs, self.text = keys, held, proofs, text
-
-    def unchanged(self) -> bool:
-        """Whether every parameters object still writes its proof (a vouched
-        proof, ``b""``, is never written: such a set is checked per tool)."""
-        dumps = orjson.dumps
-        try:
-            for parameters, proof in zip(self.held, self.proofs):
-                if dumps(parameters) != proof:
-                    return False
-        except Exception:
-            return False
-        return True
+def _unchanged(held: list[object], proofs: list[bytes | None]) -> bool:
+    """Whether every parameters object still writes its proof (a vouched
+    proof, ``b""``, is never written: such a set is checked per tool)."""
+    try:
+        return all(map(operator.eq, map(orjson.dumps, held), proofs))
+    except Exception:
+        return False
 
 
 _VOUCHED: Final = b""
 """The proof of a sure text of parameters the caller vouches never change
 (no JSON text is empty, so no fingerprint equals it)."""
+_Catalog = tuple[list[tuple[str, Union[str, None], int, str]], list[object], list[Union[bytes, None]], str]
+"""The last tool set: what each member text is a function of (name,
+description, parameters' identity, return type), the parameters (held, so
+no id is recycled), each member text's proof, and the SDK text."""
 _Entry = tuple[object, Union[bytes, None], Union[str, None]]
 """``(parameters, their fingerprint, member text)``; the last two ``None``
 until a second render confirms them (see the module docstring)."""
