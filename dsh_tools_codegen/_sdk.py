@@ -254,7 +254,7 @@ class _MemberCache:
             proofs.append(proof)
         members.sort()
         unique = dict.fromkeys(members)  # the same tool twice: once
-        text = "\n".join([SDK_USAGE, "", "```ts", "declare const tools: {", *[text for _, text in unique], "};", "```"])
+        text = "\n".join([SDK_USAGE, "", "```ts", "declare const tools: {", *[line for _, line in unique], "};", "```"])
         if None not in proofs:
             self._last = (keys, held, proofs, text)
         return text
