@@ -5,9 +5,10 @@ catalog in about 16 ms, and a warm render (the same tool set as last time)
 should cost little more than checking that nothing changed.
 
 The registry renders the SDK at every prompt assembly. Warm (the same tool
-objects as last time) each tool costs one memo lookup and one fingerprint
-(orjson writes its parameters, to see they did not change), then the sort
-and the join; cold (:func:`_clear_cache` empties the member memo *and* the
+objects as last time) the memo's last tool set answers: each tool costs
+reading its fields and one fingerprint (orjson writes its parameters, to
+see they did not change; none for the frozen input, whose caller vouches);
+cold (:func:`_clear_cache` empties the member memo *and* the
 memoised JSDoc and key text, as in a fresh process seeing 1,000 new tools)
 every schema is rendered. Both are measured, for plain ``dict`` schemas
 (what a caller holding JSON passes, and what the TypeScript reference

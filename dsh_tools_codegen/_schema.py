@@ -22,10 +22,12 @@ when ``properties`` is a mapping and ``array`` when ``items`` is present).
 
 Speed comes from the common shape, not from a second copy of the rules: a
 member whose schema is a plain scalar type (most of them) is rendered inline
-in :func:`_block`, the next most common shapes by one named fast path beside
-the rules (:func:`_fast_member`, tested against them), member heads, JSDoc
-lines and string literals come from bounded text memos (:mod:`._text`), and
-a leaf never enters the path set.
+in :func:`_object`'s loop, the next most common shapes by one named fast path beside
+the rules (:func:`_fast_member`, tested against them), member heads, string
+literals and the unions of scalar names and string enums come from bounded
+text memos (:mod:`._text`), and a leaf never enters the path set. (JSDoc
+lines are not memoised: descriptions rarely repeat, so a memo cost more cold
+than it saved.)
 
 Each render also answers whether it is *sure* (:func:`render`): whether the
 text is a function of the schema's JSON text as orjson writes it, and that
@@ -48,7 +50,7 @@ from ._read import (
     is_sequence, mapping, member_mapping, raw_dict, required_names, rest, scalars_only, take, unread, view,
 )
 from ._text import (
-    _DOCS, _LITERALS, _OPTIONAL_HEADS, _REQUIRED_HEADS, ATOM, UNKNOWN, Rendered, _head, _literal, _remember,
+    _ENUM_UNIONS, _OPTIONAL_HEADS, _REQUIRED_HEADS, _TYPE_UNIONS, ATOM, UNKNOWN, Rendered, _head, _literal, _remember,
     clear_memos, exact_str, intersection, jsdoc, json_literal, literal_union, union,
 )
 
@@ -105,7 +107,8 @@ def _node(node: object, level: int, depth: int, walk: Walk, sub: dict[object, ob
             walk.sure = False
             return UNKNOWN
         kind = sub.get("type")
-        if type(kind) is str and kind in _SCALARS and SCHEMA_KEYWORDS.isdisjoint(sub):  # a leaf: no path entry
+        plain = SCHEMA_KEYWORDS.isdisjoint(sub)
+        if plain and type(kind) is str and kind in _SCALARS:  # a leaf: no path entry
             if not scalars_only(map(type, sub.values())):
                 rest(sub, walk, _READ_TYPE)
             return (_SCALARS[kind], ATOM)
@@ -116,8 +119,10 @@ def _node(node: object, level: int, depth: int, walk: Walk, sub: dict[object, ob
             return UNKNOWN
         active.add(key)
         try:
-            if kind == "object" and SCHEMA_KEYWORDS.isdisjoint(sub):  # _rules' answer, without the dispatch
+            if kind == "object" and plain:  # _rules' answer, without the dispatch
                 return _object(sub, level, depth, walk)
+            if kind == "array" and plain and type(kind) is str:
+                return _array(sub, level, depth, walk)
             return _rules(sub, level, depth, walk)
         finally:
             active.discard(key)
@@ -152,8 +157,7 @@ def _rules(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Ren
                     unread(name, walk)
             return union([_typed(exact_str(name) or "", sub, level, depth, walk) for name in names])
     unread(kind, walk)
-    if not scalars_only(map(type, sub.values())):
-        rest(sub, walk, _READ_TYPE)
+    rest(sub, walk, _READ_TYPE)
     return UNKNOWN
 
 
@@ -162,14 +166,12 @@ def _keywords(sub: dict[object, object], level: int, depth: int, walk: Walk) -> 
     none of them applies (e.g. an empty ``anyOf``), so ``type`` decides."""
     ref = sub.get("$ref")
     if not absent(ref):
-        if not scalars_only(map(type, sub.values())):
-            rest(sub, walk, _READ_NONE)
+        rest(sub, walk, _READ_NONE)
         pointer = exact_str(ref)
         return UNKNOWN if pointer is None else _node(_resolve(pointer, walk), level, depth + 1, walk)
     const = sub.get("const", _MISSING)
     if const is not _MISSING:
-        if not scalars_only(map(type, sub.values())):
-            rest(sub, walk, _READ_NONE)
+        rest(sub, walk, _READ_NONE)
         literal = json_literal(const)
         return UNKNOWN if literal is None else (literal, ATOM)
     enum = sub.get("enum")
@@ -177,8 +179,7 @@ def _keywords(sub: dict[object, object], level: int, depth: int, walk: Walk) -> 
         values = take(enum)
         if values is None or type(enum) not in (list, tuple) or not LEAF_TYPES.issuperset(map(type, values)):
             count(enum, walk)  # what the literals do not read (or read as exact JSON)
-        if not scalars_only(map(type, sub.values())):
-            rest(sub, walk, _READ_ONE["enum"])
+        rest(sub, walk, _READ_ONE["enum"])
         return literal_union(map(_literal, values or ()))
     for keyword in ("anyOf", "oneOf", "allOf"):
         alternatives = sub.get(keyword)
@@ -225,54 +226,113 @@ def _resolve(ref: str, walk: Walk) -> object:
 def _typed(name: str, sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
     scalar = _SCALARS.get(name)
     if scalar is not None:
-        if not scalars_only(map(type, sub.values())):
-            rest(sub, walk, _READ_TYPE)
+        rest(sub, walk, _READ_TYPE)
         return (scalar, ATOM)
     if name == "array":
-        items = sub.get("items")
-        if not is_mapping(items):
-            if not scalars_only(map(type, sub.values())):
-                rest(sub, walk, _READ_TYPE)
-            return ("unknown[]", ATOM)
-        if not scalars_only(map(type, sub.values())):
-            rest(sub, walk, _READ_ARRAY)
-        text, precedence = _node(items, level, depth + 1, walk)
-        return (f"({text})[]" if precedence != ATOM else text + "[]", ATOM)
+        return _array(sub, level, depth, walk)
     if name == "object":
         return _object(sub, level, depth, walk)
-    if not scalars_only(map(type, sub.values())):
-        rest(sub, walk, _READ_TYPE)
+    rest(sub, walk, _READ_TYPE)
     return UNKNOWN
 
 
+def _array(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
+    items = sub.get("items")
+    if type(items) is not dict and not is_mapping(items):
+        rest(sub, walk, _READ_TYPE)
+        return ("unknown[]", ATOM)
+    if len(sub) - ("type" in sub) - (type(sub.get("description")) is str) > 1:
+        rest(sub, walk, _READ_ARRAY)  # more than "items", "type" and a description: count the rest
+    text, precedence = _node(items, level, depth + 1, walk)
+    return (f"({text})[]" if precedence != ATOM else text + "[]", ATOM)
+
+
 def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
+    """An object type: the ``{ ... }`` block of its properties, one member
+    (and its JSDoc) a line, members at ``depth + 1``; a ``Record`` when it
+    has none. The hot loop of a render: a member whose schema is a plain
+    scalar type (most of them) is rendered inline, the common shapes after
+    it by :func:`_fast_member`, both paid for from the node budget when the
+    block is done; the rest by :func:`_node`."""
     properties: dict[str, object] = sub.get("properties")  # type: ignore[assignment]
     cls: type = type(properties)  # any JSON value, not only a dict
     if (cls is dict or cls is RAW_SEEN[0]) and len(properties) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, properties)):
         members: Iterable[tuple[str, object]] | None = dict.items(properties) if properties else None
     else:
         members = None if properties is None else _members(properties, walk)
-    if members:
-        if not _READ_OBJECT.issuperset(sub):
-            rest(sub, walk, _READ_OBJECT)
-        required = sub.get("required")
-        cls = type(required)
-        names: Collection[object]
-        if (cls is list or cls is tuple) and len(required) <= 8 and ONLY_STR.issuperset(map(type, required)):  # type: ignore[arg-type,call-overload]
-            names = required  # type: ignore[assignment]  # a few names: no set to build
-        elif required is None:
-            names = ()
+    if not members:
+        return _record(sub, level, depth, walk)
+    if len(sub) - ("type" in sub) - ("required" in sub) - (type(sub.get("description")) is str) > 1:
+        rest(sub, walk, _READ_OBJECT)  # more than properties, type, required and a description: count the rest
+    required = sub.get("required")
+    cls = type(required)
+    names: Collection[object]
+    if (cls is list or cls is tuple) and len(required) <= 8 and ONLY_STR.issuperset(map(type, required)):  # type: ignore[arg-type,call-overload]
+        names = required  # type: ignore[assignment]  # a few names: no set to build
+    elif required is None:
+        names = ()
+    else:
+        unread(required, walk)
+        names = required_names(required)
+    depth += 1
+    inner = level + 1
+    newline = "\n" + "  " * inner
+    body: list[str] = []
+    append = body.append
+    scalars, plain, leaf_types = _SCALARS, SCHEMA_KEYWORDS.isdisjoint, LEAF_TYPES
+    required_heads, optional_heads = _REQUIRED_HEADS, _OPTIONAL_HEADS
+    inline = depth < MAX_DEPTH
+    nested = depth + 1 < MAX_DEPTH
+    raw: type = RAW_SEEN[0]  # a dict subclass that reads as a dict
+    paid = 0
+    for key, member in members:
+        if key in names:
+            head = required_heads.get(key) or _head(key, True)
         else:
-            unread(required, walk)
-            names = required_names(required)
-        return (_block(members, names, level, depth + 1, walk), ATOM)
+            head = optional_heads.get(key) or _head(key, False)
+        cls = type(member)
+        if cls is dict or cls is raw:
+            sv: dict[object, object] = member  # type: ignore[assignment]
+        else:
+            mapping = member_mapping(member, walk)
+            if mapping is None:
+                append(head + "unknown;")
+                continue
+            if mapping is member:
+                raw = cls
+            sv = mapping
+        kind = sv.get("type")
+        description = sv.get("description")
+        text = scalars.get(kind) if type(kind) is str and inline else None
+        if text is not None and len(sv) == (1 if description is None else 2):
+            paid += 1  # only "type" (and "description") are there
+        elif text is not None and plain(sv):
+            paid += 1
+            if not leaf_types.issuperset(map(type, sv.values())):
+                rest(sv, walk, _READ_TYPE)
+        else:
+            shape = _fast_member(sv, kind, description, nested) if inline and (type(kind) is not str or kind != "object") else None
+            if shape is not None:
+                text = shape[0]
+                paid += shape[1]
+            else:
+                text = _node(member, inner, depth, walk, sv)[0]
+        if description is not None:
+            doc = jsdoc(description) if type(description) is str else _doc(description, walk)
+            if doc is not None:
+                append(doc)
+        append(f"{head}{text};")
+    walk.budget -= paid  # inline members are paid for once the block is done
+    return (f"{{{newline}{newline.join(body)}\n{'  ' * level}}}", ATOM)
+
+
+def _record(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
+    """An object type without properties: ``Record<string, T>``."""
     extra = sub.get("additionalProperties")
     if is_mapping(extra):
-        if not scalars_only(map(type, sub.values())):
-            rest(sub, walk, _READ_RECORD)
+        rest(sub, walk, _READ_RECORD)
         return (f"Record<string, {_node(extra, level, depth + 1, walk)[0]}>", ATOM)
-    if not scalars_only(map(type, sub.values())):
-        rest(sub, walk, _READ_TYPE)
+    rest(sub, walk, _READ_TYPE)
     return ("Record<string, unknown>", ATOM)
 
 
@@ -290,64 +350,8 @@ def _members(properties: object, walk: Walk) -> Iterable[tuple[str, object]] | N
     return entries(properties)
 
 
-def _block(members: Iterable[tuple[str, object]], required: Collection[object], level: int, depth: int, walk: Walk) -> str:
-    """An object type's ``{ ... }`` block, one member (and its JSDoc) a line,
-    members at ``depth``. The hot loop of a render: a member whose schema is
-    a plain scalar type (most of them) is rendered inline, the common shapes
-    after it by :func:`_fast_member`, both paid for from the node budget when
-    the block is done; the rest by :func:`_node`."""
-    inner = level + 1
-    newline = "\n" + "  " * inner
-    body: list[str] = []
-    append = body.append
-    scalars, plain, leaf_types = _SCALARS, SCHEMA_KEYWORDS.isdisjoint, LEAF_TYPES
-    required_heads, optional_heads, docs = _REQUIRED_HEADS, _OPTIONAL_HEADS, _DOCS
-    inline = depth < MAX_DEPTH
-    raw: type = RAW_SEEN[0]  # a dict subclass that reads as a dict
-    paid = 0
-    for key, sub in members:
-        if key in required:
-            head = required_heads.get(key) or _head(key, True)
-        else:
-            head = optional_heads.get(key) or _head(key, False)
-        cls = type(sub)
-        if cls is dict or cls is raw:
-            sv: dict[object, object] = sub  # type: ignore[assignment]
-        else:
-            mapping = member_mapping(sub, walk)
-            if mapping is None:
-                append(head + "unknown;")
-                continue
-            if mapping is sub:
-                raw = cls
-            sv = mapping
-        kind = sv.get("type")
-        description = sv.get("description")
-        text = scalars.get(kind) if type(kind) is str and inline else None
-        if text is not None and plain(sv):
-            paid += 1
-            if len(sv) > (1 if description is None else 2) and not leaf_types.issuperset(map(type, sv.values())):
-                rest(sv, walk, _READ_TYPE)
-        else:
-            shape = _fast_member(sv, kind, description, depth + 1 < MAX_DEPTH) if inline else None
-            if shape is not None:
-                text = shape[0]
-                paid += shape[1]
-            else:
-                text = _node(sub, inner, depth, walk, sv)[0]
-        if description is not None:
-            doc = docs.get(description, _MISSING) if type(description) is str else _doc(description, walk)
-            if doc is _MISSING:
-                doc = _remember(docs, description, jsdoc(description))  # type: ignore[arg-type]
-            if doc is not None:
-                append(doc)  # type: ignore[arg-type]
-        append(f"{head}{text};")
-    walk.budget -= paid  # inline members are paid for once the block is done
-    return f"{{{newline}{newline.join(body)}\n{'  ' * level}}}"
-
-
 def _doc(description: object, walk: Walk) -> str | None:
-    """The JSDoc line for a description that is not an exact ``str`` (the caller memoises those)."""
+    """The JSDoc line for a description that is not an exact ``str``."""
     unread(description, walk)
     text = exact_str(description)
     return None if text is None else jsdoc(text)
@@ -363,7 +367,7 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
     random schemas), without their dispatch: a third of the bench catalog's
     members take it. Only for exact types, and only when the schema holds
     nothing but the keys read (and a string ``description``), so nothing is
-    left to count.
+    left to count. A union's text is memoised by its names (they repeat).
     """
     size = len(sv) - (type(description) is str)
     if SCHEMA_KEYWORDS.isdisjoint(sv):
@@ -381,20 +385,19 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
             return (scalar + "[]", 2)
         if size != 1:
             return None
-        names = kind
-        table: dict[object, str] = _SCALARS  # type: ignore[assignment]
+        names, memo = kind, _TYPE_UNIONS
     else:
         if size != 1 + (type(kind) is str) or "enum" not in sv:
             return None
-        names = sv.get("enum")
-        table = _LITERALS  # type: ignore[assignment]
+        names, memo = sv.get("enum"), _ENUM_UNIONS
     if type(names) is not list and type(names) is not tuple:
         return None
     strings: list[str] = names  # type: ignore[assignment]
     if not strings or len(strings) > MAX_ITEMS or not ONLY_STR.issuperset(map(type, strings)):
         return None
-    texts = [(table.get(name) or _literal(name)) if table is _LITERALS else table.get(name) for name in strings]
-    if None in texts:
-        return None
-    found: list[str] = texts  # type: ignore[assignment]
-    return (found[0] if len(found) == 1 else " | ".join(dict.fromkeys(found)), 1)
+    key = tuple(strings)
+    text = memo.get(key, _MISSING)
+    if text is _MISSING:  # the union's text, or None when a name has no fast answer
+        texts = list(map(_literal, strings) if memo is _ENUM_UNIONS else map(_SCALARS.get, strings))
+        text = _remember(memo, key, None if None in texts else " | ".join(dict.fromkeys(texts)))  # type: ignore[arg-type]
+    return None if text is None else (text, 1)  # type: ignore[return-value]

@@ -29,10 +29,17 @@ the top of the system prompt, so two properties matter more than anything:
   an exponentially shared structure between two renders pays for writing
   it out, as with any JSON encoder.)
 
+  The last tool set is kept as well (:data:`_Catalog`): once every member
+  of a set came with a proof (the fingerprint it was confirmed by), the
+  same tools in the same order, each still writing its fingerprint, get
+  the whole text back without a member lookup, sort or join. A warm render
+  costs reading each tool and one fingerprint per tool.
+
 A caller that knows its schemas never change (the registry's deep-frozen
 snapshots) says so by calling :func:`render_frozen_tools_sdk`: a hit is
-then the identity alone, and a sure first render is stored at once. That caller vouches for
-it; nothing here inspects a foreign type to decide it.
+then the identity alone, a sure first render is stored at once, and the
+last set is answered for the same tools alone. That caller vouches for it;
+nothing here inspects a foreign type to decide it.
 
 The function is still pure from the caller's view: the memo changes only how
 fast the answer comes, never the answer.
@@ -40,6 +47,7 @@ fast the answer comes, never the answer.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping
 from itertools import islice
 from typing import Final, Protocol, Union
@@ -130,28 +138,19 @@ def render_frozen_tools_sdk(schemas: Iterable[ToolInput]) -> str:
 
 
 def _render(schemas: Iterable[ToolInput], immutable: bool) -> str:
-    members: list[tuple[str, str]] = []
-    append, member = members.append, _CACHE.member
+    keys: list[tuple[str, str | None, int, str]] = []  # per tool read: what its member text is a function of
+    held: list[object] = []  # and its parameters
     try:
         for tool in islice(schemas, MAX_TOOLS):
             fields = _fields(tool)
             if fields is not None:
                 name, description, parameters, output = fields
-                text: str | None
-                returns = "string"
-                try:
-                    if output is not None:
-                        returns = json_schema_to_ts(output, 1)
-                    text = member(name, description, parameters, returns, immutable)
-                except Exception:
-                    text = _uncached(name, description, parameters, returns)
-                if text is not None:
-                    append((name, text))
+                returns = "string" if output is None else json_schema_to_ts(output, 1)
+                keys.append((name, description, id(parameters), returns))
+                held.append(parameters)
     except Exception:
         pass  # an iterable that fails midway: render what it yielded
-    members.sort()
-    unique = dict.fromkeys(members)  # the same tool twice: once
-    return "\n".join([SDK_USAGE, "", "```ts", "declare const tools: {", *[text for _, text in unique], "};", "```"])
+    return _CACHE.catalog(keys, held, immutable)
 
 
 def _uncached(name: str, description: str | None, parameters: object, returns: str) -> str | None:
@@ -215,60 +214,90 @@ def _member_text(name: str, description: str | None, args: str, returns: str) ->
 
 
 class _MemberCache:
-    """Bounded memo of member texts (see the module docstring).
+    """Bounded memo of member texts, and the last tool set's text (see the
+    module docstring).
 
     Two generations of plain dicts approximate an LRU: hits come from the
     young one (an old hit is promoted), and a young generation that reaches
     ``capacity`` entries becomes the old one, dropping the previous old; so
     the ``capacity`` most recently used entries are always kept (at most
-    twice as many are held). No lock is needed: each ``dict`` operation is
-    atomic, every entry is immutable and validated on use (``entry is
-    parameters`` and the fingerprint), so racing callers can only cost each
-    other a miss.
+    twice as many are held). No lock is needed: each ``dict`` operation (and
+    the swap of the last tool set) is atomic, every entry is immutable and
+    validated on use (``entry is parameters`` and the fingerprint), so racing
+    callers can only cost each other a miss.
     """
 
     def __init__(self, capacity: int) -> None:
         self._generation = max(capacity, 1)
         self._young: dict[tuple[object, ...], _Entry] = {}
         self._old: dict[tuple[object, ...], _Entry] = {}
+        self._last: _Catalog | None = None
+
+    def catalog(self, keys: list[tuple[str, str | None, int, str]], held: list[object], immutable: bool) -> str:
+        """The SDK text for these tools (``keys[i]`` describes ``held[i]``,
+        the parameters): the last tool set's text when it is the same one,
+        unchanged; else from each member's text."""
+        last = self._last
+        if last is not None and last[0] == keys and (immutable or _unchanged(last[1], last[2])):
+            return last[3]
+        members: list[tuple[str, str]] = []
+        proofs: list[bytes | None] = []
+        member = self.member
+        for (name, description, _, returns), parameters in zip(keys, held):
+            text: str | None
+            try:
+                text, proof = member(name, description, parameters, returns, immutable)
+            except Exception:
+                text, proof = _uncached(name, description, parameters, returns), None
+            if text is not None:
+                members.append((name, text))
+            proofs.append(proof)
+        members.sort()
+        unique = dict.fromkeys(members)  # the same tool twice: once
+        text = "\n".join([SDK_USAGE, "", "```ts", "declare const tools: {", *[line for _, line in unique], "};", "```"])
+        if None not in proofs:
+            self._last = (keys, held, proofs, text)
+        return text
 
     def member(
         self, name: str, description: str | None, parameters: object, returns: str = "string", immutable: bool = False
-    ) -> str:
+    ) -> tuple[str, bytes | None]:
+        """The member text and its proof: the fingerprint it is confirmed by,
+        :data:`_VOUCHED` for a sure text of vouched parameters, ``None`` if
+        it is not known to be a function of their fingerprint."""
         key = (name, description, id(parameters), returns)
-        hit = self._young.get(key) or self._get_old(key)
+        hit = self._young.get(key)
+        if hit is None:
+            hit = self._old.get(key)
+            if hit is not None:
+                self._put(key, hit)  # promoted
         before = None
         if hit is not None and hit[0] is parameters:
             if immutable and hit[2] is not None:
-                return hit[2]  # the caller vouches the object never changes
+                return hit[2], _VOUCHED  # the caller vouches the object never changes
             try:
                 before = orjson.dumps(parameters)  # bounded: its first render was sure
             except Exception:
                 before = None
             if before is not None and before == hit[1]:
-                return hit[2]  # type: ignore[return-value]  # a fingerprint comes with its text
+                return hit[2], before  # type: ignore[return-value]  # a fingerprint comes with its text
         args, sure = render(parameters, 1)
         text = _member_text(name, description, args, returns)
         if not sure:
-            return text
+            return text, None
         if immutable:
             self._put(key, (parameters, None, text))
-            return text
+            return text, _VOUCHED
         if before is None:  # first seen: remember that it can be fingerprinted
             self._put(key, (parameters, None, None))
-            return text
+            return text, None
         try:
             if orjson.dumps(parameters) == before:  # rendered between two equal fingerprints
                 self._put(key, (parameters, before, text))
+                return text, before
         except Exception:
             pass
-        return text
-
-    def _get_old(self, key: tuple[object, ...]) -> _Entry | None:
-        hit = self._old.get(key)
-        if hit is not None:
-            self._put(key, hit)
-        return hit
+        return text, None
 
     def _put(self, key: tuple[object, ...], entry: _Entry) -> None:
         young = self._young
@@ -284,8 +313,25 @@ class _MemberCache:
     def clear(self) -> None:
         self._young = {}
         self._old = {}
+        self._last = None
 
 
+def _unchanged(held: list[object], proofs: list[bytes | None]) -> bool:
+    """Whether every parameters object still writes its proof (a vouched
+    proof, ``b""``, is never written: such a set is checked per tool)."""
+    try:
+        return all(map(operator.eq, map(orjson.dumps, held), proofs))
+    except Exception:
+        return False
+
+
+_VOUCHED: Final = b""
+"""The proof of a sure text of parameters the caller vouches never change
+(no JSON text is empty, so no fingerprint equals it)."""
+_Catalog = tuple[list[tuple[str, Union[str, None], int, str]], list[object], list[Union[bytes, None]], str]
+"""The last tool set: what each member text is a function of (name,
+description, parameters' identity, return type), the parameters (held, so
+no id is recycled), each member text's proof, and the SDK text."""
 _Entry = tuple[object, Union[bytes, None], Union[str, None]]
 """``(parameters, their fingerprint, member text)``; the last two ``None``
 until a second render confirms them (see the module docstring)."""

@@ -15,9 +15,10 @@ so the escaping rules live in one spot:
   never end the comment early or break the one-member-per-line layout.
 
 Two things sit here because they are text too: the bounded memos of member
-heads, JSDoc lines and string literals (names, descriptions and enum
-members repeat across a catalog), and the combinators that join type texts
-(``A | B``, ``A & B``) with their precedence.
+heads, string literals and unions of scalar names or string enums (names,
+enum members and ``["string", "null"]`` repeat across a catalog), and the
+combinators that join type texts (``A | B``, ``A & B``) with their
+precedence.
 
 All functions here are total on their declared input types and never run
 user code: callers hand them exact ``str`` (see :func:`exact_str`).
@@ -124,10 +125,19 @@ def json_literal(value: object) -> str | None:
 
 def jsdoc(text: str) -> str | None:
     """A one-line ``/** ... */`` comment for ``text``, or ``None`` if blank."""
-    if text.isprintable() and not text.startswith(" ") and not text.endswith(" ") and "  " not in text and "*/" not in text:
-        # Fast path, same result: printable text has no whitespace but " ",
-        # no controls, no surrogates, so there is nothing to collapse.
-        return f"/** {text} */" if text else None
+    line = f"/** {text} */"
+    if "  " not in line and "*/" not in text and text.isprintable():
+        # Fast path, the same line as _collapsed_doc gives (test_codegen_fast
+        # checks): with no double space in the line the text is not blank,
+        # has no space at either end and no run of them; printable, it has no
+        # whitespace but " ", no controls and no surrogates.
+        return line
+    return _collapsed_doc(text)
+
+
+def _collapsed_doc(text: str) -> str | None:
+    """The rule of :func:`jsdoc`: surrogates replaced, controls and every
+    whitespace run collapsed to one space, ``*/`` defused."""
     if _SURROGATES.search(text) is not None:
         text = _SURROGATES.sub("\ufffd", text)
     line = " ".join(text.translate(_CONTROLS).split())
@@ -138,13 +148,15 @@ def jsdoc(text: str) -> str | None:
 
 _MEMO_LIMIT: Final = 4096
 _Text = TypeVar("_Text", str, "str | None")
+_Key = TypeVar("_Key", str, "tuple[str, ...]")
 _REQUIRED_HEADS: Final[dict[str, str]] = {}
 _OPTIONAL_HEADS: Final[dict[str, str]] = {}
-_DOCS: Final[dict[str, str | None]] = {}
 _LITERALS: Final[dict[str, str]] = {}
+_TYPE_UNIONS: Final[dict[tuple[str, ...], str | None]] = {}
+_ENUM_UNIONS: Final[dict[tuple[str, ...], str | None]] = {}
 
 
-def _remember(memo: dict[str, _Text], key: str, text: _Text) -> _Text:
+def _remember(memo: dict[_Key, _Text], key: _Key, text: _Text) -> _Text:
     """Store in a bounded text memo (cleared when full; keys are exact
     ``str``, so neither lookups nor storing run user code)."""
     if len(memo) >= _MEMO_LIMIT:
@@ -167,8 +179,8 @@ def _literal(value: object) -> str | None:
 
 
 def clear_memos() -> None:
-    """Forget the memoised heads, JSDoc lines and literals (a truly cold start)."""
-    for memo in (_REQUIRED_HEADS, _OPTIONAL_HEADS, _DOCS, _LITERALS):
+    """Forget the memoised heads, literals and unions (a truly cold start)."""
+    for memo in (_REQUIRED_HEADS, _OPTIONAL_HEADS, _LITERALS, _TYPE_UNIONS, _ENUM_UNIONS):
         memo.clear()
 
 ATOM: Final = 0

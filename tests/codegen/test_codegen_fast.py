@@ -7,7 +7,8 @@ schemas covering every rule (and the odd corners: non-str names, containers
 where scalars belong, empty combinators, depth and budget limits, NaN) and
 check that a sure render of a value equals the render of its JSON copy, for
 plain trees and their frozen forms. ``_fast_member`` (the block's fast path
-for common member shapes) must give what the rules give.
+for common member shapes) must give what the rules give, and so must
+``jsdoc``'s fast path (what ``_collapsed_doc`` gives).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dsh_tools_codegen._read import MAX_DEPTH
 from dsh_tools_codegen._read import Walk
 from dsh_tools_codegen._schema import _fast_member, _node, render
 from dsh_tools_codegen._sdk import _CACHE, _clear_cache
+from dsh_tools_codegen._text import _collapsed_doc, jsdoc
 
 TYPES: list[Any] = ["string", "number", "integer", "boolean", "null", "array", "object", "bogus", ""]
 NAMES = ["a", "b", "path", "my-key", "new", "é", "1st", "", 'q"', "zz", "B", "_x"]
@@ -124,6 +126,8 @@ def members(rnd: random.Random) -> list[dict[str, Any]]:
         {"type": "array", "items": rnd.choice([{"type": "string"}, {"type": "bogus"}, {"type": "integer", "enum": [1]}, []])},
         {"type": "array", "items": {"type": "number", "description": rnd.choice(["d", ["d"]])}},
         {"const": "c", "enum": ["a"]},
+        {"type": ["string", "null"]},  # the same names as a type list and as an enum: two texts
+        {"enum": ["string", "null"]},
         {"$ref": "#", "enum": ["a"]},
         {"anyOf": [{"type": "string"}], "enum": ["a"]},
     ]
@@ -144,6 +148,19 @@ def test_the_fast_member_path_gives_what_the_rules_give(seed: int) -> None:
             assert shape[0] == _node(value, 0, 1, walk)[0], value
             assert walk.sure and walk.budget == 10_000 - shape[1]  # the same nodes paid for
     assert answered >= 10
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_jsdoc_fast_path_gives_what_the_rule_gives(seed: int) -> None:
+    rnd = random.Random(seed)
+    pieces = [" ", "  ", "*", "/", "*/", "a", "b.", "\n", "\t", "\u2028", "\u00a0", "\ud800", "\x00", "\x85", "é", "\u200b", "\u3000"]
+    fast = 0
+    for _ in range(4000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 6)))
+        line = jsdoc(text)
+        assert line == _collapsed_doc(text), repr(text)
+        fast += line == f"/** {text} */"
+    assert fast >= 100  # the fast path was taken
 
 
 def nested(levels: int) -> dict[str, Any]:

@@ -319,12 +319,12 @@ def test_frozen_rendering_is_the_same_text_and_a_hit_is_the_identity_alone(monke
 def test_member_memo_is_bounded_and_keeps_recent_entries() -> None:
     memo = _MemberCache(3)
     tools = [(f"t{index}", None, frozen({"type": "object", "properties": {"a": {"type": "string"}}})) for index in range(10)]
-    texts = [memo.member(*fields) for fields in tools]
+    texts = [memo.member(*fields)[0] for fields in tools]
     assert len(memo.entries()) <= 6  # two generations of three
     assert all(text.startswith(f"  t{index}(args: {{") for index, text in enumerate(texts))
     for recent in tools[-3:]:  # the three most recent are always kept
         assert any(entry[0] is recent[2] for entry in memo.entries())
-    assert memo.member(*tools[-1]) == texts[-1]  # an identity hit, same text
+    assert memo.member(*tools[-1])[0] == texts[-1]  # an identity hit, same text
 
 
 def test_member_memo_promotes_old_hits() -> None:
@@ -383,3 +383,30 @@ def test_the_renderer_runs_from_its_python_sources() -> None:
     for name in ("_read", "_text", "_sdk", "_schema", "_python", "_pytypes"):
         module = importlib.import_module(f"dsh_tools_codegen.{name}")
         assert str(module.__file__).endswith(".py"), f"{module.__file__} shadows its source: run `make clean`"
+
+
+@pytest.mark.parametrize("vouched", [False, True])
+def test_the_last_tool_set_is_answered_only_for_the_same_tools_each_unchanged(vouched: bool) -> None:
+    render = render_frozen_tools_sdk if vouched else render_tools_sdk
+    tools: list[dict[str, Any]] = [
+        tool(f"t{index}", f"T{index}.", {"type": "object", "properties": {"a": {"type": "string", "enum": ["x"]}}})
+        for index in range(4)
+    ]
+
+    def cold(given: list[dict[str, Any]]) -> str:
+        _CACHE.clear()
+        text = render_tools_sdk(given)
+        _CACHE.clear()
+        return text
+
+    for variant in (tools[::-1], tools[:3], [*tools, tools[0]], [tools[0], tool("t1", "Other.", tools[1]["parameters"])]):
+        _CACHE.clear()
+        for _ in range(3):  # noted, confirmed (the set is kept), served
+            render(tools)
+        assert render(variant) == cold(variant)
+    _CACHE.clear()
+    for _ in range(3):
+        render(tools)
+    tools[2]["parameters"]["properties"]["a"]["enum"].append("y")  # deep inside a kept set
+    text = render_tools_sdk(tools)
+    assert text == cold(tools) and '"x" | "y"' in text
