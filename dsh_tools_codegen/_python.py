@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import Final
 
-from ._pytypes import WORDS, Walk, is_method_name, literal, read_properties, read_returns, typed_dict
+from ._pytypes import WORDS, Shared, Walk, is_method_name, literal, read_properties, read_returns, typed_dict
 from ._sdk import MAX_TOOLS, ToolInput, _fields
 
 __all__ = ["SDK_USAGE_PYTHON", "render_tools_sdk_python"]
@@ -73,14 +73,14 @@ def render_tools_sdk_python(tools: Iterable[ToolInput]) -> str:
     mapping keys). Pure and total: no I/O, never raises for any input.
     """
     entries: list[tuple[str, str, str, str]] = []  # (name, args class, method or overload, output class)
-    keys: dict[str, tuple[str, bool]] = {}
+    shared: Shared = ({}, {}, {})  # what Walk memoises across one render's tools
     try:
         for tool in islice(tools, MAX_TOOLS):
             fields = _fields(tool)
             if fields is None:
                 continue
             try:
-                entries.append(_tool(*fields, keys))
+                entries.append(_tool(*fields, shared))
             except Exception:
                 continue  # this tool alone (e.g. MemoryError on a huge description)
     except Exception:
@@ -139,10 +139,10 @@ def _unique_stem(name: str, used: dict[str, int]) -> str:
 
 
 def _tool(
-    name: str, description: str | None, parameters: object, output: object, keys: dict[str, tuple[str, bool]]
+    name: str, description: str | None, parameters: object, output: object, shared: Shared
 ) -> tuple[str, str, str, str]:
     """``(name, args class, member, output class)``, with ``\\x00`` standing for the class-name stem."""
-    walk = Walk(keys)
+    walk = Walk(*shared)
     fields = read_properties(parameters, walk, "")
     nested_args, walk.classes = walk.classes, []
     returns, output_class = read_returns(output, walk)

@@ -25,7 +25,7 @@ from ._read import take as _take
 from ._read import view as _view
 from ._text import exact_str
 
-__all__ = ["ANY", "WORDS", "Walk", "is_method_name", "literal", "read_properties", "read_returns", "typed_dict"]
+__all__ = ["ANY", "WORDS", "Shared", "Walk", "is_method_name", "literal", "read_properties", "read_returns", "typed_dict"]
 
 _KEYWORDS: Final = frozenset(keyword.kwlist)
 WORDS: Final = re.compile(r"[A-Za-z0-9]+")
@@ -53,19 +53,22 @@ def is_method_name(name: str) -> bool:
 
 
 def typed_dict(
-    class_name: str, fields: list[tuple[str, str, bool, str | None, bool]], identifiers: bool | None = None
+    class_name: str, fields: list[tuple[str, str, bool, str, bool]], identifiers: bool | None = None
 ) -> str:
     """A ``TypedDict``: class syntax when every key is an identifier (``identifiers``, when the
     caller knows), the functional form otherwise."""
     if identifiers if identifiers is not None else all(field[4] for field in fields):
-        body = []
-        for key, text, required, doc, _ in fields:
-            body.append(f"    {key}: {text}" if required else f"    {key}: NotRequired[{text}]")
-            if doc is not None:
-                body[-1] += f"  # {doc}"
+        body = [
+            f"    {key}: {text}{doc}" if required else f"    {key}: NotRequired[{text}]{doc}"
+            for key, text, required, doc, _ in fields
+        ]
         return f"\n\nclass {class_name}(TypedDict):\n" + ("\n".join(body) if body else "    pass")
     items = ", ".join(f"{literal(key)}: {text if required else f'NotRequired[{text}]'}" for key, text, required, _, _ in fields)
     return f'\n\n{class_name} = TypedDict("{class_name}", {{{items}}})'
+
+
+Shared = tuple[dict[str, tuple[str, bool]], dict[tuple[str, ...], str], dict[tuple[str, ...], str]]
+"""One render's memos, shared by its tools' walks (:class:`Walk`'s ``keys``, ``unions`` and ``enums``)."""
 
 
 class Walk:
@@ -76,13 +79,16 @@ class Walk:
     first ``_`` is unique to the tool, and a path is made unique within it.
     """
 
-    __slots__ = ("budget", "classes", "taken", "keys")
+    __slots__ = ("budget", "classes", "taken", "keys", "unions", "enums")
 
-    def __init__(self, keys: dict[str, tuple[str, bool]]) -> None:
+    def __init__(
+        self, keys: dict[str, tuple[str, bool]], unions: dict[tuple[str, ...], str], enums: dict[tuple[str, ...], str]
+    ) -> None:
         self.budget = _MAX_NODES
         self.classes: list[str] = []
         self.taken: set[str] = set()
-        self.keys = keys  # shared by one render: catalogs repeat their property names
+        # shared by one render: catalogs repeat their property names, type lists and enums
+        self.keys, self.unions, self.enums = keys, unions, enums
 
     def key(self, key: str) -> tuple[str, bool]:
         """``(CamelCase path part, usable as an identifier)`` of a property name."""
@@ -107,10 +113,10 @@ def _camel(key: str) -> str:
 
 def read_properties(
     parameters: object, walk: Walk, path: str, depth: int = 0
-) -> list[tuple[str, str, bool, str | None, bool]]:
-    """``(key, type, required, comment, is an identifier)`` per property, in the author's order (none if unreadable)."""
+) -> list[tuple[str, str, bool, str, bool]]:
+    """``(key, type, required, trailing comment or "", is an identifier)`` per property, in the author's order (none if unreadable)."""
     try:
-        view = _view(parameters)
+        view = parameters if type(parameters) is dict else _view(parameters)
         if view is None:
             return []
         properties, named = view.get("properties"), view.get("required")
@@ -129,32 +135,35 @@ def read_properties(
     fields = []
     keys = walk.keys
     depth += 1
+    deep = depth > MAX_DEPTH
+    budget = walk.budget  # kept here, handed to walk around the calls that read deeper
     for key, sub in entries:
         try:
             sub_view = sub if type(sub) is dict else _view(sub)
             description = None if sub_view is None else sub_view.get("description")
-            if description is None:
-                doc = None
-            else:
-                text = description if type(description) is str else exact_str(description)
-                doc = (_comment(text) or None) if text else None
+            doc = "" if description is None else _note(description)
         except Exception:
-            sub_view, doc = None, None
+            sub_view, doc = None, ""
         known = keys.get(key) or walk.key(key)
-        if sub_view is not None and walk.budget > 0 and depth <= MAX_DEPTH:  # _type's work, without the second look
-            walk.budget -= 1
+        if sub_view is not None and budget > 0 and not deep:  # _type's work, without the second look
+            budget -= 1
             kind = sub_view.get("type")
             scalar = _SCALARS.get(kind) if type(kind) is str else None
             if scalar is not None and SCHEMA_KEYWORDS.isdisjoint(sub_view):
                 text = scalar  # what _type_view gives a plain scalar, without the calls (nor a path)
             else:
+                walk.budget = budget
                 try:
                     text = _type_view(sub_view, depth, walk, f"{path}_{known[0]}" if path else known[0])
                 except Exception:
                     text = ANY
+                budget = walk.budget
         else:
+            walk.budget = budget
             text = _type(sub, depth, walk, f"{path}_{known[0]}" if path else known[0])
+            budget = walk.budget
         fields.append((key, text, key in required, doc, known[1]))
+    walk.budget = budget
     return fields
 
 
@@ -204,14 +213,27 @@ def _type(node: object, depth: int, walk: Walk, path: str) -> str:
 
 def _type_view(view: dict[object, object], depth: int, walk: Walk, path: str) -> str:
     kind = view.get("type")
-    if type(kind) is str and SCHEMA_KEYWORDS.isdisjoint(view):
-        return _named_type(kind, view, depth, walk, path)  # the common case, same text as below
+    if SCHEMA_KEYWORDS.isdisjoint(view):  # the common cases, same text as below
+        if type(kind) is str:
+            return _SCALARS.get(kind) or _named_type(kind, view, depth, walk, path)
+        if type(kind) is list and len(kind) <= 8 and ONLY_STR.issuperset(map(type, kind)) and _SCALARS.keys() >= set(kind):
+            key = tuple(kind)  # scalar names: their union, memoised by them (they repeat)
+            text = walk.unions.get(key)
+            if text is None:
+                text = walk.unions[key] = _union([_SCALARS[name] for name in key])
+            return text
     if "$ref" in view or "allOf" in view:
         return ANY
     if "const" in view:
         return _literal_type([view["const"]])
     enum = view.get("enum")
     if enum is not None:
+        if type(enum) is list and len(enum) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, enum)):
+            key = tuple(enum)  # strings: the literal type, memoised by them (they repeat)
+            text = walk.enums.get(key)
+            if text is None:
+                text = walk.enums[key] = _literal_type(enum)
+            return text
         return _literal_type(_take(enum) if _is_sequence(enum) else None)
     for combinator in ("anyOf", "oneOf"):
         members = view.get(combinator)
@@ -232,10 +254,11 @@ def _named_type(name: str, view: dict[object, object], depth: int, walk: Walk, p
         items = view.get("items")
         return f"list[{_type(items, depth + 1, walk, path + '_Item') if items is not None else ANY}]"
     if name == "object":
-        extra = view.get("additionalProperties")
-        if view.get("properties") is None and extra is not None and _view(extra) is not None:
-            return f"dict[str, {_type(extra, depth + 1, walk, path + '_Value')}]"
-        if view.get("properties") is not None:
+        if view.get("properties") is None:
+            extra = view.get("additionalProperties")
+            if extra is not None and _view(extra) is not None:
+                return f"dict[str, {_type(extra, depth + 1, walk, path + '_Value')}]"
+        else:
             fields = read_properties(view, walk, path, depth)
             if fields:
                 class_name = walk.name(path)
@@ -279,11 +302,23 @@ def _literal_type(values: list[object] | None) -> str:
     return f"Literal[{', '.join(unique)}]" + (" | None" if nullable else "")
 
 
+def _note(description: object) -> str:
+    """A property's description as a trailing comment (``"  # ..."``), ``""`` for none."""
+    text = description if type(description) is str else exact_str(description)
+    if not text:
+        return ""
+    if text.isprintable() and "  " not in f" {text} ":
+        # Fast path, what _comment gives (test_codegen_python checks): printable, the text has
+        # no whitespace but " " and, with no double space once padded, no run of it nor one at an end
+        return "  # " + _encode_ascii(text)[1:-1]
+    line = _comment(text)
+    return "  # " + line if line else ""
+
+
 def _comment(text: str) -> str:
-    """A description as one ASCII line (the inside of a JSON string literal): whitespace runs collapsed."""
-    if not (text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "):
-        text = " ".join(text.split())
-    return literal(text)[1:-1]
+    """The rule of :func:`_note`: a description as one ASCII line (the inside of a JSON string
+    literal), every whitespace run collapsed to one space."""
+    return literal(" ".join(text.split()))[1:-1]
 
 
 def literal(text: str) -> str:
