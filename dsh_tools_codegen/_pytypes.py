@@ -36,6 +36,7 @@ _RESERVED: Final = frozenset(
     | {"ToolError", "Tools", "tools", "self", "str", "int", "float", "bool", "list", "dict"}
 )
 """Names the text itself uses: a tool or class-syntax key named so would shadow them."""
+_NONE_REQUIRED: Final[frozenset[str]] = frozenset()
 _MAX_NODES: Final = 2_000
 """Schema nodes read per tool (arguments and output) before the rest degrade to ``Any``."""
 
@@ -128,6 +129,8 @@ def read_properties(
             entries = _entries(properties) or []
         if type(named) is list and ONLY_STR.issuperset(map(type, named)):
             required: frozenset[str] = frozenset(named)
+        elif named is None:
+            required = _NONE_REQUIRED
         else:
             required = _required(named)
     except Exception:
@@ -141,7 +144,12 @@ def read_properties(
         try:
             sub_view = sub if type(sub) is dict else _view(sub)
             description = None if sub_view is None else sub_view.get("description")
-            doc = "" if description is None else _note(description)
+            if description is None:
+                doc = ""
+            elif type(description) is str and description.isprintable() and "  " not in f" {description} ":
+                doc = "  # " + _encode_ascii(description)[1:-1]  # _note's fast path, without the call
+            else:
+                doc = _note(description)
         except Exception:
             sub_view, doc = None, ""
         known = keys.get(key) or walk.key(key)
@@ -252,6 +260,11 @@ def _named_type(name: str, view: dict[object, object], depth: int, walk: Walk, p
         return scalar
     if name == "array":
         items = view.get("items")
+        if type(items) is dict and walk.budget > 0 and depth < MAX_DEPTH:  # a plain scalar: _type's text, fewer calls
+            kind = items.get("type")
+            if type(kind) is str and kind in _SCALARS and SCHEMA_KEYWORDS.isdisjoint(items):
+                walk.budget -= 1
+                return f"list[{_SCALARS[kind]}]"
         return f"list[{_type(items, depth + 1, walk, path + '_Item') if items is not None else ANY}]"
     if name == "object":
         if view.get("properties") is None:

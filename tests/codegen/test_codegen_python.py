@@ -17,10 +17,13 @@ from typing import Any
 import pytest
 from codegen_catalog import CATALOG
 from mypy import api as mypy_api
+from test_codegen_fast import random_schema
 from test_codegen_hostile import HOSTILE_SETS
 from value_shapes import frozen
 
 from dsh_tools_codegen import SDK_USAGE_PYTHON, render_tools_sdk_python
+from dsh_tools_codegen._pytypes import Walk, _comment, _named_type, _note, _type, read_properties
+from dsh_tools_codegen._read import MAX_DEPTH
 
 GOLDEN = Path(__file__).parent / "golden" / "catalog_tools.py"
 FENCE_OPEN = "\n\n```python\n"
@@ -171,3 +174,33 @@ def test_the_renderer_imports_no_runtime_code() -> None:
     for module in ("_python.py", "_pytypes.py"):
         source = (Path(__file__).parents[2] / "dsh_tools_codegen" / module).read_text(encoding="utf-8")
         assert "dsh_tools." not in source and "import dsh_tools" not in source and "open(" not in source
+
+
+COMMENT_PARTS = ["word", " ", "  ", "\t", "\n", "\x00", "é", "\u2028", "\xa0", "\ud800", '"', "\\", "*/", "#", ""]
+
+
+def test_the_comment_fast_paths_agree_with_the_rule() -> None:
+    """``_note`` and ``read_properties``' inline copy of its fast path give what ``_comment`` (the rule) gives."""
+    rnd = random.Random(26)
+    for _ in range(3_000):
+        text = "".join(rnd.choice(COMMENT_PARTS) for _ in range(rnd.randint(0, 6)))
+        rule = _comment(text)
+        expected = f"  # {rule}" if rule else ""
+        assert _note(text) == expected, repr(text)
+        schema = {"type": "object", "properties": {"a": {"type": "string", "description": text}}}
+        assert read_properties(schema, Walk({}, {}, {}), "")[0][3] == expected, repr(text)
+
+
+def test_the_array_fast_path_agrees_with_the_rule() -> None:
+    """``_named_type``'s fast path for an array of a plain scalar gives ``_type``'s text and budget."""
+    rnd = random.Random(27)
+    for index in range(2_000):
+        items = random_schema(rnd) if index % 2 else {"type": rnd.choice(["string", "integer", "array", 3]), "description": "d"}
+        if items is None:
+            continue  # no items: list[Any], a rule of its own
+        for depth, budget in ((0, 2_000), (MAX_DEPTH - 1, 5), (MAX_DEPTH, 5), (0, 1), (0, 0)):
+            fast, rule = Walk({}, {}, {}), Walk({}, {}, {})
+            fast.budget = rule.budget = budget
+            text = _named_type("array", {"type": "array", "items": items}, depth, fast, "P")
+            assert text == f"list[{_type(items, depth + 1, rule, 'P_Item')}]", repr(items)
+            assert (fast.budget, fast.classes) == (rule.budget, rule.classes)
