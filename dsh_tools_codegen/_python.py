@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import Final
 
-from ._pytypes import WORDS, Shared, Walk, is_method_name, literal, read_properties, read_returns, typed_dict
+from ._pytypes import IDENTIFIER, WORDS, Shared, Walk, is_method_name, literal, one_line, read_properties, read_returns, typed_dict
 from ._sdk import MAX_TOOLS, ToolInput, _fields
 
 __all__ = ["SDK_USAGE_PYTHON", "render_tools_sdk_python"]
@@ -148,12 +148,12 @@ def _tool(
     returns, output_class = read_returns(output, walk)
     output_class = "\n".join([*walk.classes, output_class]) if walk.classes else output_class
     doc = _docstring(description)
-    keyword_call = all(field[4] for field in fields)
+    keyword_call = all(map(IDENTIFIER, fields))
     args_class = typed_dict("\x00Args", fields, keyword_call)
     if nested_args:
         args_class = "\n".join([*nested_args, args_class])
     if keyword_call:
-        params = "".join(f", {key}: {text}" if required else f", {key}: {text} = ..." for key, text, required, _, _ in fields)
+        params = "".join([f", {key}: {text}" if required else f", {key}: {text} = ..." for key, text, required, _, _ in fields])
         signature = f"(self, *{params})" if params else "(self)"
     else:
         signature = "(self, args: \x00Args, /)"
@@ -174,5 +174,5 @@ def _docstring(description: str | None) -> str:
     Built from the ASCII-escaped literal, so it cannot end early, span lines
     or carry a character that is not valid in source (NUL, lone surrogates).
     """
-    line = " ".join(description.split()) if description else ""
-    return f'"""{literal(line)[1:-1]}"""' if line else "..."
+    line = one_line(description) if description else ""
+    return f'"""{line}"""' if line else "..."

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from operator import itemgetter
 from json.encoder import encode_basestring_ascii as _encode_ascii  # = json.dumps(s)
 from typing import Final
 
@@ -25,7 +26,7 @@ from ._read import take as _take
 from ._read import view as _view
 from ._text import exact_str
 
-__all__ = ["ANY", "WORDS", "Shared", "Walk", "is_method_name", "literal", "read_properties", "read_returns", "typed_dict"]
+__all__ = ["ANY", "IDENTIFIER", "WORDS", "Shared", "Walk", "is_method_name", "literal", "one_line", "read_properties", "read_returns", "typed_dict"]
 
 _KEYWORDS: Final = frozenset(keyword.kwlist)
 WORDS: Final = re.compile(r"[A-Za-z0-9]+")
@@ -36,6 +37,8 @@ _RESERVED: Final = frozenset(
     | {"ToolError", "Tools", "tools", "self", "str", "int", "float", "bool", "list", "dict"}
 )
 """Names the text itself uses: a tool or class-syntax key named so would shadow them."""
+IDENTIFIER: Final = itemgetter(4)
+"""Of a field: whether its key is an identifier (``all(map(IDENTIFIER, fields))``, a C loop)."""
 _NONE_REQUIRED: Final[frozenset[str]] = frozenset()
 _MAX_NODES: Final = 2_000
 """Schema nodes read per tool (arguments and output) before the rest degrade to ``Any``."""
@@ -58,7 +61,7 @@ def typed_dict(
 ) -> str:
     """A ``TypedDict``: class syntax when every key is an identifier (``identifiers``, when the
     caller knows), the functional form otherwise."""
-    if identifiers if identifiers is not None else all(field[4] for field in fields):
+    if identifiers if identifiers is not None else all(map(IDENTIFIER, fields)):
         body = [
             f"    {key}: {text}{doc}" if required else f"    {key}: NotRequired[{text}]{doc}"
             for key, text, required, doc, _ in fields
@@ -147,7 +150,7 @@ def read_properties(
             if description is None:
                 doc = ""
             elif type(description) is str and description.isprintable() and "  " not in f" {description} ":
-                doc = "  # " + _encode_ascii(description)[1:-1]  # _note's fast path, without the call
+                doc = "  # " + _encode_ascii(description)[1:-1]  # one_line's fast path, without the calls
             else:
                 doc = _note(description)
         except Exception:
@@ -318,19 +321,21 @@ def _literal_type(values: list[object] | None) -> str:
 def _note(description: object) -> str:
     """A property's description as a trailing comment (``"  # ..."``), ``""`` for none."""
     text = description if type(description) is str else exact_str(description)
-    if not text:
-        return ""
-    if text.isprintable() and "  " not in f" {text} ":
-        # Fast path, what _comment gives (test_codegen_python checks): printable, the text has
-        # no whitespace but " " and, with no double space once padded, no run of it nor one at an end
-        return "  # " + _encode_ascii(text)[1:-1]
-    line = _comment(text)
+    line = one_line(text) if text else ""
     return "  # " + line if line else ""
 
 
+def one_line(text: str) -> str:
+    """A description as one ASCII line: the inside of a JSON string literal (:func:`_comment`)."""
+    if text.isprintable() and "  " not in f" {text} ":
+        # Fast path, what _comment gives (test_codegen_python checks): printable, the text has
+        # no whitespace but " " and, with no double space once padded, no run of it nor one at an end
+        return _encode_ascii(text)[1:-1]
+    return _comment(text)
+
+
 def _comment(text: str) -> str:
-    """The rule of :func:`_note`: a description as one ASCII line (the inside of a JSON string
-    literal), every whitespace run collapsed to one space."""
+    """The rule of :func:`one_line`: every whitespace run collapsed to one space, ASCII-escaped."""
     return literal(" ".join(text.split()))[1:-1]
 
 
