@@ -126,7 +126,7 @@ def _assemble(entries: list[tuple[str, str, str, str]]) -> str:
 def _unique_stem(name: str, used: dict[str, int]) -> str:
     """A CamelCase ASCII class-name stem for ``name``, unique in this text (``ReadFile``, ``ReadFile2``)."""
     words = WORDS.findall(name)
-    stem = "".join(word[:1].upper() + word[1:] for word in words) or "Tool"
+    stem = "".join([word[:1].upper() + word[1:] for word in words]) or "Tool"
     if stem[0].isdigit():
         stem = "Tool" + stem
     name, count = stem, used.get(stem, 1)
