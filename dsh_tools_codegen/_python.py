@@ -65,6 +65,10 @@ _HEAD: Final = (
     '    """A denied or failed call; its str() is the result\'s "Error: ..." text."""\n'
 )
 
+_METHOD: Final = "\n    async def "
+"""How a method member's text starts."""
+
+
 def render_tools_sdk_python(tools: Iterable[ToolInput]) -> str:
     """The Python Code Mode SDK section: usage paragraph + one fenced ``python`` block.
 
@@ -104,7 +108,7 @@ def _assemble(entries: list[tuple[str, str, str, str]]) -> str:
         if output:
             classes.append(output.replace("\x00", stem))
         classes.append(args.replace("\x00", stem))
-        if is_method_name(name):
+        if member.startswith(_METHOD):  # _tool made a method of it (else an overload)
             methods.append(member.replace("\x00", stem))
         else:
             overloads.append(member.replace("\x00", stem))
@@ -158,7 +162,7 @@ def _tool(
     else:
         signature = "(self, args: \x00Args, /)"
     if is_method_name(name):
-        member = f"\n    async def {name}{signature} -> {returns}:\n        {doc}"
+        member = f"{_METHOD}{name}{signature} -> {returns}:\n        {doc}"
     else:
         # ``tools["name"]`` is called with one dict of arguments, as in TypeScript
         member = (
