@@ -32,7 +32,9 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import Final
 
-from ._pytypes import IDENTIFIER, WORDS, Shared, Walk, is_method_name, literal, one_line, read_properties, read_returns, typed_dict
+from ._pytypes import (
+    IDENTIFIER, WORDS, Shared, Walk, is_method_name, literal, one_line, read_properties, read_returns, typed_dict,
+)
 from ._sdk import MAX_TOOLS, ToolInput, _fields
 
 __all__ = ["SDK_USAGE_PYTHON", "render_tools_sdk_python"]

@@ -26,7 +26,10 @@ from ._read import take as _take
 from ._read import view as _view
 from ._text import exact_str
 
-__all__ = ["ANY", "IDENTIFIER", "WORDS", "Shared", "Walk", "is_method_name", "literal", "one_line", "read_properties", "read_returns", "typed_dict"]
+__all__ = [
+    "ANY", "IDENTIFIER", "WORDS", "Shared", "Walk", "is_method_name", "literal", "one_line", "read_properties",
+    "read_returns", "typed_dict",
+]
 
 _KEYWORDS: Final = frozenset(keyword.kwlist)
 WORDS: Final = re.compile(r"[A-Za-z0-9]+")
@@ -139,7 +142,7 @@ def read_properties(
     except Exception:
         return []
     fields = []
-    keys = walk.keys
+    keys, plain = walk.keys, SCHEMA_KEYWORDS.isdisjoint
     depth += 1
     deep = depth > MAX_DEPTH
     budget = walk.budget  # kept here, handed to walk around the calls that read deeper
@@ -160,13 +163,13 @@ def read_properties(
             budget -= 1
             kind = sub_view.get("type")
             scalar = _SCALARS.get(kind) if type(kind) is str else None
-            if scalar is not None and SCHEMA_KEYWORDS.isdisjoint(sub_view):
+            if scalar is not None and plain(sub_view):
                 text = scalar  # what _type_view gives a plain scalar, without the calls (nor a path)
             else:
                 walk.budget = budget
                 try:
                     sub_path = f"{path}_{known[0]}" if path else known[0]
-                    if type(kind) is str and kind == "object" and sub_view.get("properties") is not None and SCHEMA_KEYWORDS.isdisjoint(sub_view):
+                    if type(kind) is str and kind == "object" and sub_view.get("properties") is not None and plain(sub_view):
                         text = _object(sub_view, depth, walk, sub_path)  # _type_view's text, two calls less
                     else:
                         text = _type_view(sub_view, depth, walk, sub_path)
