@@ -26,6 +26,21 @@ async def run(rt: DenoCodeRuntime, program: str, functions: Mapping[str, Binding
     return await rt.run(CodeRunRequest(program, [CodeBindingNamespace("tools", functions or {})]))
 
 
+async def spinning(rt: DenoCodeRuntime) -> tuple[asyncio.Task[CodeRunResult], list[int]]:
+    """A run that made one binding call and then spins forever, and the pids live when it called."""
+    entered = asyncio.Event()
+    pids: list[int] = []
+
+    async def hold(args: JsonValue) -> JsonValue:
+        pids.extend(rt.live_pids)
+        entered.set()
+        return None
+
+    task = asyncio.create_task(run(rt, "await tools.hold(1); while (true) {}", {"hold": hold}))
+    await asyncio.wait_for(entered.wait(), 10)
+    return task, pids
+
+
 def gone(pid: int) -> bool:
     return not os.path.exists(f"/proc/{pid}")
 
@@ -210,16 +225,7 @@ async def test_already_aborted_signal(runtime: DenoCodeRuntime) -> None:
 
 async def test_dispose_kills_in_flight_runs_and_later_run_raises() -> None:
     rt = DenoCodeRuntime(compute_ms=60_000)
-    entered = asyncio.Event()
-    pids: list[int] = []
-
-    async def hold(args: JsonValue) -> JsonValue:
-        pids.extend(rt.live_pids)
-        entered.set()
-        return None
-
-    task = asyncio.create_task(run(rt, "await tools.hold(1); while (true) {}", {"hold": hold}))
-    await asyncio.wait_for(entered.wait(), 10)
+    task, pids = await spinning(rt)
     await rt.dispose()
     assert task.done()  # quiescence: dispose waited for the run
     result = task.result()
@@ -247,16 +253,7 @@ async def test_no_process_left_behind_after_each_outcome(runtime: DenoCodeRuntim
 
 
 async def test_run_cancelled_by_caller_kills_the_process(runtime: DenoCodeRuntime) -> None:
-    pids: list[int] = []
-    entered = asyncio.Event()
-
-    async def hold(args: JsonValue) -> JsonValue:
-        pids.extend(runtime.live_pids)
-        entered.set()
-        return None
-
-    task = asyncio.create_task(run(runtime, "await tools.hold(1); while (true) {}", {"hold": hold}))
-    await asyncio.wait_for(entered.wait(), 10)
+    task, pids = await spinning(runtime)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
