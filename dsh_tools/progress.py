@@ -72,7 +72,7 @@ async def report_progress(
     if message is not None and type(message) is not str:
         raise ValueError(f"report_progress: message must be a str, got {type(message).__name__}")
     channel = dispatching(execution)
-    if channel is None or channel.host is None or channel.execution is None:
+    if channel is None or channel.host is None or channel.execution is None:  # (dispatch sets both before it opens)
         return  # not dispatched yet, or already settled
     now = clock()
     completes = whole is not None and value >= whole

@@ -10,7 +10,7 @@ path of ``execute`` does no filtering.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from dsh_tools.context.identity import WeakIdentityDict
 
@@ -28,8 +28,9 @@ class _Entry:
         self.scope = scope
 
 
-PROBE_HOOKS: Final = frozenset({"opened", "pre_decided", "dispatching", "progressed", "retrying", "post_decided", "settled"})
+ProbeHook = Literal["opened", "pre_decided", "dispatching", "progressed", "retrying", "post_decided", "settled"]
 """What a stage probe may hear (``dispatching`` brings its ``dispatched``); see :mod:`dsh_tools.pipeline.probe`."""
+PROBE_HOOKS: Final[frozenset[ProbeHook]] = frozenset(get_args(ProbeHook))
 
 
 class EventBus:
@@ -40,7 +41,7 @@ class EventBus:
     def __init__(self) -> None:
         self.probes: tuple[CallProbe, ...] = ()
         """Internal stage probes (:mod:`dsh_tools.pipeline.probe`): the registry's journal, a tracer."""
-        self.hearing: dict[str, tuple[CallProbe, ...]] = dict.fromkeys(PROBE_HOOKS, ())
+        self.hearing: dict[ProbeHook, tuple[CallProbe, ...]] = dict.fromkeys(PROBE_HOOKS, ())
         """The probes by hook they hear, in the order added: what a stage tells."""
         self._entries: dict[str, list[_Entry]] = {}
         self._cache: dict[str, tuple[Callable[..., Any], ...]] = {}

@@ -45,8 +45,8 @@ class DispatchProgress:
 
     The call plan of the dispatch: :func:`dispatch` resolves the tool once
     (``tool``; the ``tools/execute`` wrappers, such as the timeout and retry
-    policies, read it through :func:`dispatching` rather than resolving it
-    again, and every attempt runs that one definition) and keeps the plan
+    policies, read it through :func:`dispatched_tool` rather than resolving
+    it again, and every attempt runs that one definition) and keeps the plan
     open, under the call's token, until it returns; a body's progress reports
     find their ``host`` and rate limit (``last_report``) here too.
     ``body_started`` tells an interrupted call that never reached its body
@@ -92,7 +92,7 @@ def dispatched_tool(execution: ToolExecution, ctx: Context) -> RegisteredTool | 
     registry resolves it for the call's agent.
     """
     plan = _OPEN.get(execution.token)
-    return plan.tool if plan is not None and plan.host is not None else ctx.tools.get(execution.name, execution.agent)
+    return plan.tool if plan is not None else ctx.tools.get(execution.name, execution.agent)
 
 
 async def dispatch(

@@ -20,6 +20,7 @@ from dsh_tools.decisions import PostToolDecision, PreToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 
 if TYPE_CHECKING:
+    from dsh_tools.context.events import ProbeHook
     from dsh_tools.progress import ToolProgress
 
 __all__ = ["CallProbe"]
@@ -29,7 +30,7 @@ class CallProbe(Protocol):
     """What a probe is told, in pipeline order: the hooks (of ``PROBE_HOOKS``) it :attr:`hears`."""
 
     @property
-    def hears(self) -> frozenset[str]:
+    def hears(self) -> frozenset[ProbeHook]:
         """The hooks the stages call on this probe; it is not called for the others."""
         ...
 

@@ -27,6 +27,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Final
 
+from dsh_tools.context.events import ProbeHook
 from dsh_tools.decisions import PostToolDecision, PreToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
 from dsh_tools.json_values import FrozenJson, JsonValue
@@ -101,7 +102,7 @@ class CallJournal:
         return entry.execution.call_id if entry is not None else None
 
     # -- CallProbe -----------------------------------------------------------------
-    hears: Final = frozenset({"opened", "progressed", "settled"})
+    hears: Final[frozenset[ProbeHook]] = frozenset({"opened", "progressed", "settled"})
     """A call's opening, progress and settling: what its record holds (the stages tell it nothing else)."""
 
     def opened(self, execution: ToolExecution) -> None:

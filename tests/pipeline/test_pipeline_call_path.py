@@ -27,7 +27,7 @@ from dsh_tools import (
     define_tool,
     text_block,
 )
-from dsh_tools.context.events import PROBE_HOOKS
+from dsh_tools.context.events import PROBE_HOOKS, ProbeHook
 from dsh_tools.json_values import JsonValue
 from dsh_tools.pipeline import DispatchProgress, admit, dispatching
 from dsh_tools.pipeline.dispatch import dispatched_tool
@@ -122,7 +122,7 @@ async def test_outside_a_dispatch_a_wrapper_resolves_through_its_context(ctx: Co
 class _Hears:
     """A stage probe that hears only what it is asked to, and records what it is told."""
 
-    def __init__(self, hears: frozenset[str]) -> None:
+    def __init__(self, hears: frozenset[ProbeHook]) -> None:
         self.hears = hears
         self.told: list[str] = []
 
