@@ -12,7 +12,8 @@ it can be tested and type-checked in isolation.
   ``declare const tools: {...}``; deterministic and memoised per tool;
   :func:`render_frozen_tools_sdk` for schemas the caller vouches never change.
 * :func:`member_key` — a tool name as the SDK writes it as a member (quoted
-  when it is not an identifier): for text that must match the SDK's.
+  when it is not an identifier; pass ``method=True`` for a method, as the
+  SDK does, so ``new`` is quoted): for text that must match the SDK's.
 * :func:`render_tools_sdk_python` — the same section for Python Code Mode:
   :data:`SDK_USAGE_PYTHON` and one fenced ``python`` block (``TypedDict``
   arguments, an ``async def`` per tool on a ``Tools`` protocol).

@@ -19,8 +19,8 @@ the top of the system prompt, so two properties matter more than anything:
   stores an entry only for a render that says it is *sure* of that (see
   :mod:`._schema`; an odd schema is rendered every time instead).
 
-  A first render only notes that the parameters can be fingerprinted (a
-  value nobody has counted yet must not be written out: sharing can make it
+  A first render only notes that its text was sure, so the parameters may
+  be fingerprinted (a value nobody has counted yet must not be written out: sharing can make it
   exponentially long); the next render of the same object renders once more
   between two equal fingerprints and stores the text, so a thread writing
   to the schema meanwhile cannot pair a text with other content. From then
@@ -33,12 +33,13 @@ the top of the system prompt, so two properties matter more than anything:
   of a set came with a proof (the fingerprint it was confirmed by), the
   same tools in the same order, each still writing its fingerprint, get
   the whole text back without a member lookup, sort or join. A warm render
-  costs reading each tool and one fingerprint per tool.
+  costs reading each tool and one fingerprint per tool (and, for a typed
+  tool, rendering its output schema, unless the caller vouches for it).
 
 A caller that knows its schemas never change (the registry's deep-frozen
 snapshots) says so by calling :func:`render_frozen_tools_sdk`: a hit is
-then the identity alone, a sure first render is stored at once, and the
-last set is answered for the same tools alone. That caller vouches for it;
+then the identity alone, a sure first render is stored at once (an output
+schema's text too), and the last set is answered for the same tools alone. That caller vouches for it;
 nothing here inspects a foreign type to decide it.
 
 The function is still pure from the caller's view: the memo changes only how
@@ -55,7 +56,7 @@ from typing import Final, Protocol, Union
 import orjson
 
 from ._read import view
-from ._schema import clear_memos, json_schema_to_ts, render
+from ._schema import clear_memos, render
 from ._text import exact_str, jsdoc, member_key
 
 __all__ = ["CACHE_SIZE", "SDK_USAGE", "ToolSchemaLike", "render_frozen_tools_sdk", "render_tools_sdk"]
@@ -121,7 +122,7 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
     its output schema>>`` instead.
     Total: a tool whose name is not a string, or that cannot be read, is
     skipped; odd parameters degrade to ``unknown`` (see
-    :func:`json_schema_to_ts`).
+    :func:`~._schema.json_schema_to_ts`).
     """
     return _render(schemas, immutable=False)
 
@@ -145,12 +146,35 @@ def _render(schemas: Iterable[ToolInput], immutable: bool) -> str:
             fields = _fields(tool)
             if fields is not None:
                 name, description, parameters, output = fields
-                returns = "string" if output is None else json_schema_to_ts(output, 1)
+                returns = "string" if output is None else _returns(output, immutable)
                 keys.append((name, description, id(parameters), returns))
                 held.append(parameters)
     except Exception:
         pass  # an iterable that fails midway: render what it yielded
     return _CACHE.catalog(keys, held, immutable)
+
+
+def _returns(output: object, immutable: bool) -> str:
+    """A typed tool's return type text. A vouched output schema's sure text is
+    kept by identity (as its parameters' member text is), so a warm render of
+    typed tools reads it back instead of rendering every output schema again;
+    a plain one is rendered each time (its member memo entry is keyed by the text)."""
+    if immutable:
+        hit = _RETURNS.get(id(output))
+        if hit is not None and hit[0] is output:
+            return hit[1]
+    try:
+        text, sure = render(output, 1)
+    except Exception:
+        return "unknown"
+    if immutable and sure:
+        if len(_RETURNS) >= CACHE_SIZE:  # bounded like the member memo: start afresh
+            _RETURNS.clear()
+        _RETURNS[id(output)] = (output, text)  # holding the schema: its id is not recycled
+    return text
+
+
+_RETURNS: Final[dict[int, tuple[object, str]]] = {}
 
 
 def _uncached(name: str, description: str | None, parameters: object, returns: str) -> str | None:
@@ -333,8 +357,9 @@ _Catalog = tuple[list[tuple[str, Union[str, None], int, str]], list[object], lis
 description, parameters' identity, return type), the parameters (held, so
 no id is recycled), each member text's proof, and the SDK text."""
 _Entry = tuple[object, Union[bytes, None], Union[str, None]]
-"""``(parameters, their fingerprint, member text)``; the last two ``None``
-until a second render confirms them (see the module docstring)."""
+"""``(parameters, their fingerprint, member text)``: the last two ``None``
+until a second render confirms them, and the fingerprint ``None`` for good
+when the caller vouches for the parameters (see the module docstring)."""
 _CACHE: Final = _MemberCache(CACHE_SIZE)
 
 
@@ -342,4 +367,5 @@ def _clear_cache() -> None:
     """Empty the per-tool memo and the renderer's text memos: for benchmarks
     and tests of the cold path."""
     _CACHE.clear()
+    _RETURNS.clear()
     clear_memos()

@@ -13,7 +13,7 @@ from codegen_catalog import CATALOG
 from pyrsistent import freeze
 
 from dsh_tools_codegen import SDK_USAGE, ToolSchemaLike, json_schema_to_ts, render_frozen_tools_sdk, render_tools_sdk
-from dsh_tools_codegen._sdk import _CACHE, _MemberCache
+from dsh_tools_codegen._sdk import _CACHE, _clear_cache, _MemberCache
 
 from value_shapes import frozen, shared_tree
 
@@ -314,6 +314,52 @@ def test_frozen_rendering_is_the_same_text_and_a_hit_is_the_identity_alone(monke
     assert dumped == []  # no fingerprint: the caller vouched
     assert render_tools_sdk(tools) == plain  # a caller that does not vouch is fingerprinted again
     assert dumped != []
+
+
+@pytest.mark.parametrize("is_frozen", [False, True])
+def test_the_last_tool_set_is_answered_without_member_lookups(is_frozen: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    tools: list[Any] = realistic_tools(50)
+    if is_frozen:
+        tools = [frozen(t) for t in tools]
+    render = render_frozen_tools_sdk if is_frozen else render_tools_sdk
+    _clear_cache()
+    expected = render(tools)
+    assert render(tools) == expected  # every member confirmed: the set is kept
+    looked_up: list[str] = []
+    real_member = _CACHE.member
+
+    def counted(name: str, *rest: Any) -> tuple[str, bytes | None]:
+        looked_up.append(name)
+        return real_member(name, *rest)
+
+    monkeypatch.setattr(_CACHE, "member", counted)
+    assert render(tools) == expected
+    assert looked_up == []
+    assert render(tools[::-1]) == expected  # another order: member by member
+    assert len(looked_up) == 50
+
+
+def test_a_vouched_output_schema_is_rendered_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dsh_tools_codegen._sdk as sdk
+
+    output = frozen({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
+    tools = [{"name": f"t{index}", "description": "d", "parameters": frozen({"type": "object"}), "output_schema": output}
+             for index in range(3)]
+    _clear_cache()
+    expected = render_frozen_tools_sdk(tools)
+    assert "Promise<{" in expected
+    rendered: list[object] = []
+    real = sdk.render
+
+    def counted(schema: object, level: int) -> tuple[str, bool]:
+        rendered.append(schema)
+        return real(schema, level)
+
+    monkeypatch.setattr(sdk, "render", counted)
+    assert render_frozen_tools_sdk(tools) == expected
+    assert rendered == []  # the caller vouched: its text is kept by identity
+    assert render_tools_sdk(tools) == expected
+    assert rendered.count(output) == 3  # a caller that does not vouch: rendered each time
 
 
 def test_member_memo_is_bounded_and_keeps_recent_entries() -> None:
