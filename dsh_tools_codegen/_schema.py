@@ -119,9 +119,9 @@ def _node(node: object, level: int, depth: int, walk: Walk, sub: dict[object, ob
             return UNKNOWN
         active.add(key)
         try:
-            if kind == "object" and plain:  # _rules' answer, without the dispatch
+            if type(kind) is str and plain and kind == "object":  # _rules' answer, without the dispatch
                 return _object(sub, level, depth, walk)
-            if kind == "array" and plain and type(kind) is str:
+            if type(kind) is str and plain and kind == "array":
                 return _array(sub, level, depth, walk)
             return _rules(sub, level, depth, walk)
         finally:
@@ -267,8 +267,9 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
     required = sub.get("required")
     cls = type(required)
     names: Collection[object]
-    if (cls is list or cls is tuple) and len(required) <= 8 and ONLY_STR.issuperset(map(type, required)):  # type: ignore[arg-type,call-overload]
-        names = required  # type: ignore[assignment]  # a few names: no set to build
+    if (cls is list or cls is tuple) and ONLY_STR.issuperset(map(type, required)):  # type: ignore[call-overload]
+        # read, not counted: a few names are searched as they are, more through a set
+        names = required if len(required) <= 8 else frozenset(required)  # type: ignore[assignment,arg-type,call-overload]
     elif required is None:
         names = ()
     else:

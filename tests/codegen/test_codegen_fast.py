@@ -159,8 +159,9 @@ def test_the_jsdoc_fast_path_gives_what_the_rule_gives(seed: int) -> None:
         text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 6)))
         line = jsdoc(text)
         assert line == _collapsed_doc(text), repr(text)
-        fast += line == f"/** {text} */"
-    assert fast >= 100  # the fast path was taken
+        fast += "  " not in f"/** {text} */" and "*/" not in text and text.isprintable()  # jsdoc's fast-path test
+    assert fast >= 100  # the inputs reach the fast path often, and the rule the rest of the time
+    assert fast <= 3900
 
 
 def nested(levels: int) -> dict[str, Any]:

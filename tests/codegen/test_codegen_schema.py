@@ -269,3 +269,13 @@ def test_literal_union_stops_at_the_first_member_without_a_literal() -> None:
     assert read == ['"a"', None]
     assert _literal_union(['"a"', '"b"', '"a"']) == ('"a" | "b"', 2)
     assert _literal_union([]) == ("unknown", 0)
+
+
+def test_a_long_required_list_of_names_is_read_not_counted() -> None:
+    """``required`` names are read by the object rule at any length, so they never count against the value budget."""
+    from dsh_tools_codegen._read import MAX_VALUES
+    from dsh_tools_codegen._schema import render
+
+    names = ["a"] + [f"x{index}" for index in range(MAX_VALUES + 1)]
+    text, sure = render({"type": "object", "properties": {"a": {"type": "string"}}, "required": names}, 1)
+    assert sure and "a: string;" in text
