@@ -297,14 +297,16 @@ class _MemberCache:
                 self._put(key, hit)  # promoted
         before = None
         if hit is not None and hit[0] is parameters:
-            if immutable and hit[2] is not None:
-                return hit[2], _VOUCHED  # the caller vouches the object never changes
-            try:
-                before = orjson.dumps(parameters)  # bounded: its first render was sure
-            except Exception:
-                before = None
-            if before is not None and before == hit[1]:
-                return hit[2], before  # type: ignore[return-value]  # a fingerprint comes with its text
+            if immutable:  # the caller vouches the object never changes: no fingerprint to compare
+                if hit[2] is not None:
+                    return hit[2], _VOUCHED
+            else:
+                try:
+                    before = orjson.dumps(parameters)  # bounded: its first render was sure
+                except Exception:
+                    before = None
+                if before is not None and before == hit[1]:
+                    return hit[2], before  # type: ignore[return-value]  # a fingerprint comes with its text
         args, sure = render(parameters, 1)
         text = _member_text(name, description, args, returns)
         if not sure:

@@ -191,6 +191,21 @@ def test_the_comment_fast_paths_agree_with_the_rule() -> None:
         assert read_properties(schema, Walk({}, {}, {}), "")[0][3] == expected, repr(text)
 
 
+def test_read_properties_reads_each_member_as_the_type_rule_does() -> None:
+    """``read_properties``' inline paths (a plain scalar, an object with properties) give ``_type``'s text, budget and classes."""
+    rnd = random.Random(31)
+    for _ in range(1_000):
+        members = {f"p_{index}": random_schema(rnd) for index in range(rnd.randint(1, 4))}
+        properties = {key: schema for key, schema in members.items() if schema is not None}
+        for depth, budget in ((0, 2_000), (MAX_DEPTH - 1, 5), (MAX_DEPTH, 5), (0, 2), (0, 0)):
+            fast, rule = Walk({}, {}, {}), Walk({}, {}, {})
+            fast.budget = rule.budget = budget
+            fields = read_properties({"type": "object", "properties": properties}, fast, "P", depth)
+            expected = [_type(schema, depth + 1, rule, f"P_{rule.key(key)[0]}") for key, schema in properties.items()]
+            assert [field[1] for field in fields] == expected, repr(properties)
+            assert (fast.budget, fast.classes) == (rule.budget, rule.classes)
+
+
 def test_the_array_fast_path_agrees_with_the_rule() -> None:
     """``_named_type``'s fast path for an array of a plain scalar gives ``_type``'s text and budget."""
     rnd = random.Random(27)

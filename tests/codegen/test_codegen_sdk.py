@@ -349,7 +349,7 @@ def test_a_vouched_output_schema_is_rendered_once(monkeypatch: pytest.MonkeyPatc
     expected = render_frozen_tools_sdk(tools)
     assert "Promise<{" in expected
     rendered: list[object] = []
-    real = sdk.render
+    from dsh_tools_codegen._schema import render as real
 
     def counted(schema: object, level: int) -> tuple[str, bool]:
         rendered.append(schema)
