@@ -111,6 +111,18 @@ def test_a_typed_tool_returns_the_type_of_its_output_schema() -> None:
         ]
 
 
+def test_a_tool_whose_output_schema_cannot_be_read_returns_its_text() -> None:
+    class Unreadable:
+        name, description, parameters = "stat", "Stat.", {"type": "object"}
+
+        @property
+        def output_schema(self) -> object:
+            raise RuntimeError("hostile")
+
+    for render in (render_tools_sdk, render_frozen_tools_sdk):
+        assert block(render([Unreadable()]))[1:] == ["  stat(args: Record<string, unknown>): Promise<string>;"]
+
+
 def test_the_same_tool_typed_or_not_is_never_served_from_the_other_s_memo() -> None:
     content = tool("t", "T.", {"type": "object"})
     typed = {**content, "output_schema": {"type": "integer"}}
