@@ -149,7 +149,7 @@ def required_names(value: object) -> frozenset[str]:
     """The names a ``required`` value lists (exact ``str`` copies)."""
     cls = type(value)
     if cls is list or cls is tuple:
-        names: list[str] = value  # type: ignore[assignment]
+        names = cast("Sequence[str]", value)
         if len(names) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, names)):
             return frozenset(names)  # the common case
     if value is None or not is_sequence(value):

@@ -100,9 +100,10 @@ def _node(node: object, level: int, depth: int, walk: Walk, sub: dict[object, ob
         walk.budget -= 1
         if sub is None:
             cls = type(node)
-            sub = node if cls is dict or cls is RAW_SEEN[0] else mapping(node, walk)  # type: ignore[assignment]
-            if sub is None:
+            found = cast("dict[object, object]", node) if cls is dict or cls is RAW_SEEN[0] else mapping(node, walk)
+            if found is None:
                 return UNKNOWN
+            sub = found
         if walk.budget < 0 or depth >= MAX_DEPTH:
             walk.sure = False
             return UNKNOWN
@@ -254,10 +255,11 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
     scalar type (most of them) is rendered inline, the common shapes after
     it by :func:`_fast_member`, both paid for from the node budget when the
     block is done; the rest by :func:`_node`."""
-    properties: dict[str, object] = sub.get("properties")  # type: ignore[assignment]
-    cls: type = type(properties)  # any JSON value, not only a dict
-    if (cls is dict or cls is RAW_SEEN[0]) and len(properties) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, properties)):
-        members: Iterable[tuple[str, object]] | None = dict.items(properties) if properties else None
+    properties = sub.get("properties")  # any JSON value, not only a dict
+    cls: type = type(properties)
+    props = cast("dict[str, object]", properties) if cls is dict or cls is RAW_SEEN[0] else None
+    if props is not None and len(props) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, props)):
+        members: Iterable[tuple[str, object]] | None = dict.items(props) if props else None
     else:
         members = None if properties is None else _members(properties, walk)
     if not members:
@@ -267,9 +269,9 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
     required = sub.get("required")
     cls = type(required)
     names: Collection[object]
-    if (cls is list or cls is tuple) and ONLY_STR.issuperset(map(type, required)):  # type: ignore[call-overload]
+    if (cls is list or cls is tuple) and ONLY_STR.issuperset(map(type, listed := cast("Sequence[str]", required))):
         # read, not counted: a few names are searched as they are, more through a set
-        names = required if len(required) <= 8 else frozenset(required)  # type: ignore[assignment,arg-type,call-overload]
+        names = listed if len(listed) <= 8 else frozenset(listed)
     elif required is None:
         names = ()
     else:
@@ -293,7 +295,7 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
             head = optional_heads.get(key) or _head(key, False)
         cls = type(member)
         if cls is dict or cls is raw:
-            sv: dict[object, object] = member  # type: ignore[assignment]
+            sv = cast("dict[object, object]", member)
         else:
             mapping = member_mapping(member, walk)
             if mapping is None:
@@ -341,7 +343,7 @@ def _members(properties: object, walk: Walk) -> Iterable[tuple[str, object]] | N
     """A properties mapping's ``(name, schema)`` pairs (see :func:`._read.entries`)."""
     cls = type(properties)
     if cls is dict or cls is RAW_SEEN[0] or (isinstance(properties, dict) and raw_dict(cls)):
-        props: dict[str, object] = properties  # type: ignore[assignment]
+        props = cast("dict[str, object]", properties)
         if len(props) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, props)):
             return dict.items(props)
     if not is_mapping(properties):
@@ -378,7 +380,7 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
             items = sv.get("items")
             if type(items) is not dict and type(items) is not RAW_SEEN[0]:
                 return None
-            item_view: dict[object, object] = items  # type: ignore[assignment]
+            item_view = cast("dict[object, object]", items)
             item_kind = item_view.get("type")
             scalar = _SCALARS.get(item_kind) if type(item_kind) is str else None
             if scalar is None or len(item_view) - (type(item_view.get("description")) is str) != 1:
@@ -393,7 +395,7 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
         names, memo = sv.get("enum"), _ENUM_UNIONS
     if type(names) is not list and type(names) is not tuple:
         return None
-    strings: list[str] = names  # type: ignore[assignment]
+    strings = cast("Sequence[str]", names)
     if not strings or len(strings) > MAX_ITEMS or not ONLY_STR.issuperset(map(type, strings)):
         return None
     key = tuple(strings)
