@@ -7,7 +7,11 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: test typecheck pytest demo bench bench-ab clean system-packages
 
-$(STAMP): pyproject.toml
+# The renderer modules setup.py compiles with mypyc: editing one rebuilds
+# (a stale build would be ignored at import anyway, see _implementation.py).
+COMPILED := $(addprefix dsh_tools_codegen/,_text.py _read.py _schema.py _sdk.py _pytypes.py _python.py)
+
+$(STAMP): pyproject.toml setup.py $(COMPILED)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
@@ -21,7 +25,9 @@ system-packages:
 	scripts/ensure-system-packages.sh
 
 pytest: $(STAMP) system-packages
+	$(PY) -c 'from dsh_tools_codegen._implementation import IMPLEMENTATION; print("SDK renderer:", IMPLEMENTATION)'
 	$(PY) -m pytest
+	DSH_TOOLS_PURE_PYTHON=1 $(PY) -m pytest tests/codegen
 
 test: typecheck pytest
 
@@ -37,4 +43,4 @@ bench-ab: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache
-	rm -f dsh_tools_codegen/*.so dsh_tools_codegen/_compiled_sources.json  # the removed mypyc build's leftovers
+	rm -f dsh_tools_codegen/*.so dsh_tools_codegen/_compiled_sources.json

@@ -18,12 +18,16 @@ it can be tested and type-checked in isolation.
   :data:`SDK_USAGE_PYTHON` and one fenced ``python`` block (``TypedDict``
   arguments, an ``async def`` per tool on a ``Tools`` protocol).
 
-Pure Python, one rule set (:mod:`._schema`) over one way of reading a
-schema (:mod:`._read`); the per-tool memo is in :mod:`._sdk`.
+One rule set (:mod:`._schema`) over one way of reading a schema
+(:mod:`._read`); the per-tool memo is in :mod:`._sdk`. The renderer's
+modules are compiled with mypyc when the build can, which renders a new
+catalog about twice as fast; the text is the same either way, and stale or
+unwanted native code never runs (:mod:`._implementation`).
 """
 
+from ._implementation import IMPLEMENTATION as _IMPLEMENTATION  # first: it picks compiled or source modules
 from ._python import SDK_USAGE_PYTHON, render_tools_sdk_python
-from ._schema import json_schema_to_ts
+from ._schema import type_text as _type_text
 from ._sdk import SDK_USAGE, ToolSchemaLike, render_frozen_tools_sdk, render_tools_sdk
 from ._text import member_key
 
@@ -37,3 +41,20 @@ __all__ = [
     "render_tools_sdk",
     "render_tools_sdk_python",
 ]
+
+
+def json_schema_to_ts(schema: object, indent: int = 0) -> str:
+    """Render ``schema`` as a TypeScript type; total, never raises.
+
+    ``indent`` is the nesting level of the rendered type: an object block's
+    members are indented ``indent + 1`` levels (two spaces each) and its
+    closing brace ``indent`` levels; the opening brace is not indented (the
+    type continues a line such as ``args: ``). An indent that is not an
+    ``int`` reads as ``0``. Constructs outside the supported subset, and
+    anything that misbehaves, render as ``unknown``.
+
+    Defined here, in Python, rather than in the (compiled) renderer: compiled
+    code would reject an ``indent`` that is not an ``int`` before the body
+    could clamp it.
+    """
+    return _type_text(schema, indent)

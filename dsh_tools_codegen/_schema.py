@@ -1,4 +1,4 @@
-"""JSON Schema → TypeScript type text: the one rule set (:func:`json_schema_to_ts`).
+"""JSON Schema → TypeScript type text: the one rule set (:func:`type_text`, public as ``json_schema_to_ts``).
 
 The text is shown to a model, not fed to a validator, so the goal is a
 faithful, readable *approximation* of the subset tool authors write, and
@@ -54,7 +54,7 @@ from ._text import (
     clear_memos, exact_str, intersection, jsdoc, json_literal, literal_union, union,
 )
 
-__all__ = ["clear_memos", "json_schema_to_ts", "render"]
+__all__ = ["clear_memos", "render", "type_text"]
 
 _MISSING: Final = object()
 _SCALARS: Final = {"string": "string", "number": "number", "integer": "number", "boolean": "boolean", "null": "null"}
@@ -67,15 +67,10 @@ _READ_RECORD: Final = frozenset({"type", "additionalProperties"})
 _READ_ONE: Final = {key: frozenset({key}) for key in ("enum", "anyOf", "oneOf", "allOf")}
 
 
-def json_schema_to_ts(schema: object, indent: int = 0) -> str:
-    """Render ``schema`` as a TypeScript type; total, never raises.
-
-    ``indent`` is the nesting level of the rendered type: an object block's
-    members are indented ``indent + 1`` levels (two spaces each) and its
-    closing brace ``indent`` levels; the opening brace is not indented (the
-    type continues a line such as ``args: ``). Constructs outside the
-    supported subset, and anything that misbehaves, render as ``unknown``.
-    """
+def type_text(schema: object, indent: object) -> str:
+    """The body of :func:`dsh_tools_codegen.json_schema_to_ts`. ``indent`` is
+    any object here, as that function promises to clamp an odd one: the
+    compiled build checks a parameter's declared type at the call."""
     try:
         level = min(max(int.__int__(indent), 0), MAX_INDENT) if isinstance(indent, int) else 0
         return render(schema, level)[0]

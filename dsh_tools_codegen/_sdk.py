@@ -122,7 +122,7 @@ def render_tools_sdk(schemas: Iterable[ToolInput]) -> str:
     its output schema>>`` instead.
     Total: a tool whose name is not a string, or that cannot be read, is
     skipped; odd parameters degrade to ``unknown`` (see
-    :func:`~._schema.json_schema_to_ts`).
+    :func:`~dsh_tools_codegen.json_schema_to_ts`).
     """
     return _render(schemas, immutable=False)
 

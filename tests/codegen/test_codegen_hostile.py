@@ -11,6 +11,7 @@ import pytest
 
 from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
 
+from renderer_build import COMPILED, SOURCES_ONLY
 from value_shapes import wrapped
 
 
@@ -287,6 +288,7 @@ def test_a_cyclic_dict_schema_is_given_up_on_quickly() -> None:
     assert render({"type": "string", "default": wrapped(300)}, 0) == ("string", True)  # deep is not a cycle
 
 
+@SOURCES_ONLY
 def test_a_tool_whose_text_cannot_be_made_is_skipped_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     import dsh_tools_codegen._sdk as sdk
 
@@ -316,4 +318,6 @@ def test_a_render_with_little_stack_left_degrades_instead_of_raising() -> None:
         text, sure = render(schema, 0)  # must not raise RecursionError
     finally:
         sys.setrecursionlimit(limit)
+    if COMPILED and (text, sure) == render(schema, 0):
+        return  # compiled code calls itself without Python frames: the whole render fits
     assert "unknown" in text and sure is False

@@ -15,6 +15,7 @@ from pyrsistent import freeze
 from dsh_tools_codegen import SDK_USAGE, ToolSchemaLike, json_schema_to_ts, render_frozen_tools_sdk, render_tools_sdk
 from dsh_tools_codegen._sdk import _CACHE, _clear_cache, _MemberCache
 
+from renderer_build import SOURCES_ONLY
 from value_shapes import frozen, shared_tree
 
 
@@ -282,6 +283,7 @@ def realistic_tools(count: int) -> list[dict[str, Any]]:
     return tools
 
 
+@SOURCES_ONLY
 @pytest.mark.parametrize("is_frozen", [False, True])
 def test_an_unchanged_set_of_1000_tools_is_not_rendered_again(is_frozen: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     # (how fast that is lives in `make bench`)
@@ -328,6 +330,7 @@ def test_frozen_rendering_is_the_same_text_and_a_hit_is_the_identity_alone(monke
     assert dumped != []
 
 
+@SOURCES_ONLY
 @pytest.mark.parametrize("is_frozen", [False, True])
 def test_the_last_tool_set_is_answered_without_member_lookups(is_frozen: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     tools: list[Any] = realistic_tools(50)
@@ -351,6 +354,7 @@ def test_the_last_tool_set_is_answered_without_member_lookups(is_frozen: bool, m
     assert len(looked_up) == 50
 
 
+@SOURCES_ONLY
 def test_a_vouched_output_schema_is_rendered_once(monkeypatch: pytest.MonkeyPatch) -> None:
     import dsh_tools_codegen._sdk as sdk
 
@@ -397,6 +401,7 @@ def test_member_memo_promotes_old_hits() -> None:
     assert any(entry[0] is first[2] for entry in memo.entries())
 
 
+@SOURCES_ONLY
 def test_a_dict_written_to_while_it_renders_is_rendered_again(monkeypatch: pytest.MonkeyPatch) -> None:
     import dsh_tools_codegen._sdk as sdk
     from dsh_tools_codegen._schema import render as real
@@ -431,16 +436,6 @@ def test_a_schema_that_sharing_makes_huge_renders_without_expanding_it() -> None
     assert render(unread, 0) == ("string", False)
     assert render({"type": "string", "default": [0] * (MAX_VALUES - 1)}, 0) == ("string", True)
     assert render({"type": "string", "default": [0] * (MAX_VALUES + 1)}, 0) == ("string", False)
-
-
-def test_the_renderer_runs_from_its_python_sources() -> None:
-    # the mypyc build is gone; extensions it left behind would be imported
-    # before the .py files and run stale code (`make clean` deletes them)
-    import importlib
-
-    for name in ("_read", "_text", "_sdk", "_schema", "_python", "_pytypes"):
-        module = importlib.import_module(f"dsh_tools_codegen.{name}")
-        assert str(module.__file__).endswith(".py"), f"{module.__file__} shadows its source: run `make clean`"
 
 
 @pytest.mark.parametrize("vouched", [False, True])
