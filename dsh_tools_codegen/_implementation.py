@@ -16,13 +16,19 @@ sources runs its extensions unchecked, as there is nothing else to run.
 
 Both give the same text; the compiled one renders a cold SDK about twice as
 fast. :data:`IMPLEMENTATION` says which one was chosen.
+
+Compiled code checks every declared type at run time (a tuple where the
+source says ``list[str]`` raises ``TypeError``), so these modules annotate
+what a value is, never what it is pretended to be: ``cast`` to
+``Sequence[str]``, not a ``list`` it may not be. ``make test`` runs
+``tests/codegen`` on both builds to hold them to the same text.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.machinery
-import importlib.util
 import os
 import sys
 from collections.abc import Mapping
@@ -88,6 +94,7 @@ def _fresh(directory: Path) -> bool:
 def _load_sources(package: str, directory: Path) -> None:
     """Import :data:`COMPILED_MODULES` from their ``.py`` files, bypassing
     the extensions, so every later ``from ._x import`` gets the source."""
+    import importlib.util  # only on this path: the usual import needs none of it
     parent = sys.modules[package]
     for name in COMPILED_MODULES:
         qualified = f"{package}.{name}"
