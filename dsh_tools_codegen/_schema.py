@@ -50,8 +50,8 @@ from ._read import (
     is_sequence, mapping, member_mapping, raw_dict, required_names, rest, scalars_only, take, unread, view,
 )
 from ._text import (
-    _ENUM_UNIONS, _OPTIONAL_HEADS, _REQUIRED_HEADS, _TYPE_UNIONS, ATOM, UNKNOWN, Rendered, _head, _literal, _remember,
-    clear_memos, exact_str, intersection, jsdoc, json_literal, literal_union, union,
+    ATOM, ENUM_UNIONS, OPTIONAL_HEADS, REQUIRED_HEADS, TYPE_UNIONS, UNKNOWN, Rendered, clear_memos, exact_str,
+    intersection, jsdoc, json_literal, literal_union, member_head, memo_literal, remember, union,
 )
 
 __all__ = ["clear_memos", "render", "type_text"]
@@ -176,7 +176,7 @@ def _keywords(sub: dict[object, object], level: int, depth: int, walk: Walk) -> 
         if values is None or type(enum) not in (list, tuple) or not LEAF_TYPES.issuperset(map(type, values)):
             count(enum, walk)  # what the literals do not read (or read as exact JSON)
         rest(sub, walk, _READ_ONE["enum"])
-        return literal_union(map(_literal, values or ()))
+        return literal_union(map(memo_literal, values or ()))
     for keyword in ("anyOf", "oneOf", "allOf"):
         alternatives = sub.get(keyword)
         if alternatives is not None and is_sequence(alternatives):
@@ -278,16 +278,16 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
     body: list[str] = []
     append = body.append
     scalars, plain, leaf_types = _SCALARS, SCHEMA_KEYWORDS.isdisjoint, LEAF_TYPES
-    required_heads, optional_heads = _REQUIRED_HEADS, _OPTIONAL_HEADS
+    required_heads, optional_heads = REQUIRED_HEADS, OPTIONAL_HEADS
     inline = depth < MAX_DEPTH
     nested = depth + 1 < MAX_DEPTH
     raw: type = RAW_SEEN[0]  # a dict subclass that reads as a dict
     paid = 0
     for key, member in members:
         if key in names:
-            head = required_heads.get(key) or _head(key, True)
+            head = required_heads.get(key) or member_head(key, True)
         else:
-            head = optional_heads.get(key) or _head(key, False)
+            head = optional_heads.get(key) or member_head(key, False)
         cls = type(member)
         if cls is dict or cls is raw:
             sv = cast("dict[object, object]", member)
@@ -383,11 +383,11 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
             return (scalar + "[]", 2)
         if size != 1:
             return None
-        names, memo = kind, _TYPE_UNIONS
+        names, memo = kind, TYPE_UNIONS
     else:
         if size != 1 + (type(kind) is str) or "enum" not in sv:
             return None
-        names, memo = sv.get("enum"), _ENUM_UNIONS
+        names, memo = sv.get("enum"), ENUM_UNIONS
     if type(names) is not list and type(names) is not tuple:
         return None
     strings = cast("Sequence[str]", names)
@@ -396,6 +396,6 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
     key = tuple(strings)
     text = memo.get(key, _MISSING)
     if text is _MISSING:  # the union's text, or None when a name has no fast answer
-        texts = list(map(_literal, strings) if memo is _ENUM_UNIONS else map(_SCALARS.get, strings))
-        text = _remember(memo, key, None if None in texts else " | ".join(dict.fromkeys(texts)))  # type: ignore[arg-type]
+        texts = list(map(memo_literal, strings) if memo is ENUM_UNIONS else map(_SCALARS.get, strings))
+        text = remember(memo, key, None if None in texts else " | ".join(dict.fromkeys(texts)))  # type: ignore[arg-type]
     return None if text is None else (text, 1)  # type: ignore[return-value]

@@ -34,20 +34,25 @@ from typing import Final, TypeVar
 
 __all__ = [
     "ATOM",
-    "INTERSECTION",
-    "UNION",
+    "ENUM_UNIONS",
+    "OPTIONAL_HEADS",
+    "REQUIRED_HEADS",
+    "TYPE_UNIONS",
     "UNKNOWN",
     "Rendered",
     "clear_memos",
-    "intersection",
-    "literal_union",
-    "union",
     "exact_str",
+    "intersection",
     "is_identifier",
     "jsdoc",
     "json_literal",
+    "literal_union",
+    "member_head",
     "member_key",
+    "memo_literal",
+    "remember",
     "string_literal",
+    "union",
 ]
 
 _IDENTIFIER: Final = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -149,14 +154,14 @@ def _collapsed_doc(text: str) -> str | None:
 _MEMO_LIMIT: Final = 4096
 _Text = TypeVar("_Text", str, "str | None")
 _Key = TypeVar("_Key", str, "tuple[str, ...]")
-_REQUIRED_HEADS: Final[dict[str, str]] = {}
-_OPTIONAL_HEADS: Final[dict[str, str]] = {}
+REQUIRED_HEADS: Final[dict[str, str]] = {}
+OPTIONAL_HEADS: Final[dict[str, str]] = {}
 _LITERALS: Final[dict[str, str]] = {}
-_TYPE_UNIONS: Final[dict[tuple[str, ...], str | None]] = {}
-_ENUM_UNIONS: Final[dict[tuple[str, ...], str | None]] = {}
+TYPE_UNIONS: Final[dict[tuple[str, ...], str | None]] = {}
+ENUM_UNIONS: Final[dict[tuple[str, ...], str | None]] = {}
 
 
-def _remember(memo: dict[_Key, _Text], key: _Key, text: _Text) -> _Text:
+def remember(memo: dict[_Key, _Text], key: _Key, text: _Text) -> _Text:
     """Store in a bounded text memo (cleared when full; keys are exact
     ``str``, so neither lookups nor storing run user code)."""
     if len(memo) >= _MEMO_LIMIT:
@@ -165,22 +170,22 @@ def _remember(memo: dict[_Key, _Text], key: _Key, text: _Text) -> _Text:
     return text
 
 
-def _head(key: str, required: bool) -> str:
+def member_head(key: str, required: bool) -> str:
     """A member line's start, ``name: `` or ``name?: `` (names repeat)."""
-    return _remember(_REQUIRED_HEADS if required else _OPTIONAL_HEADS, key, member_key(key) + (": " if required else "?: "))
+    return remember(REQUIRED_HEADS if required else OPTIONAL_HEADS, key, member_key(key) + (": " if required else "?: "))
 
 
-def _literal(value: object) -> str | None:
+def memo_literal(value: object) -> str | None:
     """:func:`json_literal`, memoised for exact strings (enum members repeat)."""
     if type(value) is str:
         text = _LITERALS.get(value)
-        return _remember(_LITERALS, value, string_literal(value)) if text is None else text
+        return remember(_LITERALS, value, string_literal(value)) if text is None else text
     return json_literal(value)
 
 
 def clear_memos() -> None:
     """Forget the memoised heads, literals and unions (a truly cold start)."""
-    for memo in (_REQUIRED_HEADS, _OPTIONAL_HEADS, _LITERALS, _TYPE_UNIONS, _ENUM_UNIONS):
+    for memo in (REQUIRED_HEADS, OPTIONAL_HEADS, _LITERALS, TYPE_UNIONS, ENUM_UNIONS):
         memo.clear()
 
 ATOM: Final = 0
