@@ -251,18 +251,13 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
     it by :func:`_fast_member`, both paid for from the node budget when the
     block is done; the rest by :func:`_node`."""
     properties = sub.get("properties")  # any JSON value, not only a dict
-    cls: type = type(properties)
-    props = cast("dict[str, object]", properties) if cls is dict or cls is RAW_SEEN[0] else None
-    if props is not None and len(props) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, props)):
-        members: Iterable[tuple[str, object]] | None = dict.items(props) if props else None
-    else:
-        members = None if properties is None else _members(properties, walk)
+    members = None if properties is None else _members(properties, walk)
     if not members:
         return _record(sub, level, depth, walk)
     if len(sub) - ("type" in sub) - ("required" in sub) - (type(sub.get("description")) is str) > 1:
         rest(sub, walk, _READ_OBJECT)  # more than properties, type, required and a description: count the rest
     required = sub.get("required")
-    cls = type(required)
+    cls: type = type(required)
     names: Collection[object]
     if (cls is list or cls is tuple) and ONLY_STR.issuperset(map(type, listed := cast("Sequence[str]", required))):
         # read, not counted: a few names are searched as they are, more through a set
