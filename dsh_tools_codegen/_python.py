@@ -33,7 +33,7 @@ from itertools import islice
 from typing import Final
 
 from ._pytypes import (
-    IDENTIFIER, WORDS, Shared, Walk, is_method_name, literal, one_line, read_properties, read_returns, typed_dict,
+    IDENTIFIER, Shared, Walk, camel, is_method_name, literal, one_line, read_properties, read_returns, typed_dict,
 )
 from ._sdk import MAX_TOOLS, ToolInput, _fields
 
@@ -131,8 +131,7 @@ def _assemble(entries: list[tuple[str, str, str, str]]) -> str:
 
 def _unique_stem(name: str, used: dict[str, int]) -> str:
     """A CamelCase ASCII class-name stem for ``name``, unique in this text (``ReadFile``, ``ReadFile2``)."""
-    words = WORDS.findall(name)
-    stem = "".join([word[:1].upper() + word[1:] for word in words]) or "Tool"
+    stem = camel(name) or "Tool"
     if stem[0].isdigit():
         stem = "Tool" + stem
     name, count = stem, used.get(stem, 1)

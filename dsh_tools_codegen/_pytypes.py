@@ -27,12 +27,12 @@ from ._read import view as _view
 from ._text import exact_str
 
 __all__ = [
-    "ANY", "IDENTIFIER", "WORDS", "Shared", "Walk", "is_method_name", "literal", "one_line", "read_properties",
+    "ANY", "IDENTIFIER", "Shared", "Walk", "camel", "is_method_name", "literal", "one_line", "read_properties",
     "read_returns", "typed_dict",
 ]
 
 _KEYWORDS: Final = frozenset(keyword.kwlist)
-WORDS: Final = re.compile(r"[A-Za-z0-9]+")
+_WORDS: Final = re.compile(r"[A-Za-z0-9]+")
 _SCALARS: Final = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
 ANY: Final = "Any"
 _RESERVED: Final = frozenset(
@@ -101,7 +101,7 @@ class Walk:
         """``(CamelCase path part, usable as an identifier)`` of a property name."""
         known = self.keys.get(key)
         if known is None:
-            known = self.keys[key] = (_camel(key), is_method_name(key))
+            known = self.keys[key] = (camel(key) or "Field", is_method_name(key))
         return known
 
     def name(self, path: str) -> str:
@@ -114,8 +114,18 @@ class Walk:
         return name
 
 
-def _camel(key: str) -> str:
-    return "".join(word[:1].upper() + word[1:] for word in WORDS.findall(key)) or "Field"
+def camel(name: str) -> str:
+    """``name``'s ASCII letter-and-digit runs, each capitalised and joined (``read_file`` → ``ReadFile``).
+
+    Fast path of :func:`_camel_rule` (test_codegen_python checks they agree): a lowercase ASCII
+    identifier (most tool and property names) is split on ``_``, no regular expression."""
+    if name.isascii() and name.isidentifier() and name.islower():
+        return "".join([word.capitalize() for word in name.split("_")])
+    return _camel_rule(name)
+
+
+def _camel_rule(name: str) -> str:
+    return "".join([word[:1].upper() + word[1:] for word in _WORDS.findall(name)])
 
 
 def read_properties(

@@ -22,7 +22,9 @@ from test_codegen_hostile import HOSTILE_SETS
 from value_shapes import frozen
 
 from dsh_tools_codegen import SDK_USAGE_PYTHON, render_tools_sdk_python
-from dsh_tools_codegen._pytypes import Walk, _comment, _named_type, _note, _type, one_line, read_properties
+from dsh_tools_codegen._pytypes import (
+    Walk, _camel_rule, _comment, _named_type, _note, _type, camel, one_line, read_properties,
+)
 from dsh_tools_codegen._read import MAX_DEPTH
 
 GOLDEN = Path(__file__).parent / "golden" / "catalog_tools.py"
@@ -219,3 +221,18 @@ def test_the_array_fast_path_agrees_with_the_rule() -> None:
             text = _named_type("array", {"type": "array", "items": items}, depth, fast, "P")
             assert text == f"list[{_type(items, depth + 1, rule, 'P_Item')}]", repr(items)
             assert (fast.budget, fast.classes) == (rule.budget, rule.classes)
+
+
+NAME_PARTS = ["read", "file", "_", "__", "2", "x9", "Z", "A", "é", "-", " ", "\n", "\ud800", "ǅ", "ß", "ﬁ", "Ⅸ", ""]
+
+
+def test_the_camel_case_fast_path_agrees_with_the_rule() -> None:
+    """``camel`` (a lowercase ASCII identifier split on ``_``) gives what ``_camel_rule`` (the regex) gives."""
+    rnd = random.Random(28)
+    fast = 0
+    for _ in range(5_000):
+        parts = NAME_PARTS[:6] if rnd.random() < 0.5 else NAME_PARTS  # half of them snake_case-like
+        name = "".join(rnd.choice(parts) for _ in range(rnd.randint(0, 6)))
+        fast += name.isascii() and name.isidentifier() and name.islower()
+        assert camel(name) == _camel_rule(name), repr(name)
+    assert fast >= 1_000
