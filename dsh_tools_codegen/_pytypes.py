@@ -86,11 +86,16 @@ class Walk:
     first ``_`` is unique to the tool, and a path is made unique within it.
     """
 
-    __slots__ = ("budget", "classes", "taken", "keys", "unions", "enums")
+    __slots__ = ("budget", "classes", "taken", "keys", "unions", "enums", "stem")
 
     def __init__(
-        self, keys: dict[str, tuple[str, bool]], unions: dict[tuple[str, ...], str], enums: dict[tuple[str, ...], str]
+        self,
+        keys: dict[str, tuple[str, bool]],
+        unions: dict[tuple[str, ...], str],
+        enums: dict[tuple[str, ...], str],
+        stem: str = "\x00",
     ) -> None:
+        self.stem = stem  # the tool's class-name stem, or "\x00" standing for it until it is known
         self.budget = _MAX_NODES
         self.classes: list[str] = []
         self.taken: set[str] = set()
@@ -105,7 +110,7 @@ class Walk:
         return known
 
     def name(self, path: str) -> str:
-        base = "\x00_" + (path or "Object")
+        base = f"{self.stem}_{path or 'Object'}"
         name, count = base, 1
         while name in self.taken:
             count += 1
@@ -208,7 +213,7 @@ def read_returns(output: object, walk: Walk) -> tuple[str, str]:
         return _type(output, 0, walk, "Result"), ""
     fields = read_properties(output, walk, "Result")
     nullable = " | None" if "null" in _type_names(view) else ""
-    return f"\x00Result{nullable}", typed_dict("\x00Result", fields)
+    return f"{walk.stem}Result{nullable}", typed_dict(f"{walk.stem}Result", fields)
 
 
 def _type_names(view: object) -> tuple[str, ...]:

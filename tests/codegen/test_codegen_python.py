@@ -21,6 +21,7 @@ from test_codegen_fast import random_schema
 from test_codegen_hostile import HOSTILE_SETS
 from value_shapes import frozen
 
+import dsh_tools_codegen._python as python_sdk
 from dsh_tools_codegen import SDK_USAGE_PYTHON, render_tools_sdk_python
 from dsh_tools_codegen._pytypes import (
     Walk, _camel_rule, _comment, _named_type, _note, _type, camel, one_line, read_properties,
@@ -236,3 +237,37 @@ def test_the_camel_case_fast_path_agrees_with_the_rule() -> None:
         fast += name.isascii() and name.isidentifier() and name.islower()
         assert camel(name) == _camel_rule(name), repr(name)
     assert fast >= 1_000
+
+
+TWIN_NAMES = ["read_file", "readFile", "read-file", "read_file2", "ReadFile2", "9lives", "", "class", "a", "A", "é"]
+
+
+def test_stems_known_before_the_texts_agree_with_the_rule() -> None:
+    """Names that do not repeat take stems before their texts are made (the fast path); a repeated one
+    makes every text with ``\\x00`` for its stem, replaced after the sort (``_stems_after``, the rule).
+    The same tool twice is rendered once, so adding a tool's twin must change nothing."""
+    rnd = random.Random(29)
+    for _ in range(300):
+        tools: list[dict[str, Any]] = []
+        for name in rnd.sample(TWIN_NAMES, rnd.randint(1, 6)):
+            parameters = {"type": "object", "properties": {"o": random_schema(rnd), "p": {"type": "object", "properties": {"q": {}}}}}
+            tools.append({"name": name, "description": rnd.choice([None, "d"]), "parameters": parameters})
+            if rnd.random() < 0.3:
+                tools[-1]["output_schema"] = rnd.choice([random_schema(rnd), {"type": "object", "properties": {"r": {}}}])
+        assert render_tools_sdk_python(tools) == render_tools_sdk_python([*tools, tools[0]]), repr(tools)
+
+
+@pytest.mark.skipif(not str(python_sdk.__file__).endswith(".py"), reason="replaces a function of the module")
+def test_a_tool_whose_text_cannot_be_made_is_skipped_and_leaves_its_stem(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = python_sdk._docstring
+
+    def failing(description: str | None) -> str:
+        if description == "fails":
+            raise MemoryError("no room for this description")
+        return real(description)
+
+    monkeypatch.setattr(python_sdk, "_docstring", failing)
+    tools: list[dict[str, Any]] = [{"name": "read_file"}, {"name": "readFile", "description": "fails"}]
+    for twins in (0, 2):  # no name repeats (stems known before the texts), a name repeats (the rule)
+        text = block(render_tools_sdk_python([*tools, *[{"name": "zz"}] * twins]))
+        assert "readFile" not in text and "async def read_file(self) -> str:" in text and "class ReadFileArgs(" in text
