@@ -34,7 +34,7 @@ from operator import itemgetter
 from typing import Final
 
 from ._pytypes import (
-    IDENTIFIER, Shared, Walk, camel, is_method_name, literal, one_line, read_properties, read_returns, typed_dict,
+    Shared, Walk, camel, is_method_name, literal, one_line, read_properties, read_returns, typed_dict,
 )
 from ._sdk import MAX_TOOLS, ToolInput, _fields
 
@@ -175,7 +175,7 @@ def _tool(name: str, description: str | None, parameters: object, output: object
     returns, output_class = read_returns(output, walk)
     output_class = "\n".join([*walk.classes, output_class]) if walk.classes else output_class
     doc = _docstring(description)
-    keyword_call = all(map(IDENTIFIER, fields))
+    keyword_call = all(field[4] for field in fields)
     args_class = typed_dict(f"{stem}Args", fields, keyword_call)
     if nested_args:
         args_class = "\n".join([*nested_args, args_class])

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import keyword
 import re
-from operator import itemgetter
 from json.encoder import encode_basestring_ascii as _encode_ascii  # = json.dumps(s)
 from typing import Final
 
@@ -27,7 +26,7 @@ from ._read import view as _view
 from ._text import exact_str
 
 __all__ = [
-    "ANY", "IDENTIFIER", "Shared", "Walk", "camel", "is_method_name", "literal", "one_line", "read_properties",
+    "ANY", "Shared", "Walk", "camel", "is_method_name", "literal", "one_line", "read_properties",
     "read_returns", "typed_dict",
 ]
 
@@ -40,8 +39,6 @@ _RESERVED: Final = frozenset(
     | {"ToolError", "Tools", "tools", "self", "str", "int", "float", "bool", "list", "dict"}
 )
 """Names the text itself uses: a tool or class-syntax key named so would shadow them."""
-IDENTIFIER: Final = itemgetter(4)
-"""Of a field: whether its key is an identifier (``all(map(IDENTIFIER, fields))``, a C loop)."""
 _NONE_REQUIRED: Final[frozenset[str]] = frozenset()
 _MAX_NODES: Final = 2_000
 """Schema nodes read per tool (arguments and output) before the rest degrade to ``Any``."""
@@ -64,7 +61,7 @@ def typed_dict(
 ) -> str:
     """A ``TypedDict``: class syntax when every key is an identifier (``identifiers``, when the
     caller knows), the functional form otherwise."""
-    if identifiers if identifiers is not None else all(map(IDENTIFIER, fields)):
+    if identifiers if identifiers is not None else all(field[4] for field in fields):
         body = [
             f"    {key}: {text}{doc}" if required else f"    {key}: NotRequired[{text}]{doc}"
             for key, text, required, doc, _ in fields
@@ -145,10 +142,10 @@ def read_properties(
         # exact JSON containers are read as they are; anything else through the shared defensive readers
         entries: list[tuple[str, object]] | None = None
         if type(properties) is dict and len(properties) <= MAX_ITEMS:
-            entries = list(properties.items()) if ONLY_STR.issuperset(map(type, properties)) else None
+            entries = list(properties.items()) if all(type(name) is str for name in properties) else None
         if entries is None:
             entries = _entries(properties) or []
-        if type(named) is list and ONLY_STR.issuperset(map(type, named)):
+        if type(named) is list and all(type(name) is str for name in named):
             required: frozenset[str] = frozenset(named)
         elif named is None:
             required = _NONE_REQUIRED
@@ -162,13 +159,14 @@ def read_properties(
     deep = depth > MAX_DEPTH
     budget = walk.budget  # kept here, handed to walk around the calls that read deeper
     for key, sub in entries:
+        description = None
         try:
             sub_view = sub if type(sub) is dict else _view(sub)
             description = None if sub_view is None else sub_view.get("description")
             if description is None:
                 doc = ""
-            elif type(description) is str and _plain_line(line := _encode_ascii(description)) and description:
-                doc = "  # " + line[1:-1]  # one_line's fast path, without its call
+            elif type(description) is str and _plain_text(description):
+                doc = "  # " + description  # one_line's fast path, without its call
             else:
                 doc = _note(description)
         except Exception:
@@ -178,7 +176,8 @@ def read_properties(
             budget -= 1
             kind = sub_view.get("type")
             scalar = _SCALARS.get(kind) if type(kind) is str else None
-            if scalar is not None and plain(sub_view):
+            # plain when "type" (and "description") are all there is, else when no schema keyword is
+            if scalar is not None and (len(sub_view) == (1 if description is None else 2) or plain(sub_view)):
                 text = scalar  # what _type_view gives a plain scalar, without the calls (nor a path)
             else:
                 walk.budget = budget
@@ -362,15 +361,14 @@ def _note(description: object) -> str:
 
 def one_line(text: str) -> str:
     """A description as one ASCII line: the inside of a JSON string literal (:func:`_comment`)."""
-    line = _encode_ascii(text)
-    return line[1:-1] if _plain_line(line) else _comment(text)
+    return text if _plain_text(text) else _comment(text)
 
 
-def _plain_line(line: str) -> bool:
-    """Fast path of :func:`one_line` (test_codegen_python checks it gives what _comment gives): a JSON
-    literal with no escape holds printable ASCII only, so no whitespace but " "; then no run of it and
-    none at an end mean there is nothing to collapse. (Memchr-speed checks, no per-character lookups.)"""
-    return "\\" not in line and "  " not in line and line[1] != " " and line[-2] != " "
+def _plain_text(text: str) -> bool:
+    """Fast path of :func:`one_line` (test_codegen_python checks it gives what _comment gives): a literal
+    two characters longer than the text has no escape (each one lengthens it), so the text is printable
+    ASCII, with no whitespace but " "; then no run of it and none at an end mean it is its own line."""
+    return len(_encode_ascii(text)) == len(text) + 2 and "  " not in text and text[:1] != " " and text[-1:] != " " and text != ""
 
 
 def _comment(text: str) -> str:

@@ -24,7 +24,7 @@ from value_shapes import frozen
 import dsh_tools_codegen._python as python_sdk
 from dsh_tools_codegen import SDK_USAGE_PYTHON, render_tools_sdk_python
 from dsh_tools_codegen._pytypes import (
-    Walk, _camel_rule, _comment, _named_type, _note, _type, camel, one_line, read_properties,
+    Walk, _camel_rule, _comment, _named_type, _note, _plain_text, _type, camel, one_line, read_properties,
 )
 from dsh_tools_codegen._read import MAX_DEPTH
 
@@ -183,13 +183,14 @@ COMMENT_PARTS = ["word", " ", "  ", "\t", "\n", "\x00", "é", "\u2028", "\xa0", 
 
 
 def test_the_comment_fast_paths_agree_with_the_rule() -> None:
-    """``one_line`` (docstrings, comments) and ``read_properties``' inline copy of its fast path give what ``_comment`` (the rule) gives."""
+    """``one_line`` (docstrings, comments) and ``read_properties``' fast path (``_plain_text``) give what ``_comment`` (the rule) gives."""
     rnd = random.Random(26)
     for _ in range(3_000):
         text = "".join(rnd.choice(COMMENT_PARTS) for _ in range(rnd.randint(0, 6)))
         rule = _comment(text)
         expected = f"  # {rule}" if rule else ""
         assert _note(text) == expected and one_line(text) == rule, repr(text)
+        assert not _plain_text(text) or text == rule, repr(text)
         schema = {"type": "object", "properties": {"a": {"type": "string", "description": text}}}
         assert read_properties(schema, Walk({}, {}, {}), "")[0][3] == expected, repr(text)
 
