@@ -63,8 +63,10 @@ def typed_dict(
     caller knows), the functional form otherwise."""
     if identifiers if identifiers is not None else all(field[4] for field in fields):
         body = [
-            f"    {key}: {text}{doc}" if required else f"    {key}: NotRequired[{text}]{doc}"
-            for key, text, required, doc, _ in fields
+            (f"    {key}: {text}  # {doc}" if doc else f"    {key}: {text}")
+            if required
+            else (f"    {key}: NotRequired[{text}]  # {doc}" if doc else f"    {key}: NotRequired[{text}]")
+            for key, text, required, doc, _ in fields  # one string per line
         ]
         return f"\n\nclass {class_name}(TypedDict):\n" + ("\n".join(body) if body else "    pass")
     items = ", ".join(f"{literal(key)}: {text if required else f'NotRequired[{text}]'}" for key, text, required, _, _ in fields)
@@ -133,7 +135,7 @@ def _camel_rule(name: str) -> str:
 def read_properties(
     parameters: object, walk: Walk, path: str, depth: int = 0
 ) -> list[tuple[str, str, bool, str, bool]]:
-    """``(key, type, required, trailing comment or "", is an identifier)`` per property, in the author's order (none if unreadable)."""
+    """``(key, type, required, comment line or "", is an identifier)`` per property, in the author's order (none if unreadable)."""
     try:
         view = parameters if type(parameters) is dict else _view(parameters)
         if view is None:
@@ -166,7 +168,7 @@ def read_properties(
             if description is None:
                 doc = ""
             elif type(description) is str and _plain_text(description):
-                doc = "  # " + description  # one_line's fast path, without its call
+                doc = description  # one_line's fast path, without its call
             else:
                 doc = _note(description)
         except Exception:
@@ -177,14 +179,15 @@ def read_properties(
             kind = sub_view.get("type")
             scalar = _SCALARS.get(kind) if type(kind) is str else None
             # plain when "type" (and "description") are all there is, else when no schema keyword is
-            if scalar is not None and (len(sub_view) == (1 if description is None else 2) or plain(sub_view)):
+            plain_view = len(sub_view) == (1 if description is None else 2) or plain(sub_view)
+            if scalar is not None and plain_view:
                 text = scalar  # what _type_view gives a plain scalar, without the calls (nor a path)
             else:
                 walk.budget = budget
                 try:
                     sub_path = f"{path}_{known[0]}" if path else known[0]
-                    if type(kind) is str and kind == "object" and sub_view.get("properties") is not None and plain(sub_view):
-                        text = _object(sub_view, depth, walk, sub_path)  # _type_view's text, two calls less
+                    if type(kind) is str and plain_view:
+                        text = _named_type(kind, sub_view, depth, walk, sub_path)  # _type_view's text, a call less
                     else:
                         text = _type_view(sub_view, depth, walk, sub_path)
                 except Exception:
@@ -248,19 +251,20 @@ def _type_view(view: dict[object, object], depth: int, walk: Walk, path: str) ->
     if SCHEMA_KEYWORDS.isdisjoint(view):  # the common cases, same text as below
         if type(kind) is str:
             return _SCALARS.get(kind) or _named_type(kind, view, depth, walk, path)
-        if type(kind) is list and len(kind) <= 8 and ONLY_STR.issuperset(map(type, kind)) and _SCALARS.keys() >= set(kind):
+        if type(kind) is list and len(kind) <= 8 and all(type(name) is str for name in kind):
             key = tuple(kind)  # scalar names: their union, memoised by them (they repeat)
             text = walk.unions.get(key)
-            if text is None:
+            if text is None and _SCALARS.keys() >= set(key):
                 text = walk.unions[key] = _union([_SCALARS[name] for name in key])
-            return text
+            if text is not None:
+                return text
     if "$ref" in view or "allOf" in view:
         return ANY
     if "const" in view:
         return _literal_type([view["const"]])
     enum = view.get("enum")
     if enum is not None:
-        if type(enum) is list and len(enum) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, enum)):
+        if type(enum) is list and len(enum) <= MAX_ITEMS and all(type(value) is str for value in enum):
             key = tuple(enum)  # strings: the literal type, memoised by them (they repeat)
             text = walk.enums.get(key)
             if text is None:
@@ -286,7 +290,7 @@ def _named_type(name: str, view: dict[object, object], depth: int, walk: Walk, p
         items = view.get("items")
         if type(items) is dict and walk.budget > 0 and depth < MAX_DEPTH:  # a plain scalar or object: _type's text, fewer calls
             kind = items.get("type")
-            if type(kind) is str and SCHEMA_KEYWORDS.isdisjoint(items):
+            if type(kind) is str and (len(items) == 1 or SCHEMA_KEYWORDS.isdisjoint(items)):  # "type" alone, or no keyword
                 if kind in _SCALARS:
                     walk.budget -= 1
                     return f"list[{_SCALARS[kind]}]"
@@ -353,10 +357,9 @@ def _literal_type(values: list[object] | None) -> str:
 
 
 def _note(description: object) -> str:
-    """A property's description as a trailing comment (``"  # ..."``), ``""`` for none."""
+    """A property's description as the line of its trailing comment, ``""`` for none."""
     text = description if type(description) is str else exact_str(description)
-    line = one_line(text) if text else ""
-    return "  # " + line if line else ""
+    return one_line(text) if text else ""
 
 
 def one_line(text: str) -> str:
