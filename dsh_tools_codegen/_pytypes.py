@@ -56,20 +56,21 @@ def is_method_name(name: str) -> bool:
     )
 
 
-def typed_dict(
-    class_name: str, fields: list[tuple[str, str, bool, str, bool]], identifiers: bool | None = None
-) -> str:
-    """A ``TypedDict``: class syntax when every key is an identifier (``identifiers``, when the
-    caller knows), the functional form otherwise."""
-    if identifiers if identifiers is not None else all(field[4] for field in fields):
+Fields = list[tuple[str, str, bool, str]]
+"""Of an object's properties: ``(key, type text, required, comment line or "")`` each (:func:`read_properties`)."""
+
+
+def typed_dict(class_name: str, fields: Fields, identifiers: bool) -> str:
+    """A ``TypedDict``: class syntax when every key is an identifier (``identifiers``), the functional form otherwise."""
+    if identifiers:
         body = [
             (f"    {key}: {text}  # {doc}" if doc else f"    {key}: {text}")
             if required
             else (f"    {key}: NotRequired[{text}]  # {doc}" if doc else f"    {key}: NotRequired[{text}]")
-            for key, text, required, doc, _ in fields  # one string per line
+            for key, text, required, doc in fields  # one string per line
         ]
         return f"\n\nclass {class_name}(TypedDict):\n" + ("\n".join(body) if body else "    pass")
-    items = ", ".join(f"{literal(key)}: {text if required else f'NotRequired[{text}]'}" for key, text, required, _, _ in fields)
+    items = ", ".join([f"{literal(key)}: {text if required else f'NotRequired[{text}]'}" for key, text, required, _ in fields])
     return f'\n\n{class_name} = TypedDict("{class_name}", {{{items}}})'
 
 
@@ -132,14 +133,13 @@ def _camel_rule(name: str) -> str:
     return "".join([word[:1].upper() + word[1:] for word in _WORDS.findall(name)])
 
 
-def read_properties(
-    parameters: object, walk: Walk, path: str, depth: int = 0
-) -> list[tuple[str, str, bool, str, bool]]:
-    """``(key, type, required, comment line or "", is an identifier)`` per property, in the author's order (none if unreadable)."""
+def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -> tuple[Fields, bool]:
+    """``(key, type, required, comment line or "")`` per property, in the author's order (none if
+    unreadable), and whether every key is an identifier (known as they are read)."""
     try:
         view = parameters if type(parameters) is dict else _view(parameters)
         if view is None:
-            return []
+            return [], True
         properties, named = view.get("properties"), view.get("required")
         # exact JSON containers are read as they are; anything else through the shared defensive readers
         entries: list[tuple[str, object]] | None = None
@@ -154,8 +154,9 @@ def read_properties(
         else:
             required = _required(named)
     except Exception:
-        return []
-    fields = []
+        return [], True
+    fields: Fields = []
+    identifiers = True
     keys, plain = walk.keys, SCHEMA_KEYWORDS.isdisjoint
     depth += 1
     deep = depth > MAX_DEPTH
@@ -197,9 +198,11 @@ def read_properties(
             walk.budget = budget
             text = _type(sub, depth, walk, f"{path}_{known[0]}" if path else known[0])
             budget = walk.budget
-        fields.append((key, text, key in required, doc, known[1]))
+        fields.append((key, text, key in required, doc))
+        if not known[1]:
+            identifiers = False
     walk.budget = budget
-    return fields
+    return fields, identifiers
 
 
 def read_returns(output: object, walk: Walk) -> tuple[str, str]:
@@ -213,9 +216,9 @@ def read_returns(output: object, walk: Walk) -> tuple[str, str]:
         return ANY, ""
     if properties is None or _type_names(view) not in (("object",), ("object", "null"), ("null", "object")):
         return _type(output, 0, walk, "Result"), ""
-    fields = read_properties(output, walk, "Result")
+    fields, identifiers = read_properties(output, walk, "Result")
     nullable = " | None" if "null" in _type_names(view) else ""
-    return f"{walk.stem}Result{nullable}", typed_dict(f"{walk.stem}Result", fields)
+    return f"{walk.stem}Result{nullable}", typed_dict(f"{walk.stem}Result", fields, identifiers)
 
 
 def _type_names(view: object) -> tuple[str, ...]:
@@ -314,11 +317,11 @@ def _named_type(name: str, view: dict[object, object], depth: int, walk: Walk, p
 
 def _object(view: dict[object, object], depth: int, walk: Walk, path: str) -> str:
     """An object with ``properties``: its own ``TypedDict`` class (``dict[str, Any]`` when it has none)."""
-    fields = read_properties(view, walk, path, depth)
+    fields, identifiers = read_properties(view, walk, path, depth)
     if not fields:
         return f"dict[str, {ANY}]"
     class_name = walk.name(path)
-    walk.classes.append(typed_dict(class_name, fields))
+    walk.classes.append(typed_dict(class_name, fields, identifiers))
     return class_name
 
 

@@ -191,7 +191,7 @@ def test_the_comment_fast_paths_agree_with_the_rule() -> None:
         assert _note(text) == rule and one_line(text) == rule, repr(text)
         assert not _plain_text(text) or text == rule, repr(text)
         schema = {"type": "object", "properties": {"a": {"type": "string", "description": text}}}
-        assert read_properties(schema, Walk({}, {}, {}), "")[0][3] == rule, repr(text)
+        assert read_properties(schema, Walk({}, {}, {}), "")[0][0][3] == rule, repr(text)
 
 
 def test_read_properties_reads_each_member_as_the_type_rule_does() -> None:
@@ -203,7 +203,7 @@ def test_read_properties_reads_each_member_as_the_type_rule_does() -> None:
         for depth, budget in ((0, 2_000), (MAX_DEPTH - 1, 5), (MAX_DEPTH, 5), (0, 2), (0, 0)):
             fast, rule = Walk({}, {}, {}), Walk({}, {}, {})
             fast.budget = rule.budget = budget
-            fields = read_properties({"type": "object", "properties": properties}, fast, "P", depth)
+            fields, _ = read_properties({"type": "object", "properties": properties}, fast, "P", depth)
             expected = [_type(schema, depth + 1, rule, f"P_{rule.key(key)[0]}") for key, schema in properties.items()]
             assert [field[1] for field in fields] == expected, repr(properties)
             assert (fast.budget, fast.classes) == (rule.budget, rule.classes)
