@@ -190,7 +190,7 @@ def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -
                     if type(kind) is str and plain_view:
                         text = _named_type(kind, sub_view, depth, walk, sub_path)  # _type_view's text, a call less
                     else:
-                        text = _type_view(sub_view, depth, walk, sub_path)
+                        text = _type_view(sub_view, depth, walk, sub_path, plain_view)
                 except Exception:
                     text = ANY
                 budget = walk.budget
@@ -249,9 +249,10 @@ def _type(node: object, depth: int, walk: Walk, path: str) -> str:
         return ANY
 
 
-def _type_view(view: dict[object, object], depth: int, walk: Walk, path: str) -> str:
+def _type_view(view: dict[object, object], depth: int, walk: Walk, path: str, plain: bool | None = None) -> str:
+    """The type of a node read as a mapping (``plain``: whether it holds no schema keyword, when the caller knows)."""
     kind = view.get("type")
-    if SCHEMA_KEYWORDS.isdisjoint(view):  # the common cases, same text as below
+    if SCHEMA_KEYWORDS.isdisjoint(view) if plain is None else plain:  # the common cases, same text as below
         if type(kind) is str:
             return _SCALARS.get(kind) or _named_type(kind, view, depth, walk, path)
         if type(kind) is list and len(kind) <= 8 and all(type(name) is str for name in kind):
