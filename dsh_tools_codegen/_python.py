@@ -30,10 +30,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import islice
+from operator import itemgetter
 from typing import Final
 
 from ._pytypes import (
-    IDENTIFIER, WORDS, Shared, Walk, is_method_name, literal, one_line, read_properties, read_returns, typed_dict,
+    Shared, Walk, camel, is_method_name, literal, one_line, read_properties, read_returns, typed_dict,
 )
 from ._sdk import MAX_TOOLS, ToolInput, _fields
 
@@ -69,6 +70,7 @@ _HEAD: Final = (
 
 _METHOD: Final = "\n    async def "
 """How a method member's text starts."""
+_NAME: Final = itemgetter(0)
 
 
 def render_tools_sdk_python(tools: Iterable[ToolInput]) -> str:
@@ -78,27 +80,39 @@ def render_tools_sdk_python(tools: Iterable[ToolInput]) -> str:
     ``parameters`` and an optional ``output_schema``, as attributes or
     mapping keys). Pure and total: no I/O, never raises for any input.
     """
-    entries: list[tuple[str, str, str, str]] = []  # (name, args class, method or overload, output class)
-    shared: Shared = ({}, {}, {})  # what Walk memoises across one render's tools
+    read: list[tuple[str, str | None, object, object]] = []  # (name, description, parameters, output schema)
     try:
         for tool in islice(tools, MAX_TOOLS):
             fields = _fields(tool)
-            if fields is None:
-                continue
-            try:
-                entries.append(_tool(*fields, shared))
-            except Exception:
-                continue  # this tool alone (e.g. MemoryError on a huge description)
+            if fields is not None:
+                read.append(fields)
     except Exception:
         pass  # an iterable that fails midway: render what it yielded
+    # Fast path of _stems_after (test_codegen_python checks they agree): when no name repeats, the tools
+    # in name order are the text's order, so each class-name stem is known before its tool's text is made.
+    known = len(set(map(_NAME, read))) == len(read)
+    if known:
+        read.sort(key=_NAME)
+    entries: list[tuple[str, str, str, str]] = []  # (name, args class, method or overload, output class)
+    shared: Shared = ({}, {}, {})  # what Walk memoises across one render's tools
+    keys, unions, enums = shared
+    used: dict[str, int] = {}
+    for name, description, parameters, output in read:
+        stem, base, count = _unique_stem(name, used) if known else ("\x00", "", 0)
+        try:
+            entries.append(_tool(name, description, parameters, output, Walk(keys, unions, enums, stem)))
+        except Exception:
+            continue  # this tool alone (e.g. MemoryError on a huge description), its stem left free
+        if known:
+            used[base], used[stem] = count, 1
+    return _assemble(entries if known else _stems_after(entries))
+
+
+def _stems_after(entries: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str, str]]:
+    """The rule for stems: texts made with ``\\x00`` for their stem are sorted (a repeated name's by
+    its texts), the same tool twice kept once, then each stem is given in that order."""
     entries.sort()
-    return _assemble(entries)
-
-
-def _assemble(entries: list[tuple[str, str, str, str]]) -> str:
-    classes: list[str] = []
-    methods: list[str] = []
-    overloads: list[str] = []
+    named: list[tuple[str, str, str, str]] = []
     used: dict[str, int] = {}
     previous = None
     for entry in entries:
@@ -106,14 +120,24 @@ def _assemble(entries: list[tuple[str, str, str, str]]) -> str:
             continue  # the same tool twice: once
         previous = entry
         name, args, member, output = entry
-        stem = _unique_stem(name, used)
+        stem, base, count = _unique_stem(name, used)
+        used[base], used[stem] = count, 1
+        named.append((name, args.replace("\x00", stem), member.replace("\x00", stem), output.replace("\x00", stem)))
+    return named
+
+
+def _assemble(entries: list[tuple[str, str, str, str]]) -> str:
+    classes: list[str] = []
+    methods: list[str] = []
+    overloads: list[str] = []
+    for _, args, member, output in entries:
         if output:
-            classes.append(output.replace("\x00", stem))
-        classes.append(args.replace("\x00", stem))
+            classes.append(output)
+        classes.append(args)
         if member.startswith(_METHOD):  # _tool made a method of it (else an overload)
-            methods.append(member.replace("\x00", stem))
+            methods.append(member)
         else:
-            overloads.append(member.replace("\x00", stem))
+            overloads.append(member)
     lines = [SDK_USAGE_PYTHON, "", "```python", _HEAD]
     lines.extend(classes)
     lines.append("\n\nclass Tools(Protocol):")
@@ -129,47 +153,43 @@ def _assemble(entries: list[tuple[str, str, str, str]]) -> str:
     return "\n".join(lines)
 
 
-def _unique_stem(name: str, used: dict[str, int]) -> str:
-    """A CamelCase ASCII class-name stem for ``name``, unique in this text (``ReadFile``, ``ReadFile2``)."""
-    words = WORDS.findall(name)
-    stem = "".join([word[:1].upper() + word[1:] for word in words]) or "Tool"
-    if stem[0].isdigit():
-        stem = "Tool" + stem
-    name, count = stem, used.get(stem, 1)
-    while name in used:  # every stem made so far, so "ReadFile2" of a twin never meets "read_file2"'s
+def _unique_stem(name: str, used: dict[str, int]) -> tuple[str, str, int]:
+    """A CamelCase ASCII class-name stem for ``name``, unique in this text (``ReadFile``, ``ReadFile2``),
+    and what taking it records: ``used[base], used[stem] = count, 1`` (every stem made so far, so
+    "ReadFile2" of a twin never meets "read_file2"'s)."""
+    base = camel(name) or "Tool"
+    if base[0].isdigit():
+        base = "Tool" + base
+    stem, count = base, used.get(base, 1)
+    while stem in used:
         count += 1
-        name = f"{stem}{count}"
-    used[stem] = count
-    used[name] = used.get(name, 1)
-    return name
+        stem = f"{base}{count}"
+    return stem, base, count
 
 
-def _tool(
-    name: str, description: str | None, parameters: object, output: object, shared: Shared
-) -> tuple[str, str, str, str]:
-    """``(name, args class, member, output class)``, with ``\\x00`` standing for the class-name stem."""
-    walk = Walk(*shared)
-    fields = read_properties(parameters, walk, "")
+def _tool(name: str, description: str | None, parameters: object, output: object, walk: Walk) -> tuple[str, str, str, str]:
+    """``(name, args class, member, output class)``, named after ``walk.stem``."""
+    stem = walk.stem
+    fields, keyword_call = read_properties(parameters, walk, "")
     nested_args, walk.classes = walk.classes, []
     returns, output_class = read_returns(output, walk)
     output_class = "\n".join([*walk.classes, output_class]) if walk.classes else output_class
     doc = _docstring(description)
-    keyword_call = all(map(IDENTIFIER, fields))
-    args_class = typed_dict("\x00Args", fields, keyword_call)
+    args_class = typed_dict(f"{stem}Args", fields, keyword_call)
     if nested_args:
         args_class = "\n".join([*nested_args, args_class])
     if keyword_call:
-        params = "".join([f", {key}: {text}" if required else f", {key}: {text} = ..." for key, text, required, _, _ in fields])
+        params = "".join([f", {key}: {text}" if required else f", {key}: {text} = ..." for key, text, required, _ in fields])
         signature = f"(self, *{params})" if params else "(self)"
     else:
-        signature = "(self, args: \x00Args, /)"
+        signature = f"(self, args: {stem}Args, /)"
     if is_method_name(name):
         member = f"{_METHOD}{name}{signature} -> {returns}:\n        {doc}"
     else:
         # ``tools["name"]`` is called with one dict of arguments, as in TypeScript
         member = (
             f"\n    @overload\n    def __getitem__(self, name: Literal[{literal(name)}]) -> "
-            f"Callable[[\x00Args], Awaitable[{returns}]]:\n        {doc}"
+            f"Callable[[{stem}Args], Awaitable[{returns}]]:\n        {doc}"
         )
     return (name, args_class, member, output_class)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import keyword
 import re
-from operator import itemgetter
 from json.encoder import encode_basestring_ascii as _encode_ascii  # = json.dumps(s)
 from typing import Final
 
@@ -27,12 +26,12 @@ from ._read import view as _view
 from ._text import exact_str
 
 __all__ = [
-    "ANY", "IDENTIFIER", "WORDS", "Shared", "Walk", "is_method_name", "literal", "one_line", "read_properties",
+    "ANY", "Shared", "Walk", "camel", "is_method_name", "literal", "one_line", "read_properties",
     "read_returns", "typed_dict",
 ]
 
 _KEYWORDS: Final = frozenset(keyword.kwlist)
-WORDS: Final = re.compile(r"[A-Za-z0-9]+")
+_WORDS: Final = re.compile(r"[A-Za-z0-9]+")
 _SCALARS: Final = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
 ANY: Final = "Any"
 _RESERVED: Final = frozenset(
@@ -40,8 +39,6 @@ _RESERVED: Final = frozenset(
     | {"ToolError", "Tools", "tools", "self", "str", "int", "float", "bool", "list", "dict"}
 )
 """Names the text itself uses: a tool or class-syntax key named so would shadow them."""
-IDENTIFIER: Final = itemgetter(4)
-"""Of a field: whether its key is an identifier (``all(map(IDENTIFIER, fields))``, a C loop)."""
 _NONE_REQUIRED: Final[frozenset[str]] = frozenset()
 _MAX_NODES: Final = 2_000
 """Schema nodes read per tool (arguments and output) before the rest degrade to ``Any``."""
@@ -59,18 +56,21 @@ def is_method_name(name: str) -> bool:
     )
 
 
-def typed_dict(
-    class_name: str, fields: list[tuple[str, str, bool, str, bool]], identifiers: bool | None = None
-) -> str:
-    """A ``TypedDict``: class syntax when every key is an identifier (``identifiers``, when the
-    caller knows), the functional form otherwise."""
-    if identifiers if identifiers is not None else all(map(IDENTIFIER, fields)):
+Fields = list[tuple[str, str, bool, str]]
+"""Of an object's properties: ``(key, type text, required, comment line or "")`` each (:func:`read_properties`)."""
+
+
+def typed_dict(class_name: str, fields: Fields, identifiers: bool) -> str:
+    """A ``TypedDict``: class syntax when every key is an identifier (``identifiers``), the functional form otherwise."""
+    if identifiers:
         body = [
-            f"    {key}: {text}{doc}" if required else f"    {key}: NotRequired[{text}]{doc}"
-            for key, text, required, doc, _ in fields
+            (f"    {key}: {text}  # {doc}" if doc else f"    {key}: {text}")
+            if required
+            else (f"    {key}: NotRequired[{text}]  # {doc}" if doc else f"    {key}: NotRequired[{text}]")
+            for key, text, required, doc in fields  # one string per line
         ]
         return f"\n\nclass {class_name}(TypedDict):\n" + ("\n".join(body) if body else "    pass")
-    items = ", ".join(f"{literal(key)}: {text if required else f'NotRequired[{text}]'}" for key, text, required, _, _ in fields)
+    items = ", ".join([f"{literal(key)}: {text if required else f'NotRequired[{text}]'}" for key, text, required, _ in fields])
     return f'\n\n{class_name} = TypedDict("{class_name}", {{{items}}})'
 
 
@@ -86,11 +86,16 @@ class Walk:
     first ``_`` is unique to the tool, and a path is made unique within it.
     """
 
-    __slots__ = ("budget", "classes", "taken", "keys", "unions", "enums")
+    __slots__ = ("budget", "classes", "taken", "keys", "unions", "enums", "stem")
 
     def __init__(
-        self, keys: dict[str, tuple[str, bool]], unions: dict[tuple[str, ...], str], enums: dict[tuple[str, ...], str]
+        self,
+        keys: dict[str, tuple[str, bool]],
+        unions: dict[tuple[str, ...], str],
+        enums: dict[tuple[str, ...], str],
+        stem: str = "\x00",
     ) -> None:
+        self.stem = stem  # the tool's class-name stem, or "\x00" standing for it until it is known
         self.budget = _MAX_NODES
         self.classes: list[str] = []
         self.taken: set[str] = set()
@@ -101,11 +106,11 @@ class Walk:
         """``(CamelCase path part, usable as an identifier)`` of a property name."""
         known = self.keys.get(key)
         if known is None:
-            known = self.keys[key] = (_camel(key), is_method_name(key))
+            known = self.keys[key] = (camel(key) or "Field", is_method_name(key))
         return known
 
     def name(self, path: str) -> str:
-        base = "\x00_" + (path or "Object")
+        base = f"{self.stem}_{path or 'Object'}"
         name, count = base, 1
         while name in self.taken:
             count += 1
@@ -114,46 +119,57 @@ class Walk:
         return name
 
 
-def _camel(key: str) -> str:
-    return "".join(word[:1].upper() + word[1:] for word in WORDS.findall(key)) or "Field"
+def camel(name: str) -> str:
+    """``name``'s ASCII letter-and-digit runs, each capitalised and joined (``read_file`` → ``ReadFile``).
+
+    Fast path of :func:`_camel_rule` (test_codegen_python checks they agree): a lowercase ASCII
+    identifier (most tool and property names) is split on ``_``, no regular expression."""
+    if name.isascii() and name.isidentifier() and name.islower():
+        return "".join([word.capitalize() for word in name.split("_")])
+    return _camel_rule(name)
 
 
-def read_properties(
-    parameters: object, walk: Walk, path: str, depth: int = 0
-) -> list[tuple[str, str, bool, str, bool]]:
-    """``(key, type, required, trailing comment or "", is an identifier)`` per property, in the author's order (none if unreadable)."""
+def _camel_rule(name: str) -> str:
+    return "".join([word[:1].upper() + word[1:] for word in _WORDS.findall(name)])
+
+
+def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -> tuple[Fields, bool]:
+    """``(key, type, required, comment line or "")`` per property, in the author's order (none if
+    unreadable), and whether every key is an identifier (known as they are read)."""
     try:
         view = parameters if type(parameters) is dict else _view(parameters)
         if view is None:
-            return []
+            return [], True
         properties, named = view.get("properties"), view.get("required")
         # exact JSON containers are read as they are; anything else through the shared defensive readers
         entries: list[tuple[str, object]] | None = None
         if type(properties) is dict and len(properties) <= MAX_ITEMS:
-            entries = list(properties.items()) if ONLY_STR.issuperset(map(type, properties)) else None
+            entries = list(properties.items()) if all(type(name) is str for name in properties) else None
         if entries is None:
             entries = _entries(properties) or []
-        if type(named) is list and ONLY_STR.issuperset(map(type, named)):
+        if type(named) is list and all(type(name) is str for name in named):
             required: frozenset[str] = frozenset(named)
         elif named is None:
             required = _NONE_REQUIRED
         else:
             required = _required(named)
     except Exception:
-        return []
-    fields = []
+        return [], True
+    fields: Fields = []
+    identifiers = True
     keys, plain = walk.keys, SCHEMA_KEYWORDS.isdisjoint
     depth += 1
     deep = depth > MAX_DEPTH
     budget = walk.budget  # kept here, handed to walk around the calls that read deeper
     for key, sub in entries:
+        description = None
         try:
             sub_view = sub if type(sub) is dict else _view(sub)
             description = None if sub_view is None else sub_view.get("description")
             if description is None:
                 doc = ""
-            elif type(description) is str and _plain_line(line := _encode_ascii(description)) and description:
-                doc = "  # " + line[1:-1]  # one_line's fast path, without its call
+            elif type(description) is str and _plain_text(description):
+                doc = description  # one_line's fast path, without its call
             else:
                 doc = _note(description)
         except Exception:
@@ -163,16 +179,18 @@ def read_properties(
             budget -= 1
             kind = sub_view.get("type")
             scalar = _SCALARS.get(kind) if type(kind) is str else None
-            if scalar is not None and plain(sub_view):
+            # plain when "type" (and "description") are all there is, else when no schema keyword is
+            plain_view = len(sub_view) == (1 if description is None else 2) or plain(sub_view)
+            if scalar is not None and plain_view:
                 text = scalar  # what _type_view gives a plain scalar, without the calls (nor a path)
             else:
                 walk.budget = budget
                 try:
                     sub_path = f"{path}_{known[0]}" if path else known[0]
-                    if type(kind) is str and kind == "object" and sub_view.get("properties") is not None and plain(sub_view):
-                        text = _object(sub_view, depth, walk, sub_path)  # _type_view's text, two calls less
+                    if type(kind) is str and plain_view:
+                        text = _named_type(kind, sub_view, depth, walk, sub_path)  # _type_view's text, a call less
                     else:
-                        text = _type_view(sub_view, depth, walk, sub_path)
+                        text = _type_view(sub_view, depth, walk, sub_path, plain_view)
                 except Exception:
                     text = ANY
                 budget = walk.budget
@@ -180,9 +198,11 @@ def read_properties(
             walk.budget = budget
             text = _type(sub, depth, walk, f"{path}_{known[0]}" if path else known[0])
             budget = walk.budget
-        fields.append((key, text, key in required, doc, known[1]))
+        fields.append((key, text, key in required, doc))
+        if not known[1]:
+            identifiers = False
     walk.budget = budget
-    return fields
+    return fields, identifiers
 
 
 def read_returns(output: object, walk: Walk) -> tuple[str, str]:
@@ -196,9 +216,9 @@ def read_returns(output: object, walk: Walk) -> tuple[str, str]:
         return ANY, ""
     if properties is None or _type_names(view) not in (("object",), ("object", "null"), ("null", "object")):
         return _type(output, 0, walk, "Result"), ""
-    fields = read_properties(output, walk, "Result")
+    fields, identifiers = read_properties(output, walk, "Result")
     nullable = " | None" if "null" in _type_names(view) else ""
-    return f"\x00Result{nullable}", typed_dict("\x00Result", fields)
+    return f"{walk.stem}Result{nullable}", typed_dict(f"{walk.stem}Result", fields, identifiers)
 
 
 def _type_names(view: object) -> tuple[str, ...]:
@@ -229,24 +249,26 @@ def _type(node: object, depth: int, walk: Walk, path: str) -> str:
         return ANY
 
 
-def _type_view(view: dict[object, object], depth: int, walk: Walk, path: str) -> str:
+def _type_view(view: dict[object, object], depth: int, walk: Walk, path: str, plain: bool | None = None) -> str:
+    """The type of a node read as a mapping (``plain``: whether it holds no schema keyword, when the caller knows)."""
     kind = view.get("type")
-    if SCHEMA_KEYWORDS.isdisjoint(view):  # the common cases, same text as below
+    if SCHEMA_KEYWORDS.isdisjoint(view) if plain is None else plain:  # the common cases, same text as below
         if type(kind) is str:
             return _SCALARS.get(kind) or _named_type(kind, view, depth, walk, path)
-        if type(kind) is list and len(kind) <= 8 and ONLY_STR.issuperset(map(type, kind)) and _SCALARS.keys() >= set(kind):
+        if type(kind) is list and len(kind) <= 8 and all(type(name) is str for name in kind):
             key = tuple(kind)  # scalar names: their union, memoised by them (they repeat)
             text = walk.unions.get(key)
-            if text is None:
+            if text is None and _SCALARS.keys() >= set(key):
                 text = walk.unions[key] = _union([_SCALARS[name] for name in key])
-            return text
+            if text is not None:
+                return text
     if "$ref" in view or "allOf" in view:
         return ANY
     if "const" in view:
         return _literal_type([view["const"]])
     enum = view.get("enum")
     if enum is not None:
-        if type(enum) is list and len(enum) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, enum)):
+        if type(enum) is list and len(enum) <= MAX_ITEMS and all(type(value) is str for value in enum):
             key = tuple(enum)  # strings: the literal type, memoised by them (they repeat)
             text = walk.enums.get(key)
             if text is None:
@@ -272,7 +294,7 @@ def _named_type(name: str, view: dict[object, object], depth: int, walk: Walk, p
         items = view.get("items")
         if type(items) is dict and walk.budget > 0 and depth < MAX_DEPTH:  # a plain scalar or object: _type's text, fewer calls
             kind = items.get("type")
-            if type(kind) is str and SCHEMA_KEYWORDS.isdisjoint(items):
+            if type(kind) is str and (len(items) == 1 or SCHEMA_KEYWORDS.isdisjoint(items)):  # "type" alone, or no keyword
                 if kind in _SCALARS:
                     walk.budget -= 1
                     return f"list[{_SCALARS[kind]}]"
@@ -296,11 +318,11 @@ def _named_type(name: str, view: dict[object, object], depth: int, walk: Walk, p
 
 def _object(view: dict[object, object], depth: int, walk: Walk, path: str) -> str:
     """An object with ``properties``: its own ``TypedDict`` class (``dict[str, Any]`` when it has none)."""
-    fields = read_properties(view, walk, path, depth)
+    fields, identifiers = read_properties(view, walk, path, depth)
     if not fields:
         return f"dict[str, {ANY}]"
     class_name = walk.name(path)
-    walk.classes.append(typed_dict(class_name, fields))
+    walk.classes.append(typed_dict(class_name, fields, identifiers))
     return class_name
 
 
@@ -339,23 +361,21 @@ def _literal_type(values: list[object] | None) -> str:
 
 
 def _note(description: object) -> str:
-    """A property's description as a trailing comment (``"  # ..."``), ``""`` for none."""
+    """A property's description as the line of its trailing comment, ``""`` for none."""
     text = description if type(description) is str else exact_str(description)
-    line = one_line(text) if text else ""
-    return "  # " + line if line else ""
+    return one_line(text) if text else ""
 
 
 def one_line(text: str) -> str:
     """A description as one ASCII line: the inside of a JSON string literal (:func:`_comment`)."""
-    line = _encode_ascii(text)
-    return line[1:-1] if _plain_line(line) else _comment(text)
+    return text if _plain_text(text) else _comment(text)
 
 
-def _plain_line(line: str) -> bool:
-    """Fast path of :func:`one_line` (test_codegen_python checks it gives what _comment gives): a JSON
-    literal with no escape holds printable ASCII only, so no whitespace but " "; then no run of it and
-    none at an end mean there is nothing to collapse. (Memchr-speed checks, no per-character lookups.)"""
-    return "\\" not in line and "  " not in line and line[1] != " " and line[-2] != " "
+def _plain_text(text: str) -> bool:
+    """Fast path of :func:`one_line` (test_codegen_python checks it gives what _comment gives): a literal
+    two characters longer than the text has no escape (each one lengthens it), so the text is printable
+    ASCII, with no whitespace but " "; then no run of it and none at an end mean it is its own line."""
+    return len(_encode_ascii(text)) == len(text) + 2 and "  " not in text and text[:1] != " " and text[-1:] != " " and text != ""
 
 
 def _comment(text: str) -> str:

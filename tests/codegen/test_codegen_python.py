@@ -21,8 +21,11 @@ from test_codegen_fast import random_schema
 from test_codegen_hostile import HOSTILE_SETS
 from value_shapes import frozen
 
+import dsh_tools_codegen._python as python_sdk
 from dsh_tools_codegen import SDK_USAGE_PYTHON, render_tools_sdk_python
-from dsh_tools_codegen._pytypes import Walk, _comment, _named_type, _note, _type, one_line, read_properties
+from dsh_tools_codegen._pytypes import (
+    Walk, _camel_rule, _comment, _named_type, _note, _plain_text, _type, camel, one_line, read_properties,
+)
 from dsh_tools_codegen._read import MAX_DEPTH
 
 GOLDEN = Path(__file__).parent / "golden" / "catalog_tools.py"
@@ -180,15 +183,15 @@ COMMENT_PARTS = ["word", " ", "  ", "\t", "\n", "\x00", "é", "\u2028", "\xa0", 
 
 
 def test_the_comment_fast_paths_agree_with_the_rule() -> None:
-    """``one_line`` (docstrings, comments) and ``read_properties``' inline copy of its fast path give what ``_comment`` (the rule) gives."""
+    """``one_line`` (docstrings, comments) and ``read_properties``' fast path (``_plain_text``) give what ``_comment`` (the rule) gives."""
     rnd = random.Random(26)
     for _ in range(3_000):
         text = "".join(rnd.choice(COMMENT_PARTS) for _ in range(rnd.randint(0, 6)))
         rule = _comment(text)
-        expected = f"  # {rule}" if rule else ""
-        assert _note(text) == expected and one_line(text) == rule, repr(text)
+        assert _note(text) == rule and one_line(text) == rule, repr(text)
+        assert not _plain_text(text) or text == rule, repr(text)
         schema = {"type": "object", "properties": {"a": {"type": "string", "description": text}}}
-        assert read_properties(schema, Walk({}, {}, {}), "")[0][3] == expected, repr(text)
+        assert read_properties(schema, Walk({}, {}, {}), "")[0][0][3] == rule, repr(text)
 
 
 def test_read_properties_reads_each_member_as_the_type_rule_does() -> None:
@@ -200,7 +203,7 @@ def test_read_properties_reads_each_member_as_the_type_rule_does() -> None:
         for depth, budget in ((0, 2_000), (MAX_DEPTH - 1, 5), (MAX_DEPTH, 5), (0, 2), (0, 0)):
             fast, rule = Walk({}, {}, {}), Walk({}, {}, {})
             fast.budget = rule.budget = budget
-            fields = read_properties({"type": "object", "properties": properties}, fast, "P", depth)
+            fields, _ = read_properties({"type": "object", "properties": properties}, fast, "P", depth)
             expected = [_type(schema, depth + 1, rule, f"P_{rule.key(key)[0]}") for key, schema in properties.items()]
             assert [field[1] for field in fields] == expected, repr(properties)
             assert (fast.budget, fast.classes) == (rule.budget, rule.classes)
@@ -219,3 +222,52 @@ def test_the_array_fast_path_agrees_with_the_rule() -> None:
             text = _named_type("array", {"type": "array", "items": items}, depth, fast, "P")
             assert text == f"list[{_type(items, depth + 1, rule, 'P_Item')}]", repr(items)
             assert (fast.budget, fast.classes) == (rule.budget, rule.classes)
+
+
+NAME_PARTS = ["read", "file", "_", "__", "2", "x9", "Z", "A", "é", "-", " ", "\n", "\ud800", "ǅ", "ß", "ﬁ", "Ⅸ", ""]
+
+
+def test_the_camel_case_fast_path_agrees_with_the_rule() -> None:
+    """``camel`` (a lowercase ASCII identifier split on ``_``) gives what ``_camel_rule`` (the regex) gives."""
+    rnd = random.Random(28)
+    fast = 0
+    for _ in range(5_000):
+        parts = NAME_PARTS[:6] if rnd.random() < 0.5 else NAME_PARTS  # half of them snake_case-like
+        name = "".join(rnd.choice(parts) for _ in range(rnd.randint(0, 6)))
+        fast += name.isascii() and name.isidentifier() and name.islower()
+        assert camel(name) == _camel_rule(name), repr(name)
+    assert fast >= 1_000
+
+
+TWIN_NAMES = ["read_file", "readFile", "read-file", "read_file2", "ReadFile2", "9lives", "", "class", "a", "A", "é"]
+
+
+def test_stems_known_before_the_texts_agree_with_the_rule() -> None:
+    """Names that do not repeat take stems before their texts are made (the fast path); a repeated one
+    makes every text with ``\\x00`` for its stem, replaced after the sort (``_stems_after``, the rule).
+    The same tool twice is rendered once, so adding a tool's twin must change nothing."""
+    rnd = random.Random(29)
+    for _ in range(300):
+        tools: list[dict[str, Any]] = []
+        for name in rnd.sample(TWIN_NAMES, rnd.randint(1, 6)):
+            parameters = {"type": "object", "properties": {"o": random_schema(rnd), "p": {"type": "object", "properties": {"q": {}}}}}
+            tools.append({"name": name, "description": rnd.choice([None, "d"]), "parameters": parameters})
+            if rnd.random() < 0.3:
+                tools[-1]["output_schema"] = rnd.choice([random_schema(rnd), {"type": "object", "properties": {"r": {}}}])
+        assert render_tools_sdk_python(tools) == render_tools_sdk_python([*tools, tools[0]]), repr(tools)
+
+
+@pytest.mark.skipif(not str(python_sdk.__file__).endswith(".py"), reason="replaces a function of the module")
+def test_a_tool_whose_text_cannot_be_made_is_skipped_and_leaves_its_stem(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = python_sdk._docstring
+
+    def failing(description: str | None) -> str:
+        if description == "fails":
+            raise MemoryError("no room for this description")
+        return real(description)
+
+    monkeypatch.setattr(python_sdk, "_docstring", failing)
+    tools: list[dict[str, Any]] = [{"name": "read_file"}, {"name": "readFile", "description": "fails"}]
+    for twins in (0, 2):  # no name repeats (stems known before the texts), a name repeats (the rule)
+        text = block(render_tools_sdk_python([*tools, *[{"name": "zz"}] * twins]))
+        assert "readFile" not in text and "async def read_file(self) -> str:" in text and "class ReadFileArgs(" in text
