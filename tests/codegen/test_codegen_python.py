@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from codegen_catalog import CATALOG
 from mypy import api as mypy_api
+from renderer_build import SOURCES_ONLY
 from test_codegen_fast import random_schema
 from test_codegen_hostile import HOSTILE_SETS
 from value_shapes import frozen
@@ -257,7 +258,7 @@ def test_stems_known_before_the_texts_agree_with_the_rule() -> None:
         assert render_tools_sdk_python(tools) == render_tools_sdk_python([*tools, tools[0]]), repr(tools)
 
 
-@pytest.mark.skipif(not str(python_sdk.__file__).endswith(".py"), reason="replaces a function of the module")
+@SOURCES_ONLY
 def test_a_tool_whose_text_cannot_be_made_is_skipped_and_leaves_its_stem(monkeypatch: pytest.MonkeyPatch) -> None:
     real = python_sdk._docstring
 
