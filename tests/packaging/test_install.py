@@ -70,6 +70,12 @@ def test_the_wheel_installs_and_the_commands_work_outside_the_checkout(installed
         cwd=installed.root)
     where = run(installed.bin / "python", "-c", "import dsh_tools; print(dsh_tools.__file__)", cwd=installed.elsewhere)
     assert Path(where.stdout.strip()).is_relative_to(installed.venv), "the checkout answered, not the install"
+    # the wheel was built on this machine, so it carries the SDK renderer this checkout's install built
+    from dsh_tools_codegen._implementation import IMPLEMENTATION
+
+    probe = "from dsh_tools_codegen._implementation import IMPLEMENTATION; print(IMPLEMENTATION)"
+    build = run(installed.bin / "python", "-c", probe, cwd=installed.elsewhere)
+    assert build.stdout.strip() == IMPLEMENTATION
 
     help_text = run(installed.bin / "dsh-tools", "--help", cwd=installed.elsewhere).stdout
     assert help_text.startswith("usage: dsh-tools")
