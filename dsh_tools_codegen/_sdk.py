@@ -276,9 +276,16 @@ class _MemberCache:
             if text is not None:
                 members.append((name, text))
             proofs.append(proof)
-        members.sort()
-        unique = dict.fromkeys(members)  # the same tool twice: once
-        text = "\n".join([SDK_USAGE, "", "```ts", "declare const tools: {", *[line for _, line in unique], "};", "```"])
+        members.sort()  # the same tool twice is then adjacent: kept once (no hash of every member text)
+        lines = [SDK_USAGE, "", "```ts", "declare const tools: {"]
+        previous: tuple[str, str] | None = None
+        for entry in members:
+            if entry != previous:
+                lines.append(entry[1])
+                previous = entry
+        lines.append("};")
+        lines.append("```")
+        text = "\n".join(lines)
         if None not in proofs:
             self._last = (keys, held, proofs, text)
         return text
