@@ -23,7 +23,7 @@ from value_shapes import deep_frozen, frozen
 
 from dsh_tools.json_values import FrozenDict
 from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
-from dsh_tools_codegen._read import MAX_DEPTH, Walk, _rest_rule, rest
+from dsh_tools_codegen._read import MAX_DEPTH, SCHEMA_KEYWORDS, Walk, _rest_rule, rest
 from dsh_tools_codegen._schema import _fast_member, _node, render
 from dsh_tools_codegen._sdk import _CACHE, _clear_cache
 from dsh_tools_codegen._text import _collapsed_doc, jsdoc
@@ -139,7 +139,8 @@ def test_the_fast_member_path_gives_what_the_rules_give(seed: int) -> None:
     answered = 0
     for schema in members(rnd):
         for value in (schema, deep_frozen(schema)):
-            shape = _fast_member(value, value.get("type"), value.get("description"), True)  # type: ignore[arg-type]
+            plain = SCHEMA_KEYWORDS.isdisjoint(value)
+            shape = _fast_member(value, value.get("type"), value.get("description"), True, plain)  # type: ignore[arg-type]
             if shape is None:
                 continue
             answered += 1
