@@ -233,8 +233,8 @@ _MAPPING_CLASSES: Final[dict[int, tuple[type, bool]]] = {}
 
 def _member_text(name: str, description: str | None, args: str, returns: str) -> str:
     doc = jsdoc(description) if description is not None else None
-    member = f"  {member_key(name, method=True)}(args: {args}): Promise<{returns}>;"
-    return member if doc is None else f"  {doc}\n{member}"
+    key = member_key(name, method=True)
+    return f"  {key}(args: {args}): Promise<{returns}>;" if doc is None else f"  {doc}\n  {key}(args: {args}): Promise<{returns}>;"
 
 
 class _MemberCache:
@@ -266,11 +266,10 @@ class _MemberCache:
             return last[3]
         members: list[tuple[str, str]] = []
         proofs: list[bytes | None] = []
-        member = self.member
         for (name, description, _, returns), parameters in zip(keys, held):
             text: str | None
             try:
-                text, proof = member(name, description, parameters, returns, immutable)
+                text, proof = self.member(name, description, parameters, returns, immutable)
             except Exception:
                 text, proof = _uncached(name, description, parameters, returns), None
             if text is not None:
