@@ -47,7 +47,7 @@ from urllib.parse import unquote
 
 from ._read import (
     LEAF_TYPES, MAX_DEPTH, MAX_INDENT, MAX_ITEMS, ONLY_STR, RAW_SEEN, SCHEMA_KEYWORDS, Walk, absent, count, entries, is_mapping,
-    is_sequence, mapping, member_mapping, raw_dict, required_names, rest, take, unread, view,
+    is_sequence, mapping, member_mapping, no_keywords, raw_dict, required_names, rest, scalars_only, take, unread, view,
 )
 from ._text import (
     ATOM, ENUM_UNIONS, OPTIONAL_HEADS, REQUIRED_HEADS, TYPE_UNIONS, UNKNOWN, Rendered, clear_memos, exact_str,
@@ -107,16 +107,10 @@ def _node(
             return UNKNOWN
         kind = sub.get("type")
         if plain is None:
-            plain = True
-            for name in sub:  # SCHEMA_KEYWORDS.isdisjoint(sub), as a loop mypyc compiles natively
-                if name in SCHEMA_KEYWORDS:
-                    plain = False
-                    break
+            plain = no_keywords(sub)
         if plain and type(kind) is str and kind in _SCALARS:  # a leaf: no path entry
-            for value in sub.values():  # LEAF_TYPES.issuperset(map(type, sub.values())), natively
-                if type(value) not in LEAF_TYPES:
-                    rest(sub, walk, _READ_TYPE)
-                    break
+            if not scalars_only(sub):
+                rest(sub, walk, _READ_TYPE)
             return (_SCALARS[kind], ATOM)
         active = walk.active
         key = id(node)
@@ -138,7 +132,7 @@ def _node(
 
 
 def _rules(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
-    if not SCHEMA_KEYWORDS.isdisjoint(sub):
+    if not no_keywords(sub):
         rendered = _keywords(sub, level, depth, walk)
         if rendered is not None:
             return rendered
@@ -284,7 +278,7 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
     inner = level + 1
     newline = "\n" + "  " * inner
     body: list[str] = []
-    scalars, keywords, leaf_types = _SCALARS, SCHEMA_KEYWORDS, LEAF_TYPES
+    scalars = _SCALARS
     required_heads, optional_heads = REQUIRED_HEADS, OPTIONAL_HEADS
     inline = depth < MAX_DEPTH
     nested = depth + 1 < MAX_DEPTH
@@ -312,18 +306,11 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
         if text is not None and len(sv) == (1 if description is None else 2):
             paid += 1  # only "type" (and "description") are there
         elif inline and (type(kind) is not str or kind != "object"):
-            # the keyword scan (SCHEMA_KEYWORDS.isdisjoint(sv)) as a loop mypyc compiles natively, once per member
-            plain = True
-            for name in sv:
-                if name in keywords:
-                    plain = False
-                    break
+            plain = no_keywords(sv)  # scanned once per member, handed on
             if text is not None and plain:
                 paid += 1
-                for value in sv.values():  # leaf_types.issuperset(map(type, sv.values())), natively
-                    if type(value) not in leaf_types:
-                        rest(sv, walk, _READ_TYPE)
-                        break
+                if not scalars_only(sv):
+                    rest(sv, walk, _READ_TYPE)
             else:
                 shape = _fast_member(sv, kind, description, nested, plain)
                 if shape is not None:

@@ -23,7 +23,7 @@ from value_shapes import deep_frozen, frozen
 
 from dsh_tools.json_values import FrozenDict
 from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
-from dsh_tools_codegen._read import MAX_DEPTH, SCHEMA_KEYWORDS, Walk, _rest_rule, rest
+from dsh_tools_codegen._read import LEAF_TYPES, MAX_DEPTH, SCHEMA_KEYWORDS, Walk, _rest_rule, no_keywords, rest, scalars_only
 from dsh_tools_codegen._schema import _fast_member, _node, render
 from dsh_tools_codegen._sdk import _CACHE, _clear_cache
 from dsh_tools_codegen._text import _collapsed_doc, jsdoc
@@ -169,13 +169,15 @@ class Key(str):
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_the_rest_fast_path_counts_what_the_rule_counts(seed: int) -> None:
+def test_the_native_scans_answer_as_the_set_methods_and_rest_counts_what_the_rule_counts(seed: int) -> None:
     rnd = random.Random(seed)
-    keys: list[Any] = ["type", "items", "properties", "required", "enum", "minimum", "x", Key("x"), Key("type"), 3, None]
+    keys: list[Any] = ["type", "items", "properties", "required", "enum", "const", "minimum", "x", Key("x"), Key("type"), Key("$ref"), 3, None]
     values: list[Any] = [*SCALARS, [], [1, [2]], {"a": {"b": [1]}}, ("t",), deep_frozen({"a": [1]}), {1, 2}, [float("nan")] * 60]
     counted = 0
     for _ in range(2000):
         sub = {rnd.choice(keys): rnd.choice(values) for _ in range(rnd.randint(0, 5))}
+        assert no_keywords(sub) == SCHEMA_KEYWORDS.isdisjoint(sub), sub
+        assert scalars_only(sub) == LEAF_TYPES.issuperset(map(type, sub.values())), sub
         read = frozenset(rnd.sample(["type", "items", "properties", "required"], rnd.randint(0, 3)))
         left, sure = rnd.choice([100, 60, 2]), rnd.random() < 0.9
         walks = [Walk(None), Walk(None)]
