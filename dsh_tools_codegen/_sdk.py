@@ -276,15 +276,8 @@ class _MemberCache:
                 members.append((name, text))
             proofs.append(proof)
         members.sort()  # the same tool twice is then adjacent: kept once (no hash of every member text)
-        lines = [SDK_USAGE, "", "```ts", "declare const tools: {"]
-        previous: tuple[str, str] | None = None
-        for entry in members:
-            if entry != previous:
-                lines.append(entry[1])
-                previous = entry
-        lines.append("};")
-        lines.append("```")
-        text = "\n".join(lines)
+        lines = [entry[1] for index, entry in enumerate(members) if index == 0 or entry != members[index - 1]]
+        text = "\n".join([SDK_USAGE, "", "```ts", "declare const tools: {", *lines, "};", "```"])
         if None not in proofs:
             self._last = (keys, held, proofs, text)
         return text
