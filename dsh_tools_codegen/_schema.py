@@ -47,7 +47,7 @@ from urllib.parse import unquote
 
 from ._read import (
     LEAF_TYPES, MAX_DEPTH, MAX_INDENT, MAX_ITEMS, ONLY_STR, RAW_SEEN, SCHEMA_KEYWORDS, Walk, absent, count, entries, is_mapping,
-    is_sequence, mapping, member_mapping, raw_dict, required_names, rest, scalars_only, take, unread, view,
+    is_sequence, mapping, member_mapping, no_keywords, raw_dict, required_names, rest, scalars_only, take, unread, view,
 )
 from ._text import (
     ATOM, ENUM_UNIONS, OPTIONAL_HEADS, REQUIRED_HEADS, TYPE_UNIONS, UNKNOWN, Rendered, clear_memos, exact_str,
@@ -89,8 +89,11 @@ def render(schema: object, level: int) -> tuple[str, bool]:
     return text, walk.sure and walk.budget >= 0
 
 
-def _node(node: object, level: int, depth: int, walk: Walk, sub: dict[object, object] | None = None) -> Rendered:
-    """Render one node (``sub`` is its mapping when the caller has it)."""
+def _node(
+    node: object, level: int, depth: int, walk: Walk, sub: dict[object, object] | None = None, plain: bool | None = None
+) -> Rendered:
+    """Render one node (``sub`` is its mapping when the caller has it, and
+    ``plain`` whether no schema keyword is among its keys, when it knows)."""
     try:
         walk.budget -= 1
         if sub is None:
@@ -103,9 +106,10 @@ def _node(node: object, level: int, depth: int, walk: Walk, sub: dict[object, ob
             walk.sure = False
             return UNKNOWN
         kind = sub.get("type")
-        plain = SCHEMA_KEYWORDS.isdisjoint(sub)
+        if plain is None:
+            plain = no_keywords(sub)
         if plain and type(kind) is str and kind in _SCALARS:  # a leaf: no path entry
-            if not scalars_only(map(type, sub.values())):
+            if not scalars_only(sub):
                 rest(sub, walk, _READ_TYPE)
             return (_SCALARS[kind], ATOM)
         active = walk.active
@@ -128,7 +132,7 @@ def _node(node: object, level: int, depth: int, walk: Walk, sub: dict[object, ob
 
 
 def _rules(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
-    if not SCHEMA_KEYWORDS.isdisjoint(sub):
+    if not no_keywords(sub):
         rendered = _keywords(sub, level, depth, walk)
         if rendered is not None:
             return rendered
@@ -258,27 +262,29 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
         rest(sub, walk, _READ_OBJECT)  # more than properties, type, required and a description: count the rest
     required = sub.get("required")
     cls: type = type(required)
-    names: Collection[object]
-    if (cls is list or cls is tuple) and ONLY_STR.issuperset(map(type, listed := cast("Sequence[str]", required))):
-        # read, not counted: a few names are searched as they are, more through a set
-        names = listed if len(listed) <= 8 else frozenset(listed)
-    elif required is None:
-        names = ()
-    else:
-        unread(required, walk)
-        names = required_names(required)
+    names: Collection[object] | None = None
+    if cls is list or cls is tuple:
+        listed = cast("Sequence[object]", required)
+        for name in listed:
+            if type(name) is not str:
+                break
+        else:  # read, not counted: a few names are searched as they are, more through a set
+            names = listed if len(listed) <= 8 else frozenset(listed)
+    if names is None:
+        if required is not None:
+            unread(required, walk)
+        names = () if required is None else required_names(required)
     depth += 1
     inner = level + 1
     newline = "\n" + "  " * inner
     body: list[str] = []
-    append = body.append
-    scalars, plain, leaf_types = _SCALARS, SCHEMA_KEYWORDS.isdisjoint, LEAF_TYPES
+    scalars = _SCALARS
     required_heads, optional_heads = REQUIRED_HEADS, OPTIONAL_HEADS
     inline = depth < MAX_DEPTH
     nested = depth + 1 < MAX_DEPTH
     raw: type = RAW_SEEN[0]  # a dict subclass that reads as a dict
     paid = 0
-    for key, member in members:
+    for key, member in members.items():
         if key in names:
             head = required_heads.get(key) or member_head(key, True)
         else:
@@ -289,7 +295,7 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
         else:
             mapping = member_mapping(member, walk)
             if mapping is None:
-                append(head + "unknown;")
+                body.append(head + "unknown;")
                 continue
             if mapping is member:
                 raw = cls
@@ -299,22 +305,26 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
         text = scalars.get(kind) if type(kind) is str and inline else None
         if text is not None and len(sv) == (1 if description is None else 2):
             paid += 1  # only "type" (and "description") are there
-        elif text is not None and plain(sv):
-            paid += 1
-            if not leaf_types.issuperset(map(type, sv.values())):
-                rest(sv, walk, _READ_TYPE)
-        else:
-            shape = _fast_member(sv, kind, description, nested) if inline and (type(kind) is not str or kind != "object") else None
-            if shape is not None:
-                text = shape[0]
-                paid += shape[1]
+        elif inline and (type(kind) is not str or kind != "object"):
+            plain = no_keywords(sv)  # scanned once per member, handed on
+            if text is not None and plain:
+                paid += 1
+                if not scalars_only(sv):
+                    rest(sv, walk, _READ_TYPE)
             else:
-                text = _node(member, inner, depth, walk, sv)[0]
+                shape = _fast_member(sv, kind, description, nested, plain)
+                if shape is not None:
+                    text = shape[0]
+                    paid += shape[1]
+                else:
+                    text = _node(member, inner, depth, walk, sv, plain)[0]
+        else:
+            text = _node(member, inner, depth, walk, sv)[0]
         if description is not None:
             doc = jsdoc(description) if type(description) is str else _doc(description, walk)
             if doc is not None:
-                append(doc)
-        append(f"{head}{text};")
+                body.append(doc)
+        body.append(f"{head}{text};")
     walk.budget -= paid  # inline members are paid for once the block is done
     return (f"{{{newline}{newline.join(body)}\n{'  ' * level}}}", ATOM)
 
@@ -329,18 +339,25 @@ def _record(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
     return ("Record<string, unknown>", ATOM)
 
 
-def _members(properties: object, walk: Walk) -> Iterable[tuple[str, object]] | None:
-    """A properties mapping's ``(name, schema)`` pairs (see :func:`._read.entries`)."""
+def _members(properties: object, walk: Walk) -> dict[str, object] | None:
+    """A properties mapping's names and schemas, as a ``dict`` to read in its
+    order: the mapping itself when it is one whose names are all exact
+    ``str``, else one made of its :func:`._read.entries`."""
     cls = type(properties)
     if cls is dict or cls is RAW_SEEN[0] or (isinstance(properties, dict) and raw_dict(cls)):
-        props = cast("dict[str, object]", properties)
-        if len(props) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, props)):
-            return dict.items(props)
+        props = cast("dict[object, object]", properties)
+        if len(props) <= MAX_ITEMS:
+            for name in props:  # ONLY_STR.issuperset(map(type, props)), as a loop mypyc compiles natively
+                if type(name) is not str:
+                    break
+            else:
+                return cast("dict[str, object]", props)
     if not is_mapping(properties):
         unread(properties, walk)
         return None
     walk.sure = False
-    return entries(properties)
+    pairs = entries(properties)
+    return None if pairs is None else dict(pairs)
 
 
 def _doc(description: object, walk: Walk) -> str | None:
@@ -350,11 +367,12 @@ def _doc(description: object, walk: Walk) -> str | None:
     return None if text is None else jsdoc(text)
 
 
-def _fast_member(sv: dict[object, object], kind: object, description: object, nested: bool) -> tuple[str, int] | None:
+def _fast_member(sv: dict[object, object], kind: object, description: object, nested: bool, plain: bool) -> tuple[str, int] | None:
     """Fast path: ``(type text, nodes)`` for the common member shapes after a
     plain scalar — a ``type`` list of scalar names (``["string", "null"]``),
     an ``enum`` of strings, an array of a plain scalar type (``nested``: its
     items are within the depth limit) — or ``None`` for :func:`_node`.
+    ``plain``: no schema keyword is among ``sv``'s keys.
 
     The same text as the rules give (``test_codegen_fast`` compares them on
     random schemas), without their dispatch: a third of the bench catalog's
@@ -363,7 +381,7 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
     left to count. A union's text is memoised by its names (they repeat).
     """
     size = len(sv) - (type(description) is str)
-    if SCHEMA_KEYWORDS.isdisjoint(sv):
+    if plain:
         if type(kind) is str:
             if kind != "array" or not nested or size != 2:
                 return None
@@ -386,8 +404,11 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
     if type(names) is not list and type(names) is not tuple:
         return None
     strings = cast("Sequence[str]", names)
-    if not strings or len(strings) > MAX_ITEMS or not ONLY_STR.issuperset(map(type, strings)):
+    if not strings or len(strings) > MAX_ITEMS:
         return None
+    for name in cast("Sequence[object]", names):
+        if type(name) is not str:
+            return None
     key = tuple(strings)
     text = memo.get(key, _MISSING)
     if text is _MISSING:  # the union's text, or None when a name has no fast answer

@@ -233,8 +233,8 @@ _MAPPING_CLASSES: Final[dict[int, tuple[type, bool]]] = {}
 
 def _member_text(name: str, description: str | None, args: str, returns: str) -> str:
     doc = jsdoc(description) if description is not None else None
-    member = f"  {member_key(name, method=True)}(args: {args}): Promise<{returns}>;"
-    return member if doc is None else f"  {doc}\n{member}"
+    key = member_key(name, method=True)
+    return f"  {key}(args: {args}): Promise<{returns}>;" if doc is None else f"  {doc}\n  {key}(args: {args}): Promise<{returns}>;"
 
 
 class _MemberCache:
@@ -266,19 +266,18 @@ class _MemberCache:
             return last[3]
         members: list[tuple[str, str]] = []
         proofs: list[bytes | None] = []
-        member = self.member
         for (name, description, _, returns), parameters in zip(keys, held):
             text: str | None
             try:
-                text, proof = member(name, description, parameters, returns, immutable)
+                text, proof = self.member(name, description, parameters, returns, immutable)
             except Exception:
                 text, proof = _uncached(name, description, parameters, returns), None
             if text is not None:
                 members.append((name, text))
             proofs.append(proof)
-        members.sort()
-        unique = dict.fromkeys(members)  # the same tool twice: once
-        text = "\n".join([SDK_USAGE, "", "```ts", "declare const tools: {", *[line for _, line in unique], "};", "```"])
+        members.sort()  # the same tool twice is then adjacent: kept once (no hash of every member text)
+        lines = [entry[1] for index, entry in enumerate(members) if index == 0 or entry != members[index - 1]]
+        text = "\n".join([SDK_USAGE, "", "```ts", "declare const tools: {", *lines, "};", "```"])
         if None not in proofs:
             self._last = (keys, held, proofs, text)
         return text

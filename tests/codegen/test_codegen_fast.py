@@ -23,8 +23,7 @@ from value_shapes import deep_frozen, frozen
 
 from dsh_tools.json_values import FrozenDict
 from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
-from dsh_tools_codegen._read import MAX_DEPTH
-from dsh_tools_codegen._read import Walk
+from dsh_tools_codegen._read import LEAF_TYPES, MAX_DEPTH, SCHEMA_KEYWORDS, Walk, _rest_rule, no_keywords, rest, scalars_only
 from dsh_tools_codegen._schema import _fast_member, _node, render
 from dsh_tools_codegen._sdk import _CACHE, _clear_cache
 from dsh_tools_codegen._text import _collapsed_doc, jsdoc
@@ -140,7 +139,8 @@ def test_the_fast_member_path_gives_what_the_rules_give(seed: int) -> None:
     answered = 0
     for schema in members(rnd):
         for value in (schema, deep_frozen(schema)):
-            shape = _fast_member(value, value.get("type"), value.get("description"), True)  # type: ignore[arg-type]
+            plain = SCHEMA_KEYWORDS.isdisjoint(value)
+            shape = _fast_member(value, value.get("type"), value.get("description"), True, plain)  # type: ignore[arg-type]
             if shape is None:
                 continue
             answered += 1
@@ -162,6 +162,32 @@ def test_the_jsdoc_fast_path_gives_what_the_rule_gives(seed: int) -> None:
         fast += "  " not in f"/** {text} */" and "*/" not in text and text.isprintable()  # jsdoc's fast-path test
     assert fast >= 100  # the inputs reach the fast path often, and the rule the rest of the time
     assert fast <= 3900
+
+
+class Key(str):
+    """A ``str`` subclass key (equal to its exact copy): ``rest`` leaves it to the rule."""
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_native_scans_answer_as_the_set_methods_and_rest_counts_what_the_rule_counts(seed: int) -> None:
+    rnd = random.Random(seed)
+    keys: list[Any] = ["type", "items", "properties", "required", "enum", "const", "minimum", "x", Key("x"), Key("type"), Key("$ref"), 3, None]
+    values: list[Any] = [*SCALARS, [], [1, [2]], {"a": {"b": [1]}}, ("t",), deep_frozen({"a": [1]}), {1, 2}, [float("nan")] * 60]
+    counted = 0
+    for _ in range(2000):
+        sub = {rnd.choice(keys): rnd.choice(values) for _ in range(rnd.randint(0, 5))}
+        assert no_keywords(sub) == SCHEMA_KEYWORDS.isdisjoint(sub), sub
+        assert scalars_only(sub) == LEAF_TYPES.issuperset(map(type, sub.values())), sub
+        read = frozenset(rnd.sample(["type", "items", "properties", "required"], rnd.randint(0, 3)))
+        left, sure = rnd.choice([100, 60, 2]), rnd.random() < 0.9
+        walks = [Walk(None), Walk(None)]
+        for walk in walks:
+            walk.values, walk.sure = left, sure
+        rest(sub, walks[0], read)
+        _rest_rule(sub, walks[1], read)
+        assert (walks[0].values, walks[0].sure) == (walks[1].values, walks[1].sure), (sub, read)
+        counted += walks[0].values != left or walks[0].sure != sure
+    assert counted >= 100
 
 
 def nested(levels: int) -> dict[str, Any]:
