@@ -210,7 +210,7 @@ def mapping(node: object, walk: Walk) -> dict[object, object] | None:
     a non-mapping (counted, as the rules do not read it)."""
     cls = type(node)
     if cls is dict:
-        return node  # type: ignore[return-value]
+        return cast("dict[object, object]", node)
     if cls in LEAF_TYPES:
         return None
     if cls is list or cls is tuple:
@@ -268,9 +268,9 @@ def count(value: object, walk: Walk) -> None:
         if cls in LEAF_TYPES:
             continue
         if cls is list or cls is tuple:
-            children: Sequence[object] = node  # type: ignore[assignment]
+            children = cast("Sequence[object]", node)
         elif cls is dict or (isinstance(node, dict) and raw_dict(cls)):
-            children = list(dict.values(node))  # type: ignore[arg-type]
+            children = list(dict.values(cast("dict[object, object]", node)))
         else:
             walk.sure = False
             return

@@ -46,8 +46,9 @@ from typing import Final, cast
 from urllib.parse import unquote
 
 from ._read import (
-    LEAF_TYPES, MAX_DEPTH, MAX_INDENT, MAX_ITEMS, ONLY_STR, RAW_SEEN, SCHEMA_KEYWORDS, Walk, absent, count, entries, is_mapping,
-    is_sequence, mapping, member_mapping, no_keywords, raw_dict, required_names, rest, scalars_only, take, unread, view,
+    LEAF_TYPES, MAX_DEPTH, MAX_INDENT, MAX_ITEMS, ONLY_STR, RAW_SEEN, SCHEMA_KEYWORDS, Walk, absent, count, entries,
+    is_mapping, is_sequence, mapping, member_mapping, no_keywords, raw_dict, required_names, rest, scalars_only, take,
+    unread, view,
 )
 from ._text import (
     ATOM, ENUM_UNIONS, OPTIONAL_HEADS, REQUIRED_HEADS, TYPE_UNIONS, UNKNOWN, Rendered, clear_memos, exact_str,
@@ -367,7 +368,9 @@ def _doc(description: object, walk: Walk) -> str | None:
     return None if text is None else jsdoc(text)
 
 
-def _fast_member(sv: dict[object, object], kind: object, description: object, nested: bool, plain: bool) -> tuple[str, int] | None:
+def _fast_member(
+    sv: dict[object, object], kind: object, description: object, nested: bool, plain: bool
+) -> tuple[str, int] | None:
     """Fast path: ``(type text, nodes)`` for the common member shapes after a
     plain scalar — a ``type`` list of scalar names (``["string", "null"]``),
     an ``enum`` of strings, an array of a plain scalar type (``nested``: its
@@ -413,5 +416,6 @@ def _fast_member(sv: dict[object, object], kind: object, description: object, ne
     text = memo.get(key, _MISSING)
     if text is _MISSING:  # the union's text, or None when a name has no fast answer
         texts = list(map(memo_literal, strings) if memo is ENUM_UNIONS else map(_SCALARS.get, strings))
-        text = remember(memo, key, None if None in texts else " | ".join(dict.fromkeys(texts)))  # type: ignore[arg-type]
-    return None if text is None else (text, 1)  # type: ignore[return-value]
+        joined = None if None in texts else " | ".join(dict.fromkeys(cast("list[str]", texts)))
+        text = remember(memo, key, joined)
+    return None if text is None else (cast(str, text), 1)

@@ -51,7 +51,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Mapping
 from itertools import islice
-from typing import Final, Protocol, Union
+from typing import Final, Protocol, Union, cast
 
 import orjson
 
@@ -193,7 +193,7 @@ def _fields(tool: object) -> tuple[str, str | None, object, object] | None:
     ``None`` to skip it."""
     try:
         cls = type(tool)
-        mapping: dict[object, object] | None = tool if cls is dict else view(tool) if _is_mapping_class(cls) else None  # type: ignore[assignment]
+        mapping = cast("dict[object, object]", tool) if cls is dict else view(tool) if _is_mapping_class(cls) else None
         if mapping is not None:
             name, description = mapping.get("name"), mapping.get("description")
             parameters, output = mapping.get("parameters"), mapping.get("output_schema")
@@ -234,7 +234,9 @@ _MAPPING_CLASSES: Final[dict[int, tuple[type, bool]]] = {}
 def _member_text(name: str, description: str | None, args: str, returns: str) -> str:
     doc = jsdoc(description) if description is not None else None
     key = member_key(name, method=True)
-    return f"  {key}(args: {args}): Promise<{returns}>;" if doc is None else f"  {doc}\n  {key}(args: {args}): Promise<{returns}>;"
+    if doc is None:
+        return f"  {key}(args: {args}): Promise<{returns}>;"
+    return f"  {doc}\n  {key}(args: {args}): Promise<{returns}>;"
 
 
 class _MemberCache:
@@ -305,7 +307,7 @@ class _MemberCache:
                 except Exception:
                     before = None
                 if before is not None and before == hit[1]:
-                    return hit[2], before  # type: ignore[return-value]  # a fingerprint comes with its text
+                    return cast(str, hit[2]), before  # a fingerprint comes with its text
         args, sure = render(parameters, 1)
         text = _member_text(name, description, args, returns)
         if not sure:

@@ -172,7 +172,8 @@ def remember(memo: dict[_Key, _Text], key: _Key, text: _Text) -> _Text:
 
 def member_head(key: str, required: bool) -> str:
     """A member line's start, ``name: `` or ``name?: `` (names repeat)."""
-    return remember(REQUIRED_HEADS if required else OPTIONAL_HEADS, key, member_key(key) + (": " if required else "?: "))
+    memo = REQUIRED_HEADS if required else OPTIONAL_HEADS
+    return remember(memo, key, member_key(key) + (": " if required else "?: "))
 
 
 def memo_literal(value: object) -> str | None:
