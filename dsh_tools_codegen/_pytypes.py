@@ -15,11 +15,13 @@ from __future__ import annotations
 import keyword
 import re
 from json.encoder import encode_basestring_ascii as _encode_ascii  # = json.dumps(s)
+from collections.abc import Collection
 from typing import Final
 
-from ._read import MAX_DEPTH, MAX_ITEMS, ONLY_STR, SCHEMA_KEYWORDS
+from ._read import MAX_DEPTH, MAX_ITEMS
 from ._read import entries as _entries
 from ._read import is_sequence as _is_sequence
+from ._read import no_keywords as _no_keywords
 from ._read import required_names as _required
 from ._read import take as _take
 from ._read import view as _view
@@ -34,6 +36,8 @@ _KEYWORDS: Final = frozenset(keyword.kwlist)
 _WORDS: Final = re.compile(r"[A-Za-z0-9]+")
 _SCALARS: Final = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
 ANY: Final = "Any"
+_ENCODE: Final = _encode_ascii
+"""json.dumps(s): a final name, which compiled code holds in a C static (no module dict lookup per call)."""
 _RESERVED: Final = frozenset(
     {"Any", "Awaitable", "Callable", "Literal", "NotRequired", "Protocol", "TypedDict", "overload"}
     | {"ToolError", "Tools", "tools", "self", "str", "int", "float", "bool", "list", "dict"}
@@ -147,17 +151,20 @@ def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -
             entries = list(properties.items()) if all(type(name) is str for name in properties) else None
         if entries is None:
             entries = _entries(properties) or []
-        if type(named) is list and all(type(name) is str for name in named):
-            required: frozenset[str] = frozenset(named)
-        elif named is None:
-            required = _NONE_REQUIRED
-        else:
-            required = _required(named)
+        required: Collection[str] | None = None
+        if type(named) is list:
+            for name in named:  # all exact str, as a loop mypyc compiles natively
+                if type(name) is not str:
+                    break
+            else:  # a few names are searched as they are (no user code: exact str), more through a set
+                required = named if len(named) <= 8 else frozenset(named)
+        if required is None:
+            required = _NONE_REQUIRED if named is None else _required(named)
     except Exception:
         return [], True
     fields: Fields = []
     identifiers = True
-    keys, plain = walk.keys, SCHEMA_KEYWORDS.isdisjoint
+    keys = walk.keys
     depth += 1
     deep = depth > MAX_DEPTH
     budget = walk.budget  # kept here, handed to walk around the calls that read deeper
@@ -180,7 +187,7 @@ def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -
             kind = sub_view.get("type")
             scalar = _SCALARS.get(kind) if type(kind) is str else None
             # plain when "type" (and "description") are all there is, else when no schema keyword is
-            plain_view = len(sub_view) == (1 if description is None else 2) or plain(sub_view)
+            plain_view = len(sub_view) == (1 if description is None else 2) or _no_keywords(sub_view)
             if scalar is not None and plain_view:
                 text = scalar  # what _type_view gives a plain scalar, without the calls (nor a path)
             else:
@@ -252,7 +259,7 @@ def _type(node: object, depth: int, walk: Walk, path: str) -> str:
 def _type_view(view: dict[object, object], depth: int, walk: Walk, path: str, plain: bool | None = None) -> str:
     """The type of a node read as a mapping (``plain``: whether it holds no schema keyword, when the caller knows)."""
     kind = view.get("type")
-    if SCHEMA_KEYWORDS.isdisjoint(view) if plain is None else plain:  # the common cases, same text as below
+    if _no_keywords(view) if plain is None else plain:  # the common cases, same text as below
         if type(kind) is str:
             return _SCALARS.get(kind) or _named_type(kind, view, depth, walk, path)
         if type(kind) is list and len(kind) <= 8 and all(type(name) is str for name in kind):
@@ -294,7 +301,7 @@ def _named_type(name: str, view: dict[object, object], depth: int, walk: Walk, p
         items = view.get("items")
         if type(items) is dict and walk.budget > 0 and depth < MAX_DEPTH:  # a plain scalar or object: _type's text, fewer calls
             kind = items.get("type")
-            if type(kind) is str and (len(items) == 1 or SCHEMA_KEYWORDS.isdisjoint(items)):  # "type" alone, or no keyword
+            if type(kind) is str and (len(items) == 1 or _no_keywords(items)):  # "type" alone, or no keyword
                 if kind in _SCALARS:
                     walk.budget -= 1
                     return f"list[{_SCALARS[kind]}]"
@@ -375,7 +382,7 @@ def _plain_text(text: str) -> bool:
     """Fast path of :func:`one_line` (test_codegen_python checks it gives what _comment gives): a literal
     two characters longer than the text has no escape (each one lengthens it), so the text is printable
     ASCII, with no whitespace but " "; then no run of it and none at an end mean it is its own line."""
-    return len(_encode_ascii(text)) == len(text) + 2 and "  " not in text and text[:1] != " " and text[-1:] != " " and text != ""
+    return len(_ENCODE(text)) == len(text) + 2 and "  " not in text and not text.startswith(" ") and not text.endswith(" ") and text != ""
 
 
 def _comment(text: str) -> str:
@@ -385,4 +392,4 @@ def _comment(text: str) -> str:
 
 def literal(text: str) -> str:
     """A Python string literal for ``text``: JSON with ASCII escapes (always valid Python, one line)."""
-    return _encode_ascii(text)
+    return _ENCODE(text)
