@@ -60,25 +60,21 @@ def is_method_name(name: str) -> bool:
     )
 
 
-Fields = list[tuple[str, str, bool, str]]
-"""Of an object's properties: ``(key, type text, required, comment line or "")`` each (:func:`read_properties`)."""
+Fields = list[tuple[str, str, bool]]
+"""Of an object's properties: ``(key, type text, required)`` each (:func:`read_properties`)."""
 
 
-def typed_dict(class_name: str, fields: Fields, identifiers: bool) -> str:
-    """A ``TypedDict``: class syntax when every key is an identifier (``identifiers``), the functional form otherwise."""
-    if identifiers:
-        body = [
-            (f"    {key}: {text}  # {doc}" if doc else f"    {key}: {text}")
-            if required
-            else (f"    {key}: NotRequired[{text}]  # {doc}" if doc else f"    {key}: NotRequired[{text}]")
-            for key, text, required, doc in fields  # one string per line
-        ]
-        return f"\n\nclass {class_name}(TypedDict):\n" + ("\n".join(body) if body else "    pass")
-    items = ", ".join([f"{literal(key)}: {text if required else f'NotRequired[{text}]'}" for key, text, required, _ in fields])
+def typed_dict(class_name: str, fields: Fields, lines: list[str] | None) -> str:
+    """A ``TypedDict``: class syntax when every key is an identifier (``lines``, one per field, made as the
+    fields were read), the functional form otherwise."""
+    if lines is not None:
+        body = "\n".join(lines) if lines else "    pass"
+        return f"\n\nclass {class_name}(TypedDict):\n{body}"
+    items = ", ".join([f"{literal(key)}: {text if required else f'NotRequired[{text}]'}" for key, text, required in fields])
     return f'\n\n{class_name} = TypedDict("{class_name}", {{{items}}})'
 
 
-Shared = tuple[dict[str, tuple[str, bool]], dict[tuple[str, ...], str], dict[tuple[str, ...], str]]
+Shared = tuple[dict[str, tuple[str, str, str]], dict[tuple[str, ...], str], dict[tuple[str, ...], str]]
 """One render's memos, shared by its tools' walks (:class:`Walk`'s ``keys``, ``unions`` and ``enums``)."""
 
 
@@ -94,7 +90,7 @@ class Walk:
 
     def __init__(
         self,
-        keys: dict[str, tuple[str, bool]],
+        keys: dict[str, tuple[str, str, str]],
         unions: dict[tuple[str, ...], str],
         enums: dict[tuple[str, ...], str],
         stem: str = "\x00",
@@ -106,11 +102,16 @@ class Walk:
         # shared by one render: catalogs repeat their property names, type lists and enums
         self.keys, self.unions, self.enums = keys, unions, enums
 
-    def key(self, key: str) -> tuple[str, bool]:
-        """``(CamelCase path part, usable as an identifier)`` of a property name."""
+    def key(self, key: str) -> tuple[str, str, str]:
+        """``(CamelCase path part, required head, optional head)`` of a property name: how its class-syntax
+        line starts (``"    key: "``, ``"    key: NotRequired["``), both ``""`` when it is not an identifier."""
         known = self.keys.get(key)
         if known is None:
-            known = self.keys[key] = (camel(key) or "Field", is_method_name(key))
+            if is_method_name(key):
+                known = (camel(key) or "Field", f"    {key}: ", f"    {key}: NotRequired[")
+            else:
+                known = (camel(key) or "Field", "", "")
+            self.keys[key] = known
         return known
 
     def name(self, path: str) -> str:
@@ -137,13 +138,13 @@ def _camel_rule(name: str) -> str:
     return "".join([word[:1].upper() + word[1:] for word in _WORDS.findall(name)])
 
 
-def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -> tuple[Fields, bool]:
-    """``(key, type, required, comment line or "")`` per property, in the author's order (none if
-    unreadable), and whether every key is an identifier (known as they are read)."""
+def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -> tuple[Fields, list[str] | None]:
+    """``(key, type, required)`` per property, in the author's order (none if unreadable), and, when every
+    key is an identifier (known as they are read), the class-syntax line of each, with its comment."""
     try:
         view = parameters if type(parameters) is dict else _view(parameters)
         if view is None:
-            return [], True
+            return [], []
         properties, named = view.get("properties"), view.get("required")
         # exact JSON containers are read as they are; anything else through the shared defensive readers
         entries: list[tuple[str, object]] | None = None
@@ -161,9 +162,9 @@ def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -
         if required is None:
             required = _NONE_REQUIRED if named is None else _required(named)
     except Exception:
-        return [], True
+        return [], []
     fields: Fields = []
-    identifiers = True
+    lines: list[str] | None = []
     keys = walk.keys
     depth += 1
     deep = depth > MAX_DEPTH
@@ -181,7 +182,9 @@ def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -
                 doc = _note(description)
         except Exception:
             sub_view, doc = None, ""
-        known = keys.get(key) or walk.key(key)
+        known = keys.get(key)
+        if known is None:
+            known = walk.key(key)
         if sub_view is not None and budget > 0 and not deep:  # _type's work, without the second look
             budget -= 1
             kind = sub_view.get("type")
@@ -205,11 +208,16 @@ def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -
             walk.budget = budget
             text = _type(sub, depth, walk, f"{path}_{known[0]}" if path else known[0])
             budget = walk.budget
-        fields.append((key, text, key in required, doc))
-        if not known[1]:
-            identifiers = False
+        needed = key in required
+        fields.append((key, text, needed))
+        head = known[1] if needed else known[2]
+        if not head:
+            lines = None  # a key that is not an identifier: the functional form, which has no comments
+        elif lines is not None:
+            tail = "" if needed else "]"
+            lines.append(f"{head}{text}{tail}  # {doc}" if doc else f"{head}{text}{tail}")
     walk.budget = budget
-    return fields, identifiers
+    return fields, lines
 
 
 def read_returns(output: object, walk: Walk) -> tuple[str, str]:
@@ -223,9 +231,9 @@ def read_returns(output: object, walk: Walk) -> tuple[str, str]:
         return ANY, ""
     if properties is None or _type_names(view) not in (("object",), ("object", "null"), ("null", "object")):
         return _type(output, 0, walk, "Result"), ""
-    fields, identifiers = read_properties(output, walk, "Result")
+    fields, lines = read_properties(output, walk, "Result")
     nullable = " | None" if "null" in _type_names(view) else ""
-    return f"{walk.stem}Result{nullable}", typed_dict(f"{walk.stem}Result", fields, identifiers)
+    return f"{walk.stem}Result{nullable}", typed_dict(f"{walk.stem}Result", fields, lines)
 
 
 def _type_names(view: object) -> tuple[str, ...]:
@@ -325,11 +333,11 @@ def _named_type(name: str, view: dict[object, object], depth: int, walk: Walk, p
 
 def _object(view: dict[object, object], depth: int, walk: Walk, path: str) -> str:
     """An object with ``properties``: its own ``TypedDict`` class (``dict[str, Any]`` when it has none)."""
-    fields, identifiers = read_properties(view, walk, path, depth)
+    fields, lines = read_properties(view, walk, path, depth)
     if not fields:
         return f"dict[str, {ANY}]"
     class_name = walk.name(path)
-    walk.classes.append(typed_dict(class_name, fields, identifiers))
+    walk.classes.append(typed_dict(class_name, fields, lines))
     return class_name
 
 
