@@ -36,6 +36,8 @@ _KEYWORDS: Final = frozenset(keyword.kwlist)
 _WORDS: Final = re.compile(r"[A-Za-z0-9]+")
 _SCALARS: Final = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
 ANY: Final = "Any"
+_LISTS: Final = {name: f"list[{text}]" for name, text in _SCALARS.items()}
+"""An array of a plain scalar's type, made once."""
 _ENCODE: Final = _encode_ascii
 """json.dumps(s): a final name, which compiled code holds in a C static (no module dict lookup per call)."""
 _RESERVED: Final = frozenset(
@@ -310,9 +312,10 @@ def _named_type(name: str, view: dict[object, object], depth: int, walk: Walk, p
         if type(items) is dict and walk.budget > 0 and depth < MAX_DEPTH:  # a plain scalar or object: _type's text, fewer calls
             kind = items.get("type")
             if type(kind) is str and (len(items) == 1 or _no_keywords(items)):  # "type" alone, or no keyword
-                if kind in _SCALARS:
+                listed = _LISTS.get(kind)
+                if listed is not None:
                     walk.budget -= 1
-                    return f"list[{_SCALARS[kind]}]"
+                    return listed
                 if kind == "object" and items.get("properties") is not None:
                     walk.budget -= 1
                     try:
