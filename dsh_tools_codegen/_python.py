@@ -170,16 +170,16 @@ def _unique_stem(name: str, used: dict[str, int]) -> tuple[str, str, int]:
 def _tool(name: str, description: str | None, parameters: object, output: object, walk: Walk) -> tuple[str, str, str, str]:
     """``(name, args class, member, output class)``, named after ``walk.stem``."""
     stem = walk.stem
-    fields, keyword_call = read_properties(parameters, walk, "")
+    fields, lines = read_properties(parameters, walk, "")
     nested_args, walk.classes = walk.classes, []
     returns, output_class = read_returns(output, walk)
     output_class = "\n".join([*walk.classes, output_class]) if walk.classes else output_class
     doc = _docstring(description)
-    args_class = typed_dict(f"{stem}Args", fields, keyword_call)
+    args_class = typed_dict(f"{stem}Args", fields, lines)
     if nested_args:
         args_class = "\n".join([*nested_args, args_class])
-    if keyword_call:
-        params = "".join([f", {key}: {text}" if required else f", {key}: {text} = ..." for key, text, required, _ in fields])
+    if lines is not None:  # every key an identifier: keyword arguments
+        params = "".join([f", {key}: {text}" if required else f", {key}: {text} = ..." for key, text, required in fields])
         signature = f"(self, *{params})" if params else "(self)"
     else:
         signature = f"(self, args: {stem}Args, /)"

@@ -15,11 +15,13 @@ from __future__ import annotations
 import keyword
 import re
 from json.encoder import encode_basestring_ascii as _encode_ascii  # = json.dumps(s)
+from collections.abc import Collection
 from typing import Final
 
-from ._read import MAX_DEPTH, MAX_ITEMS, ONLY_STR, SCHEMA_KEYWORDS
+from ._read import MAX_DEPTH, MAX_ITEMS
 from ._read import entries as _entries
 from ._read import is_sequence as _is_sequence
+from ._read import no_keywords as _no_keywords
 from ._read import required_names as _required
 from ._read import take as _take
 from ._read import view as _view
@@ -34,6 +36,10 @@ _KEYWORDS: Final = frozenset(keyword.kwlist)
 _WORDS: Final = re.compile(r"[A-Za-z0-9]+")
 _SCALARS: Final = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
 ANY: Final = "Any"
+_LISTS: Final = {name: f"list[{text}]" for name, text in _SCALARS.items()}
+"""An array of a plain scalar's type, made once."""
+_ENCODE: Final = _encode_ascii
+"""json.dumps(s): a final name, which compiled code holds in a C static (no module dict lookup per call)."""
 _RESERVED: Final = frozenset(
     {"Any", "Awaitable", "Callable", "Literal", "NotRequired", "Protocol", "TypedDict", "overload"}
     | {"ToolError", "Tools", "tools", "self", "str", "int", "float", "bool", "list", "dict"}
@@ -56,25 +62,21 @@ def is_method_name(name: str) -> bool:
     )
 
 
-Fields = list[tuple[str, str, bool, str]]
-"""Of an object's properties: ``(key, type text, required, comment line or "")`` each (:func:`read_properties`)."""
+Fields = list[tuple[str, str, bool]]
+"""Of an object's properties: ``(key, type text, required)`` each (:func:`read_properties`)."""
 
 
-def typed_dict(class_name: str, fields: Fields, identifiers: bool) -> str:
-    """A ``TypedDict``: class syntax when every key is an identifier (``identifiers``), the functional form otherwise."""
-    if identifiers:
-        body = [
-            (f"    {key}: {text}  # {doc}" if doc else f"    {key}: {text}")
-            if required
-            else (f"    {key}: NotRequired[{text}]  # {doc}" if doc else f"    {key}: NotRequired[{text}]")
-            for key, text, required, doc in fields  # one string per line
-        ]
-        return f"\n\nclass {class_name}(TypedDict):\n" + ("\n".join(body) if body else "    pass")
-    items = ", ".join([f"{literal(key)}: {text if required else f'NotRequired[{text}]'}" for key, text, required, _ in fields])
+def typed_dict(class_name: str, fields: Fields, lines: list[str] | None) -> str:
+    """A ``TypedDict``: class syntax when every key is an identifier (``lines``, one per field, made as the
+    fields were read), the functional form otherwise."""
+    if lines is not None:
+        body = "\n".join(lines) if lines else "    pass"
+        return f"\n\nclass {class_name}(TypedDict):\n{body}"
+    items = ", ".join([f"{literal(key)}: {text if required else f'NotRequired[{text}]'}" for key, text, required in fields])
     return f'\n\n{class_name} = TypedDict("{class_name}", {{{items}}})'
 
 
-Shared = tuple[dict[str, tuple[str, bool]], dict[tuple[str, ...], str], dict[tuple[str, ...], str]]
+Shared = tuple[dict[str, tuple[str, str, str]], dict[tuple[str, ...], str], dict[tuple[str, ...], str]]
 """One render's memos, shared by its tools' walks (:class:`Walk`'s ``keys``, ``unions`` and ``enums``)."""
 
 
@@ -90,7 +92,7 @@ class Walk:
 
     def __init__(
         self,
-        keys: dict[str, tuple[str, bool]],
+        keys: dict[str, tuple[str, str, str]],
         unions: dict[tuple[str, ...], str],
         enums: dict[tuple[str, ...], str],
         stem: str = "\x00",
@@ -102,11 +104,16 @@ class Walk:
         # shared by one render: catalogs repeat their property names, type lists and enums
         self.keys, self.unions, self.enums = keys, unions, enums
 
-    def key(self, key: str) -> tuple[str, bool]:
-        """``(CamelCase path part, usable as an identifier)`` of a property name."""
+    def key(self, key: str) -> tuple[str, str, str]:
+        """``(CamelCase path part, required head, optional head)`` of a property name: how its class-syntax
+        line starts (``"    key: "``, ``"    key: NotRequired["``), both ``""`` when it is not an identifier."""
         known = self.keys.get(key)
         if known is None:
-            known = self.keys[key] = (camel(key) or "Field", is_method_name(key))
+            if is_method_name(key):
+                known = (camel(key) or "Field", f"    {key}: ", f"    {key}: NotRequired[")
+            else:
+                known = (camel(key) or "Field", "", "")
+            self.keys[key] = known
         return known
 
     def name(self, path: str) -> str:
@@ -133,13 +140,13 @@ def _camel_rule(name: str) -> str:
     return "".join([word[:1].upper() + word[1:] for word in _WORDS.findall(name)])
 
 
-def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -> tuple[Fields, bool]:
-    """``(key, type, required, comment line or "")`` per property, in the author's order (none if
-    unreadable), and whether every key is an identifier (known as they are read)."""
+def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -> tuple[Fields, list[str] | None]:
+    """``(key, type, required)`` per property, in the author's order (none if unreadable), and, when every
+    key is an identifier (known as they are read), the class-syntax line of each, with its comment."""
     try:
         view = parameters if type(parameters) is dict else _view(parameters)
         if view is None:
-            return [], True
+            return [], []
         properties, named = view.get("properties"), view.get("required")
         # exact JSON containers are read as they are; anything else through the shared defensive readers
         entries: list[tuple[str, object]] | None = None
@@ -147,17 +154,20 @@ def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -
             entries = list(properties.items()) if all(type(name) is str for name in properties) else None
         if entries is None:
             entries = _entries(properties) or []
-        if type(named) is list and all(type(name) is str for name in named):
-            required: frozenset[str] = frozenset(named)
-        elif named is None:
-            required = _NONE_REQUIRED
-        else:
-            required = _required(named)
+        required: Collection[str] | None = None
+        if type(named) is list:
+            for name in named:  # all exact str, as a loop mypyc compiles natively
+                if type(name) is not str:
+                    break
+            else:  # a few names are searched as they are (no user code: exact str), more through a set
+                required = named if len(named) <= 8 else frozenset(named)
+        if required is None:
+            required = _NONE_REQUIRED if named is None else _required(named)
     except Exception:
-        return [], True
+        return [], []
     fields: Fields = []
-    identifiers = True
-    keys, plain = walk.keys, SCHEMA_KEYWORDS.isdisjoint
+    lines: list[str] | None = []
+    keys = walk.keys
     depth += 1
     deep = depth > MAX_DEPTH
     budget = walk.budget  # kept here, handed to walk around the calls that read deeper
@@ -174,13 +184,15 @@ def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -
                 doc = _note(description)
         except Exception:
             sub_view, doc = None, ""
-        known = keys.get(key) or walk.key(key)
+        known = keys.get(key)
+        if known is None:
+            known = walk.key(key)
         if sub_view is not None and budget > 0 and not deep:  # _type's work, without the second look
             budget -= 1
             kind = sub_view.get("type")
             scalar = _SCALARS.get(kind) if type(kind) is str else None
             # plain when "type" (and "description") are all there is, else when no schema keyword is
-            plain_view = len(sub_view) == (1 if description is None else 2) or plain(sub_view)
+            plain_view = len(sub_view) == (1 if description is None else 2) or _no_keywords(sub_view)
             if scalar is not None and plain_view:
                 text = scalar  # what _type_view gives a plain scalar, without the calls (nor a path)
             else:
@@ -198,11 +210,16 @@ def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -
             walk.budget = budget
             text = _type(sub, depth, walk, f"{path}_{known[0]}" if path else known[0])
             budget = walk.budget
-        fields.append((key, text, key in required, doc))
-        if not known[1]:
-            identifiers = False
+        needed = key in required
+        fields.append((key, text, needed))
+        head = known[1] if needed else known[2]
+        if not head:
+            lines = None  # a key that is not an identifier: the functional form, which has no comments
+        elif lines is not None:
+            tail = "" if needed else "]"
+            lines.append(f"{head}{text}{tail}  # {doc}" if doc else f"{head}{text}{tail}")
     walk.budget = budget
-    return fields, identifiers
+    return fields, lines
 
 
 def read_returns(output: object, walk: Walk) -> tuple[str, str]:
@@ -216,9 +233,9 @@ def read_returns(output: object, walk: Walk) -> tuple[str, str]:
         return ANY, ""
     if properties is None or _type_names(view) not in (("object",), ("object", "null"), ("null", "object")):
         return _type(output, 0, walk, "Result"), ""
-    fields, identifiers = read_properties(output, walk, "Result")
+    fields, lines = read_properties(output, walk, "Result")
     nullable = " | None" if "null" in _type_names(view) else ""
-    return f"{walk.stem}Result{nullable}", typed_dict(f"{walk.stem}Result", fields, identifiers)
+    return f"{walk.stem}Result{nullable}", typed_dict(f"{walk.stem}Result", fields, lines)
 
 
 def _type_names(view: object) -> tuple[str, ...]:
@@ -252,7 +269,7 @@ def _type(node: object, depth: int, walk: Walk, path: str) -> str:
 def _type_view(view: dict[object, object], depth: int, walk: Walk, path: str, plain: bool | None = None) -> str:
     """The type of a node read as a mapping (``plain``: whether it holds no schema keyword, when the caller knows)."""
     kind = view.get("type")
-    if SCHEMA_KEYWORDS.isdisjoint(view) if plain is None else plain:  # the common cases, same text as below
+    if _no_keywords(view) if plain is None else plain:  # the common cases, same text as below
         if type(kind) is str:
             return _SCALARS.get(kind) or _named_type(kind, view, depth, walk, path)
         if type(kind) is list and len(kind) <= 8 and all(type(name) is str for name in kind):
@@ -294,10 +311,11 @@ def _named_type(name: str, view: dict[object, object], depth: int, walk: Walk, p
         items = view.get("items")
         if type(items) is dict and walk.budget > 0 and depth < MAX_DEPTH:  # a plain scalar or object: _type's text, fewer calls
             kind = items.get("type")
-            if type(kind) is str and (len(items) == 1 or SCHEMA_KEYWORDS.isdisjoint(items)):  # "type" alone, or no keyword
-                if kind in _SCALARS:
+            if type(kind) is str and (len(items) == 1 or _no_keywords(items)):  # "type" alone, or no keyword
+                listed = _LISTS.get(kind)
+                if listed is not None:
                     walk.budget -= 1
-                    return f"list[{_SCALARS[kind]}]"
+                    return listed
                 if kind == "object" and items.get("properties") is not None:
                     walk.budget -= 1
                     try:
@@ -318,11 +336,11 @@ def _named_type(name: str, view: dict[object, object], depth: int, walk: Walk, p
 
 def _object(view: dict[object, object], depth: int, walk: Walk, path: str) -> str:
     """An object with ``properties``: its own ``TypedDict`` class (``dict[str, Any]`` when it has none)."""
-    fields, identifiers = read_properties(view, walk, path, depth)
+    fields, lines = read_properties(view, walk, path, depth)
     if not fields:
         return f"dict[str, {ANY}]"
     class_name = walk.name(path)
-    walk.classes.append(typed_dict(class_name, fields, identifiers))
+    walk.classes.append(typed_dict(class_name, fields, lines))
     return class_name
 
 
@@ -375,7 +393,7 @@ def _plain_text(text: str) -> bool:
     """Fast path of :func:`one_line` (test_codegen_python checks it gives what _comment gives): a literal
     two characters longer than the text has no escape (each one lengthens it), so the text is printable
     ASCII, with no whitespace but " "; then no run of it and none at an end mean it is its own line."""
-    return len(_encode_ascii(text)) == len(text) + 2 and "  " not in text and text[:1] != " " and text[-1:] != " " and text != ""
+    return len(_ENCODE(text)) == len(text) + 2 and "  " not in text and not text.startswith(" ") and not text.endswith(" ") and text != ""
 
 
 def _comment(text: str) -> str:
@@ -385,4 +403,4 @@ def _comment(text: str) -> str:
 
 def literal(text: str) -> str:
     """A Python string literal for ``text``: JSON with ASCII escapes (always valid Python, one line)."""
-    return _encode_ascii(text)
+    return _ENCODE(text)

@@ -192,7 +192,8 @@ def test_the_comment_fast_paths_agree_with_the_rule() -> None:
         assert _note(text) == rule and one_line(text) == rule, repr(text)
         assert not _plain_text(text) or text == rule, repr(text)
         schema = {"type": "object", "properties": {"a": {"type": "string", "description": text}}}
-        assert read_properties(schema, Walk({}, {}, {}), "")[0][0][3] == rule, repr(text)
+        lines = read_properties(schema, Walk({}, {}, {}), "")[1]
+        assert lines is not None and lines[0] == (f"    a: NotRequired[str]  # {rule}" if rule else "    a: NotRequired[str]"), repr(text)
 
 
 def test_read_properties_reads_each_member_as_the_type_rule_does() -> None:
