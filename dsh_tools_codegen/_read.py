@@ -102,22 +102,28 @@ def take(values: object, limit: int = MAX_ITEMS) -> list[object] | None:
 
 
 def entries(mapping: object) -> list[tuple[str, object]] | None:
-    """``(name, schema)`` pairs of a properties mapping, non-str keys dropped."""
-    pairs: list[tuple[object, object]] | None
+    """``(name, schema)`` pairs of a properties mapping, non-str keys dropped,
+    each name once (the first): keys copied to exact ``str`` can collide (a
+    ``str`` subclass equal to no other key but reading as one), and a type
+    with a property twice is no type."""
+    named: list[tuple[str, object]]
     if isinstance(mapping, dict):
-        pairs = cast("list[tuple[object, object]] | None", take(dict.items(mapping)))
+        pairs = take(dict.items(mapping))
+        if pairs is None:
+            return None
+        if all(type(pair[0]) is str for pair in cast("list[tuple[object, object]]", pairs)):
+            return cast("list[tuple[str, object]]", pairs)  # one dict's exact keys are unique
+        named = _named(pairs)
     elif isinstance(mapping, Mapping):
         items = take(mapping.items())
-        pairs = None if items is None else cast("list[tuple[object, object]]", sorted(_named(items), key=_first))
+        if items is None:
+            return None
+        named = sorted(_named(items), key=_first)  # in name order: another mapping's own may not be stable
     else:
         return None
-    if pairs is None:
-        return None
-    if all(type(key) is str for key, _ in pairs):
-        return cast("list[tuple[str, object]]", pairs)  # one mapping's keys are unique
     seen: set[str] = set()
     unique: list[tuple[str, object]] = []
-    for name, value in _named(pairs):
+    for name, value in named:
         if name not in seen:
             seen.add(name)
             unique.append((name, value))

@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 
 import pytest
 
-from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
+from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk, render_tools_sdk_python
 
 from renderer_build import COMPILED, SOURCES_ONLY
 from value_shapes import wrapped
@@ -321,3 +321,40 @@ def test_a_render_with_little_stack_left_degrades_instead_of_raising() -> None:
     if COMPILED and (text, sure) == render(schema, 0):
         return  # compiled code calls itself without Python frames: the whole render fits
     assert "unknown" in text and sure is False
+
+
+class LoneKey(str):
+    """Equal to no other key, so a mapping holds it beside the exact ``str`` it spells."""
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return 1
+
+
+class PlainMapping(Mapping[str, object]):
+    """A well-behaved mapping that is not a ``dict`` (read through its items, in name order)."""
+
+    def __init__(self, items: dict[str, object]) -> None:
+        self.items_ = items
+
+    def __getitem__(self, key: str) -> object:
+        return self.items_[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.items_)
+
+    def __len__(self) -> int:
+        return len(self.items_)
+
+
+@pytest.mark.parametrize("container", [dict, PlainMapping])
+def test_keys_that_collide_once_copied_to_str_give_the_property_once(container: Any) -> None:
+    # a type with a property twice is no type (TypeScript: "Duplicate identifier"; Python: a
+    # TypedDict field defined twice): both renderers keep the first, as they read the same properties
+    properties = container({"a": {"type": "string"}, LoneKey("a"): {"type": "number"}})
+    schema = {"type": "object", "properties": properties}
+    assert json_schema_to_ts(schema) == "{\n  a?: string;\n}"
+    python = render_tools_sdk_python([{"name": "t", "parameters": schema}])
+    assert python.count("    a: ") == 1 and "    a: NotRequired[str]" in python
