@@ -20,6 +20,7 @@ from typing import Final
 
 from ._read import MAX_DEPTH, MAX_ITEMS
 from ._read import entries as _entries
+from ._read import exact_strs as _exact_strs
 from ._read import is_sequence as _is_sequence
 from ._read import no_keywords as _no_keywords
 from ._read import required_names as _required
@@ -151,16 +152,13 @@ def read_properties(parameters: object, walk: Walk, path: str, depth: int = 0) -
         # exact JSON containers are read as they are; anything else through the shared defensive readers
         entries: list[tuple[str, object]] | None = None
         if type(properties) is dict and len(properties) <= MAX_ITEMS:
-            entries = list(properties.items()) if all(type(name) is str for name in properties) else None
+            entries = list(properties.items()) if _exact_strs(properties) else None
         if entries is None:
             entries = _entries(properties) or []
         required: Collection[str] | None = None
-        if type(named) is list:
-            for name in named:  # all exact str, as a loop mypyc compiles natively
-                if type(name) is not str:
-                    break
-            else:  # a few names are searched as they are (no user code: exact str), more through a set
-                required = named if len(named) <= 8 else frozenset(named)
+        if type(named) is list and _exact_strs(named):
+            # a few names are searched as they are (no user code: exact str), more through a set
+            required = named if len(named) <= 8 else frozenset(named)
         if required is None:
             required = _NONE_REQUIRED if named is None else _required(named)
     except Exception:
@@ -272,7 +270,7 @@ def _type_view(view: dict[object, object], depth: int, walk: Walk, path: str, pl
     if _no_keywords(view) if plain is None else plain:  # the common cases, same text as below
         if type(kind) is str:
             return _SCALARS.get(kind) or _named_type(kind, view, depth, walk, path)
-        if type(kind) is list and len(kind) <= 8 and all(type(name) is str for name in kind):
+        if type(kind) is list and len(kind) <= 8 and _exact_strs(kind):
             key = tuple(kind)  # scalar names: their union, memoised by them (they repeat)
             text = walk.unions.get(key)
             if text is None and _SCALARS.keys() >= set(key):
@@ -285,7 +283,7 @@ def _type_view(view: dict[object, object], depth: int, walk: Walk, path: str, pl
         return _literal_type([view["const"]])
     enum = view.get("enum")
     if enum is not None:
-        if type(enum) is list and len(enum) <= MAX_ITEMS and all(type(value) is str for value in enum):
+        if type(enum) is list and len(enum) <= MAX_ITEMS and _exact_strs(enum):
             key = tuple(enum)  # strings: the literal type, memoised by them (they repeat)
             text = walk.enums.get(key)
             if text is None:

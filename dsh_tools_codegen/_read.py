@@ -29,7 +29,7 @@ from typing import Final, cast
 
 __all__ = [
     "LEAF_TYPES", "MAX_DEPTH", "MAX_INDENT", "MAX_ITEMS", "MAX_NODES", "MAX_VALUES", "RAW_SEEN", "Walk",
-    "absent", "count", "entries", "is_mapping", "is_sequence", "mapping", "member_mapping", "no_keywords", "raw_dict",
+    "absent", "count", "entries", "exact_strs", "is_mapping", "is_sequence", "mapping", "member_mapping", "no_keywords", "raw_dict",
     "required_names", "rest", "scalars_only", "take", "unread", "view",
 ]
 
@@ -111,7 +111,7 @@ def entries(mapping: object) -> list[tuple[str, object]] | None:
         pairs = take(dict.items(mapping))
         if pairs is None:
             return None
-        if all(type(pair[0]) is str for pair in cast("list[tuple[object, object]]", pairs)):
+        if exact_strs(dict.keys(mapping)):
             return cast("list[tuple[str, object]]", pairs)  # one dict's exact keys are unique
         named = _named(pairs)
     elif isinstance(mapping, Mapping):
@@ -145,19 +145,35 @@ def _named(pairs: Iterable[object]) -> list[tuple[str, object]]:
 
 
 _NO_NAMES: Final[frozenset[str]] = frozenset()
-ONLY_STR: Final = frozenset({str})
-"""``ONLY_STR.issuperset(map(type, names))``: every name is an exact ``str``."""
 SCHEMA_KEYWORDS: Final = frozenset({"$ref", "const", "enum", "anyOf", "oneOf", "allOf"})
 """The keywords that make a schema more than its ``type`` (both renderers read them)."""
+
+
+def exact_strs(values: Iterable[object]) -> bool:
+    """Whether every item is an exact ``str``, the one test before names are
+    used as they are (an exact ``str`` runs no user code when hashed or
+    compared). A plain loop: mypyc compiles it natively, where
+    ``all(...)`` or ``frozenset.issuperset(map(type, ...))`` is a generic call.
+    A list (the usual container) is looped over as a ``list``, which compiles
+    to an indexed loop where an ``Iterable`` goes through an iterator object."""
+    if type(values) is list:
+        for value in cast("list[object]", values):
+            if type(value) is not str:
+                return False
+        return True
+    for value in values:
+        if type(value) is not str:
+            return False
+    return True
 
 
 def required_names(value: object) -> frozenset[str]:
     """The names a ``required`` value lists (exact ``str`` copies)."""
     cls = type(value)
     if cls is list or cls is tuple:
-        names = cast("Sequence[str]", value)
-        if len(names) <= MAX_ITEMS and ONLY_STR.issuperset(map(type, names)):
-            return frozenset(names)  # the common case
+        names = cast("Sequence[object]", value)
+        if len(names) <= MAX_ITEMS and exact_strs(names):
+            return frozenset(cast("Sequence[str]", names))  # the common case
     if value is None or not is_sequence(value):
         return _NO_NAMES
     taken = take(value) or []

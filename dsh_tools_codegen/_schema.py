@@ -46,7 +46,7 @@ from typing import Final, cast
 from urllib.parse import unquote
 
 from ._read import (
-    LEAF_TYPES, MAX_DEPTH, MAX_INDENT, MAX_ITEMS, ONLY_STR, RAW_SEEN, SCHEMA_KEYWORDS, Walk, absent, count, entries,
+    LEAF_TYPES, MAX_DEPTH, MAX_INDENT, MAX_ITEMS, RAW_SEEN, SCHEMA_KEYWORDS, Walk, absent, count, entries, exact_strs,
     is_mapping, is_sequence, mapping, member_mapping, no_keywords, raw_dict, required_names, rest, scalars_only, take,
     unread, view,
 )
@@ -153,7 +153,7 @@ def _rules(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Ren
         if type(kind) is not list and type(kind) is not tuple:
             walk.sure = False
         if names:
-            if not ONLY_STR.issuperset(map(type, names)):
+            if not exact_strs(names):
                 for name in names:
                     unread(name, walk)
             return union([_typed(exact_str(name) or "", sub, level, depth, walk) for name in names])
@@ -264,13 +264,9 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
     required = sub.get("required")
     cls: type = type(required)
     names: Collection[object] | None = None
-    if cls is list or cls is tuple:
-        listed = cast("Sequence[object]", required)
-        for name in listed:
-            if type(name) is not str:
-                break
-        else:  # read, not counted: a few names are searched as they are, more through a set
-            names = listed if len(listed) <= 8 else frozenset(listed)
+    if (cls is list or cls is tuple) and exact_strs(listed := cast("Sequence[object]", required)):
+        # read, not counted: a few names are searched as they are, more through a set
+        names = listed if len(listed) <= 8 else frozenset(listed)
     if names is None:
         if required is not None:
             unread(required, walk)
@@ -347,12 +343,8 @@ def _members(properties: object, walk: Walk) -> dict[str, object] | None:
     cls = type(properties)
     if cls is dict or cls is RAW_SEEN[0] or (isinstance(properties, dict) and raw_dict(cls)):
         props = cast("dict[object, object]", properties)
-        if len(props) <= MAX_ITEMS:
-            for name in props:  # ONLY_STR.issuperset(map(type, props)), as a loop mypyc compiles natively
-                if type(name) is not str:
-                    break
-            else:
-                return cast("dict[str, object]", props)
+        if len(props) <= MAX_ITEMS and exact_strs(props):
+            return cast("dict[str, object]", props)
     if not is_mapping(properties):
         unread(properties, walk)
         return None
@@ -406,12 +398,10 @@ def _fast_member(
         names, memo = sv.get("enum"), ENUM_UNIONS
     if type(names) is not list and type(names) is not tuple:
         return None
-    strings = cast("Sequence[str]", names)
-    if not strings or len(strings) > MAX_ITEMS:
+    listed = cast("Sequence[object]", names)
+    if not listed or len(listed) > MAX_ITEMS or not exact_strs(listed):
         return None
-    for name in cast("Sequence[object]", names):
-        if type(name) is not str:
-            return None
+    strings = cast("Sequence[str]", listed)
     key = tuple(strings)
     text = memo.get(key, _MISSING)
     if text is _MISSING:  # the union's text, or None when a name has no fast answer

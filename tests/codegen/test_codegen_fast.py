@@ -23,7 +23,9 @@ from value_shapes import deep_frozen, frozen
 
 from dsh_tools.json_values import FrozenDict
 from dsh_tools_codegen import json_schema_to_ts, render_tools_sdk
-from dsh_tools_codegen._read import LEAF_TYPES, MAX_DEPTH, SCHEMA_KEYWORDS, Walk, _rest_rule, no_keywords, rest, scalars_only
+from dsh_tools_codegen._read import (
+    LEAF_TYPES, MAX_DEPTH, SCHEMA_KEYWORDS, Walk, _rest_rule, exact_strs, no_keywords, rest, scalars_only,
+)
 from dsh_tools_codegen._schema import _fast_member, _node, render
 from dsh_tools_codegen._sdk import _CACHE, _clear_cache
 from dsh_tools_codegen._text import _collapsed_doc, jsdoc
@@ -177,6 +179,9 @@ def test_the_native_scans_answer_as_the_set_methods_and_rest_counts_what_the_rul
     for _ in range(2000):
         sub = {rnd.choice(keys): rnd.choice(values) for _ in range(rnd.randint(0, 5))}
         assert no_keywords(sub) == SCHEMA_KEYWORDS.isdisjoint(sub), sub
+        names = list(sub)
+        for container in (names, tuple(names), sub, iter(names)):  # a list is looped over as one, the rest alike
+            assert exact_strs(container) == all(type(name) is str for name in names), sub
         assert scalars_only(sub) == LEAF_TYPES.issuperset(map(type, sub.values())), sub
         read = frozenset(rnd.sample(["type", "items", "properties", "required"], rnd.randint(0, 3)))
         left, sure = rnd.choice([100, 60, 2]), rnd.random() < 0.9
