@@ -239,7 +239,7 @@ def _typed(name: str, sub: dict[object, object], level: int, depth: int, walk: W
 
 def _array(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Rendered:
     items = sub.get("items")
-    if type(items) is not dict and not is_mapping(items):
+    if not is_mapping(items):
         rest(sub, walk, _READ_TYPE)
         return ("unknown[]", ATOM)
     if len(sub) - ("type" in sub) - (type(sub.get("description")) is str) > 1:
@@ -263,14 +263,15 @@ def _object(sub: dict[object, object], level: int, depth: int, walk: Walk) -> Re
         rest(sub, walk, _READ_OBJECT)  # more than properties, type, required and a description: count the rest
     required = sub.get("required")
     cls: type = type(required)
-    names: Collection[object] | None = None
+    names: Collection[object]
     if (cls is list or cls is tuple) and exact_strs(listed := cast("Sequence[object]", required)):
         # read, not counted: a few names are searched as they are, more through a set
         names = listed if len(listed) <= 8 else frozenset(listed)
-    if names is None:
-        if required is not None:
-            unread(required, walk)
-        names = () if required is None else required_names(required)
+    elif required is None:
+        names = ()
+    else:
+        unread(required, walk)
+        names = required_names(required)
     depth += 1
     inner = level + 1
     newline = "\n" + "  " * inner
