@@ -255,7 +255,8 @@ def test_uncacheable_parameters_render_every_time() -> None:
     assert "a?: number;" in render_tools_sdk([tool("t", "", params)])
 
 
-def realistic_tools(count: int) -> list[dict[str, Any]]:
+def realistic_tools(count: int, is_frozen: bool = False) -> list[Any]:
+    """``count`` tools sharing a pool of property schemas; deep-frozen ones when ``is_frozen``."""
     rnd = random.Random(7)
     pool: dict[str, Any] = {
         "path": {"type": "string", "description": "Absolute path of the file to operate on."},
@@ -280,28 +281,32 @@ def realistic_tools(count: int) -> list[dict[str, Any]]:
                 {"type": "object", "properties": {k: pool[k] for k in keys}, "required": keys[:2]},
             )
         )
-    return tools
+    return [frozen(t) for t in tools] if is_frozen else tools
 
 
-@SOURCES_ONLY
-@pytest.mark.parametrize("is_frozen", [False, True])
-def test_an_unchanged_set_of_1000_tools_is_not_rendered_again(is_frozen: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    # (how fast that is lives in `make bench`)
+def counted_renders(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every schema the SDK renders from now on (``_sdk``'s ``render`` wrapped), in order."""
     import dsh_tools_codegen._sdk as sdk
-
-    tools: list[Any] = realistic_tools(1000)
-    if is_frozen:
-        tools = [frozen(t) for t in tools]
-    expected = render_tools_sdk(tools)
-    assert render_tools_sdk(tools) == expected  # confirms each first render's memo entry
-    rendered: list[object] = []
     from dsh_tools_codegen._schema import render as real
+
+    rendered: list[object] = []
 
     def counted(schema: object, level: int) -> tuple[str, bool]:
         rendered.append(schema)
         return real(schema, level)
 
     monkeypatch.setattr(sdk, "render", counted)
+    return rendered
+
+
+@SOURCES_ONLY
+@pytest.mark.parametrize("is_frozen", [False, True])
+def test_an_unchanged_set_of_1000_tools_is_not_rendered_again(is_frozen: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (how fast that is lives in `make bench`)
+    tools = realistic_tools(1000, is_frozen)
+    expected = render_tools_sdk(tools)
+    assert render_tools_sdk(tools) == expected  # confirms each first render's memo entry
+    rendered = counted_renders(monkeypatch)
     assert render_tools_sdk(tools) == expected
     unchanged = len(rendered)
     render_tools_sdk([tool("brand_new", "", {"type": "object", "properties": {"n": {"type": "number"}}})])
@@ -333,9 +338,7 @@ def test_frozen_rendering_is_the_same_text_and_a_hit_is_the_identity_alone(monke
 @SOURCES_ONLY
 @pytest.mark.parametrize("is_frozen", [False, True])
 def test_the_last_tool_set_is_answered_without_member_lookups(is_frozen: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    tools: list[Any] = realistic_tools(50)
-    if is_frozen:
-        tools = [frozen(t) for t in tools]
+    tools = realistic_tools(50, is_frozen)
     render = render_frozen_tools_sdk if is_frozen else render_tools_sdk
     _clear_cache()
     expected = render(tools)
@@ -356,22 +359,13 @@ def test_the_last_tool_set_is_answered_without_member_lookups(is_frozen: bool, m
 
 @SOURCES_ONLY
 def test_a_vouched_output_schema_is_rendered_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    import dsh_tools_codegen._sdk as sdk
-
     output = frozen({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
     tools = [{"name": f"t{index}", "description": "d", "parameters": frozen({"type": "object"}), "output_schema": output}
              for index in range(3)]
     _clear_cache()
     expected = render_frozen_tools_sdk(tools)
     assert "Promise<{" in expected
-    rendered: list[object] = []
-    from dsh_tools_codegen._schema import render as real
-
-    def counted(schema: object, level: int) -> tuple[str, bool]:
-        rendered.append(schema)
-        return real(schema, level)
-
-    monkeypatch.setattr(sdk, "render", counted)
+    rendered = counted_renders(monkeypatch)
     assert render_frozen_tools_sdk(tools) == expected
     assert rendered == []  # the caller vouched: its text is kept by identity
     assert render_tools_sdk(tools) == expected
