@@ -4,7 +4,7 @@ Everything is declared in ``pyproject.toml``; this file only adds the
 optional native build. The modules named in ``COMPILED_MODULES`` (see
 ``dsh_tools_codegen/_implementation.py``) are strictly typed Python, and
 mypyc (part of mypy) compiles that same source to C extensions, which makes a
-cold ``render_tools_sdk`` about twice as fast. The build is best-effort:
+cold ``render_tools_sdk`` two to three times as fast. The build is best-effort:
 without mypyc or a C compiler, or with ``DSH_TOOLS_PURE_PYTHON=1`` set, the
 package installs as pure Python and behaves identically, only slower.
 

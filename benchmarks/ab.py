@@ -12,7 +12,8 @@ Ratios are branch / base, and the last column says whether the figure moved
 the bad way by more than 10 % (for a rate, lower is worse; for a time, higher;
 the direction is read from the figure's name: ``/s`` is a rate). A figure
 named a ratio (``ratio`` in its name, or one figure over another: ``A / B``)
-is printed but never flagged: whether higher is better depends on the ratio. Figures one side does not print are listed, not compared.
+is printed but never flagged: whether higher is better depends on the ratio.
+Figures one side does not print are listed, not compared.
 
 Run: ``python -m benchmarks.ab BASE [--rounds 5] [--only bench_pipeline,bench_validation]``.
 """

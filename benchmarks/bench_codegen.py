@@ -8,8 +8,9 @@ The registry renders the SDK at every prompt assembly. Warm (the same tool
 objects as last time) the memo's last tool set answers: each tool costs
 reading its fields and one fingerprint (orjson writes its parameters, to
 see they did not change; none for the frozen input, whose caller vouches);
-cold (:func:`_clear_cache` empties the member memo *and* the
-renderer's memoised key, literal and union texts, as in a fresh process seeing 1,000 new tools)
+cold (:func:`_clear_cache` empties the member memo, the output schemas'
+texts *and* the renderer's memoised key, literal and union texts, as in a
+fresh process seeing 1,000 new tools)
 every schema is rendered. Both are measured, for plain ``dict`` schemas
 (what a caller holding JSON passes, and what the TypeScript reference
 measures) and for the registry's deep-frozen schemas

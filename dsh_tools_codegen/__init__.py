@@ -21,7 +21,7 @@ it can be tested and type-checked in isolation.
 One rule set (:mod:`._schema`) over one way of reading a schema
 (:mod:`._read`); the per-tool memo is in :mod:`._sdk`. The renderer's
 modules are compiled with mypyc when the build can, which renders a new
-catalog about twice as fast; the text is the same either way, and stale or
+catalog two to three times as fast; the text is the same either way, and stale or
 unwanted native code never runs (:mod:`._implementation`).
 """
 

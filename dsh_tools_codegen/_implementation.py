@@ -14,8 +14,8 @@ Two more cases fall back rather than fail: extensions that cannot be
 imported (a damaged build) give way to the sources, and an install without
 sources runs its extensions unchecked, as there is nothing else to run.
 
-Both give the same text; the compiled one renders a cold SDK about twice as
-fast. :data:`IMPLEMENTATION` says which one was chosen.
+Both give the same text; the compiled one renders a cold SDK two to three
+times as fast. :data:`IMPLEMENTATION` says which one was chosen.
 
 Compiled code checks every declared type at run time (a tuple where the
 source says ``list[str]`` raises ``TypeError``), so these modules annotate

@@ -389,8 +389,9 @@ def one_line(text: str) -> str:
 
 def _plain_text(text: str) -> bool:
     """Fast path of :func:`one_line` (test_codegen_python checks it gives what _comment gives): a literal
-    two characters longer than the text has no escape (each one lengthens it), so the text is printable
-    ASCII, with no whitespace but " "; then no run of it and none at an end mean it is its own line."""
+    two characters longer than the text has no escape (each one lengthens it), so the text is ASCII with
+    no control character but DEL (which neither form changes), so no whitespace but " "; then no run of
+    it and none at an end mean it is its own line."""
     return len(_ENCODE(text)) == len(text) + 2 and "  " not in text and not text.startswith(" ") and not text.endswith(" ") and text != ""
 
 

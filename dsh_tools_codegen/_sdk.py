@@ -20,8 +20,8 @@ the top of the system prompt, so two properties matter more than anything:
   :mod:`._schema`; an odd schema is rendered every time instead).
 
   A first render only notes that its text was sure, so the parameters may
-  be fingerprinted (a value nobody has counted yet must not be written out: sharing can make it
-  exponentially long); the next render of the same object renders once more
+  be fingerprinted (a value nobody has counted yet must not be written
+  out: sharing can make it exponentially long); the next render of the same object renders once more
   between two equal fingerprints and stores the text, so a thread writing
   to the schema meanwhile cannot pair a text with other content. From then
   on a hit costs the fingerprint alone. (The fingerprint of a known object
@@ -39,8 +39,8 @@ the top of the system prompt, so two properties matter more than anything:
 A caller that knows its schemas never change (the registry's deep-frozen
 snapshots) says so by calling :func:`render_frozen_tools_sdk`: a hit is
 then the identity alone, a sure first render is stored at once (an output
-schema's text too), and the last set is answered for the same tools alone. That caller vouches for it;
-nothing here inspects a foreign type to decide it.
+schema's text too), and the last set is answered for the same tools alone.
+That caller vouches for it; nothing here inspects a foreign type to decide it.
 
 The function is still pure from the caller's view: the memo changes only how
 fast the answer comes, never the answer.

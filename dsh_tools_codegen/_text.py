@@ -163,7 +163,7 @@ ENUM_UNIONS: Final[dict[tuple[str, ...], str | None]] = {}
 
 def remember(memo: dict[_Key, _Text], key: _Key, text: _Text) -> _Text:
     """Store in a bounded text memo (cleared when full; keys are exact
-    ``str``, so neither lookups nor storing run user code)."""
+    ``str``, or tuples of them, so neither lookups nor storing run user code)."""
     if len(memo) >= _MEMO_LIMIT:
         memo.clear()
     memo[key] = text
