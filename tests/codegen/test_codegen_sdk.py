@@ -457,3 +457,16 @@ def test_the_last_tool_set_is_answered_only_for_the_same_tools_each_unchanged(vo
     tools[2]["parameters"]["properties"]["a"]["enum"].append("y")  # deep inside a kept set
     text = render_tools_sdk(tools)
     assert text == cold(tools) and '"x" | "y"' in text
+
+
+def test_the_vouched_output_schema_texts_are_bounded_like_the_member_memo() -> None:
+    from dsh_tools_codegen._sdk import _RETURNS, CACHE_SIZE, _returns
+
+    _clear_cache()
+    outputs = [frozen({"type": "object", "properties": {f"p{index}": {"type": "integer"}}}) for index in range(CACHE_SIZE + 1)]
+    for output in outputs:
+        _returns(output, True)
+    assert 0 < len(_RETURNS) <= CACHE_SIZE  # full: started afresh, never more than the bound
+    assert _returns(outputs[-1], True) == f"{{\n    p{CACHE_SIZE}?: number;\n  }}"  # the newest is kept, read back
+    assert any(entry[0] is outputs[-1] for entry in _RETURNS.values())
+    _clear_cache()
