@@ -229,10 +229,11 @@ def read_returns(output: object, walk: Walk) -> tuple[str, str]:
         properties = None if view is None else view.get("properties")
     except Exception:
         return ANY, ""
-    if properties is None or _type_names(view) not in (("object",), ("object", "null"), ("null", "object")):
+    names = _type_names(view)
+    if properties is None or names not in (("object",), ("object", "null"), ("null", "object")):
         return _type(output, 0, walk, "Result"), ""
     fields, lines = read_properties(output, walk, "Result")
-    nullable = " | None" if "null" in _type_names(view) else ""
+    nullable = " | None" if "null" in names else ""
     return f"{walk.stem}Result{nullable}", typed_dict(f"{walk.stem}Result", fields, lines)
 
 
