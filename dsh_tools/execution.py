@@ -9,8 +9,9 @@ the outcome every path ends in, validated before observers see it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final, NoReturn
+import math
+from collections.abc import Awaitable, Sequence
+from typing import TYPE_CHECKING, Any, Final, NoReturn, Protocol
 
 from dsh_tools.content import ContentBlock
 from dsh_tools.json_values import FrozenJson, JsonValue
@@ -25,11 +26,13 @@ __all__ = [
     "HookContext",
     "MessageSource",
     "PluginSource",
+    "ProgressChannel",
     "ToolErrorInfo",
     "ToolExecution",
     "ToolExecutionInput",
     "ToolExecutionResult",
     "ToolExecutionToken",
+    "ToolProgress",
     "UnparsedArguments",
     "UserSource",
 ]
@@ -37,20 +40,39 @@ __all__ = [
 _MINT: Final = object()
 
 
+class ProgressChannel(Protocol):
+    """Where a running call's progress reports go: its plan, while the call runs (internal)."""
+
+    def report_progress(
+        self, execution: ToolExecution, progress: float, total: float | None, message: str | None, /
+    ) -> Awaitable[None] | None:
+        """Deliver one checked report (``None``: nothing to await)."""
+        ...
+
+
 class ToolExecutionToken:
     """An opaque identity for one execution: equality (identity) only.
 
-    It has no fields and cannot be constructed or copied by users; the
+    It has no public fields and cannot be constructed or copied by users; the
     registry mints one per admitted call and remembers what it minted, so a
     forged ``parent`` is recognised and refused.
+
+    While its call runs, the token is the call's channel to the pipeline
+    (``_channel``: the call's plan, set when the plan is built and cleared
+    when the call settles). Every ``exec.set(...)`` copy shares the token, so
+    a body's ``exec.report_progress`` reaches its call without any lookup,
+    and a sub-call's ``parent`` leads to the call that made it.
     """
 
-    __slots__ = ("__weakref__",)
+    __slots__ = ("__weakref__", "_channel")
+    _channel: ProgressChannel | None
 
     def __new__(cls, _key: object = None) -> ToolExecutionToken:
         if _key is not _MINT:
             raise TypeError("ToolExecutionToken cannot be constructed; the registry assigns it")
-        return super().__new__(cls)
+        token = super().__new__(cls)
+        token._channel = None
+        return token
 
     def __init_subclass__(cls, **kwargs: Any) -> NoReturn:
         raise TypeError("ToolExecutionToken cannot be subclassed")
@@ -121,9 +143,16 @@ class ToolExecution(Record):
         ``progress`` and ``total`` are finite numbers (``ValueError`` otherwise);
         see :mod:`dsh_tools.progress`.
         """
-        from dsh_tools.progress import report_progress
-
-        await report_progress(self, progress, total, message)
+        value = _finite(progress, "progress")
+        whole = None if total is None else _finite(total, "total")
+        if message is not None and type(message) is not str:
+            raise ValueError(f"report_progress: message must be a str, got {type(message).__name__}")
+        channel: ProgressChannel | None = self.token._channel
+        if channel is None:
+            return  # not dispatched yet, or already settled
+        pending = channel.report_progress(self, value, whole, message)
+        if pending is not None:
+            await pending
 
     def to_json(self) -> dict[str, Any]:
         """``{callId, name, arguments, agent?}`` (the agent by name; tokens and signal stay out)."""
@@ -131,6 +160,21 @@ class ToolExecution(Record):
         if self.agent is not None:
             out["agent"] = getattr(self.agent, "name", None)
         return out
+
+
+def _finite(value: object, name: str) -> float:
+    if type(value) not in (int, float) or not math.isfinite(value):  # type: ignore[arg-type]
+        raise ValueError(f"report_progress: {name} must be a finite number, got {type(value).__name__}")
+    return value  # type: ignore[return-value]
+
+
+class ToolProgress(Record):
+    """How far a running call got: ``progress`` of ``total`` (when known), with an optional message."""
+
+    call_id: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
 
 
 class ToolErrorInfo(Record):

@@ -17,7 +17,7 @@ from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.signals import AbortSignal
 
 if TYPE_CHECKING:
-    from dsh_tools.progress import ToolProgress
+    from dsh_tools.execution import ToolProgress
     from dsh_tools.system_prompt.records import AssembleContext, PromptAssembly
 
 __all__ = [

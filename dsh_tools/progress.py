@@ -7,89 +7,84 @@ report becomes a :class:`ToolProgress` event on ``tools/progress`` (listeners
 contained, scoped like ``tools/result``), and reaches the tracing span, an MCP
 client that asked for progress (``serve_mcp``), and anything else listening.
 
-Two rules keep it cheap and truthful:
+Three rules keep it cheap and truthful:
 
 * **Rate-limited.** A report within :data:`MIN_INTERVAL_MS` of the last one
-  delivered is dropped, unless it completes the work (``progress == total``):
-  a body may report in a tight loop without flooding a UI or a transport.
-* **Never after the call settles.** The channel opens when dispatch starts and
-  closes when dispatch returns; a report after that (a body orphaned past its
-  timeout, a task it left behind) is silently dropped, so no listener hears
-  of a call after its result.
+  delivered is dropped, unless it completes the work (``progress >= total``)
+  and no other completing report went past the limit within that interval:
+  a body may report in a tight loop without flooding a UI or a transport,
+  and one that reports "i of i" over and over is limited like any other.
+* **A flood yields.** A dropped report costs next to nothing, but a body that
+  reports a million times without awaiting anything else would hold the event
+  loop; every :data:`YIELD_EVERY`-th dropped report lets the loop run.
+* **Never after the call settles.** The channel is the call's plan, reached
+  through the execution's token from admission until the call settles; a
+  report before dispatch starts or after the call settled (a body orphaned
+  past its timeout, a task it left behind) is silently dropped, so no
+  listener hears of a call after its result.
 
-The channel is the dispatch's own plan
-(:class:`~dsh_tools.pipeline.DispatchProgress`), found through the
-execution's token (which every ``exec.set(signal=...)`` copy shares), so the
-body needs nothing but ``exec``.
 Reports are awaited: when ``report_progress`` returns, every listener has
 heard it (a slow listener slows the body that reports, never the other way).
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-import math
 import time
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Final
 
-from dsh_tools.execution import ToolExecution
-from dsh_tools.pipeline.dispatch import dispatching
+from dsh_tools.execution import ToolExecution, ToolProgress
 from dsh_tools.pipeline.outcomes import report_failure
-from dsh_tools.record import Record
 
-__all__ = ["EVENT", "MIN_INTERVAL_MS", "ToolProgress", "report_progress"]
+if TYPE_CHECKING:
+    from dsh_tools.pipeline.plan import CallPlan
+
+__all__ = ["EVENT", "MIN_INTERVAL_MS", "YIELD_EVERY", "ToolProgress", "deliver"]
 
 EVENT: Final = "tools/progress"
 MIN_INTERVAL_MS: Final = 100.0
 """Reports closer together than this (to the last one delivered) are dropped, unless they complete the work."""
+YIELD_EVERY: Final = 64
+"""Every this many dropped reports, the reporting body yields to the event loop once."""
 
 clock: Callable[[], float] = time.monotonic
 """Seconds, for the rate limit (a test replaces it with a fake clock)."""
 
 
-class ToolProgress(Record):
-    """How far a running call got: ``progress`` of ``total`` (when known), with an optional message."""
-
-    call_id: str
-    progress: float
-    total: float | None = None
-    message: str | None = None
-
-
-def _number(value: object, name: str) -> float:
-    if type(value) not in (int, float) or not math.isfinite(value):  # type: ignore[arg-type]
-        raise ValueError(f"report_progress: {name} must be a finite number, got {type(value).__name__}")
-    return value  # type: ignore[return-value]
-
-
-async def report_progress(
-    execution: ToolExecution, progress: float, total: float | None = None, message: str | None = None
-) -> None:
-    """Deliver one report of ``execution``'s call (see the module docstring); ``ValueError`` for junk."""
-    value = _number(progress, "progress")
-    whole = None if total is None else _number(total, "total")
-    if message is not None and type(message) is not str:
-        raise ValueError(f"report_progress: message must be a str, got {type(message).__name__}")
-    channel = dispatching(execution)
-    if channel is None or channel.host is None or channel.execution is None:  # (dispatch sets both before it opens)
-        return  # not dispatched yet, or already settled
+def deliver(
+    plan: CallPlan, execution: ToolExecution, progress: float, total: float | None, message: str | None
+) -> Awaitable[None] | None:
+    """Deliver one checked report of ``plan``'s call, or drop it (see the module docstring)."""
+    state = plan.state
+    dispatched = state.dispatched
+    if dispatched is None:
+        return None
     now = clock()
-    completes = whole is not None and value >= whole
-    last = channel.last_report
-    if last is not None and now - last < MIN_INTERVAL_MS / 1000 and not completes:
-        return
-    channel.last_report = now
-    dispatched, host = channel.execution, channel.host
-    record = ToolProgress(dispatched.call_id, value, whole, message)
-    for probe in host.events.hearing["progressed"]:
-        probe.progressed(dispatched, record)
-    for listener in host.events.listeners(EVENT, dispatched.agent):
-        if dispatching(execution) is not channel:
+    last = state.last_report
+    if last is not None and now - last < MIN_INTERVAL_MS / 1000:
+        completes = total is not None and progress >= total
+        if not completes or state.completed_at is not None and now - state.completed_at < MIN_INTERVAL_MS / 1000:
+            state.dropped += 1
+            return asyncio.sleep(0) if state.dropped % YIELD_EVERY == 0 else None
+        state.completed_at = now
+    state.last_report = now
+    record = ToolProgress(dispatched.call_id, progress, total, message)
+    plan.tell_progress(dispatched, record)
+    if not plan.progress:
+        return None
+    return _tell(plan, dispatched, record)
+
+
+async def _tell(plan: CallPlan, dispatched: ToolExecution, record: ToolProgress) -> None:
+    state = plan.state
+    for listener in plan.progress:
+        if state.dispatched is not dispatched:
             return  # the call settled while an async listener ran
         try:
             pending = listener(dispatched, record)
             if inspect.isawaitable(pending):
                 await pending
         except Exception as error:  # noqa: BLE001 - observe-only: contain and report
-            report_failure(host.logger, f"{EVENT} listener", listener, error)
+            report_failure(plan.logger, f"{EVENT} listener", listener, error)

@@ -33,9 +33,9 @@ from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import ExecuteNext
 from dsh_tools.context.context import Context
-from dsh_tools.pipeline.dispatch import dispatched_tool
-from dsh_tools.pipeline.attempts import Attempt, watching
+from dsh_tools.pipeline.plan import Attempt, CallPlan
 from dsh_tools.retry import Retry
+from dsh_tools.tool_types import RegisteredTool
 from dsh_tools.signals import AbortSignal
 
 __all__ = ["NEVER_RETRIED", "RetryPolicy", "with_attempts"]
@@ -66,21 +66,33 @@ class RetryPolicy:
         self.disposer: Disposer = ctx.on("tools/execute", self._wrap, prepend=True)
 
     async def _wrap(self, execution: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:  # noqa: A002
-        tool = dispatched_tool(execution, self._ctx)
+        plan: CallPlan | None = getattr(next, "plan", None)  # the call's plan; a hand-made pipeline has none
+        tool = plan.tool if plan is not None else self._ctx.tools.get(execution.name, execution.agent)
         retry = tool.retry if tool is not None else None
         if retry is None or retry.attempts == 1:
             return await next()
         number = 1
         while True:
-            with watching(execution) as attempt:
+            attempt = Attempt()
+            if plan is not None:
+                plan.state.attempt = attempt  # the body's error boundary fills it in
+            try:
                 result = await next()
+            finally:
+                if plan is not None:
+                    plan.state.attempt = None
             if number >= retry.attempts or not _retriable(execution, retry, attempt, result):
                 return with_attempts(result, number)
-            for probe in self._ctx.events.hearing["retrying"]:
-                probe.retrying(execution, number, result)
+            if plan is not None:
+                plan.tell_retrying(execution, number, result)
             if not await self._backoff(execution.signal, retry.delay_ms(number)):
                 return with_attempts(result, number)
             number += 1
+
+    @staticmethod
+    def dsh_wraps(tool: RegisteredTool) -> bool:
+        """A call plan leaves the wrapper out for a tool that declares no retry (it would only call ``next()``)."""
+        return tool.retry is not None and tool.retry.attempts != 1
 
     async def _backoff(self, signal: AbortSignal | None, ms: float) -> bool:
         """Wait ``ms`` unless the caller aborts first; whether to go on."""

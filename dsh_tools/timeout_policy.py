@@ -28,10 +28,11 @@ from dsh_tools.errors import ToolTimeoutError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import ExecuteNext
 from dsh_tools.context.context import Context
-from dsh_tools.pipeline.dispatch import dispatched_tool
 from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS, Orphans
 from dsh_tools.pipeline.outcomes import exception_result
+from dsh_tools.pipeline.plan import CallPlan
 from dsh_tools.signals import AbortController, format_ms
+from dsh_tools.tool_types import RegisteredTool
 
 __all__ = ["DEFAULT_GRACE_MS", "TimeoutPolicy", "timeout_result"]  # DEFAULT_GRACE_MS: from .pipeline.orphans
 
@@ -53,8 +54,14 @@ class TimeoutPolicy:
         """Bodies that outlived their deadline (or their call) and the grace period, still running."""
         return self._orphans.running
 
+    @staticmethod
+    def dsh_wraps(tool: RegisteredTool) -> bool:
+        """A call plan leaves the wrapper out for a tool with no ``timeout_ms`` (it would only call ``next()``)."""
+        return tool.timeout_ms is not None
+
     async def _wrap(self, execution: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:  # noqa: A002
-        tool = dispatched_tool(execution, self._ctx)
+        plan: CallPlan | None = getattr(next, "plan", None)  # the call's plan; a hand-made pipeline has none
+        tool = plan.tool if plan is not None else self._ctx.tools.get(execution.name, execution.agent)
         budget = tool.timeout_ms if tool is not None else None
         if budget is None:
             return await next()

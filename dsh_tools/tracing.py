@@ -56,14 +56,15 @@ from typing import TYPE_CHECKING, Final, cast, final
 from dsh_tools.decisions import Ask, Block, Deny, PostToolDecision, PreToolDecision
 from dsh_tools.disposer import Disposer
 from dsh_tools.context.events import PROBE_HOOKS
-from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
+from dsh_tools.execution import ToolExecution, ToolExecutionResult
+from dsh_tools.pipeline.plan import CallState
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context as OtelContext
     from opentelemetry.trace import Span, Tracer, TracerProvider
 
     from dsh_tools.context.context import Agent, Context
-    from dsh_tools.progress import ToolProgress
+    from dsh_tools.execution import ToolProgress
 
 __all__ = ["Instrumentation", "instrument"]
 
@@ -141,7 +142,7 @@ class _Call:
 
 
 class _Spans:
-    """The probe (:class:`~dsh_tools.pipeline.probe.CallProbe`): open spans by execution token."""
+    """The probe (:class:`~dsh_tools.pipeline.probe.CallProbe`): each call's span on its state's ``trace`` slot."""
 
     hears: Final = PROBE_HOOKS
     """Every hook: each becomes a span or an event on one."""
@@ -161,18 +162,18 @@ class _Spans:
         self._kind = SpanKind.INTERNAL
         self._status = Status
         self._error_code = StatusCode.ERROR
-        # A plain dict keyed by token (identity hash, no weak references to make on the hot path):
-        # every admitted call is recorded exactly once, and settled() pops it there. A span that
-        # neither records nor carries a trace (a no-op tracer's placeholder) is kept bare: no stage
-        # has anything to tell it, so each lets it pass at one type test; settled() still ends it.
-        self._open: dict[ToolExecutionToken, _Call | Span] = {}
+        # Each call's span lives on its state (``call.trace``); this set only lets close() end the
+        # spans still open when tracing is removed mid-call. A span that neither records nor carries
+        # a trace (a no-op tracer's placeholder) is kept bare: no stage has anything to tell it, so
+        # each lets it pass at one type test; settled() still ends it.
+        self._open: set[_Call | Span] = set()
 
-    def _start(self, execution: ToolExecution) -> _Call | Span | None:
+    def _start(self, call: CallState, execution: ToolExecution) -> _Call | Span | None:
         """Open and record the call's span (a bare placeholder as the span itself), or ``None`` outside the scope."""
         agent = execution.agent
         if self._scope is not None and agent is not self._scope:
             return None
-        parent = self._open.get(execution.parent) if execution.parent is not None else None
+        parent = self._of(call.parent) if call.parent is not None else None
         context = self._set_span(parent.span) if type(parent) is _Call else None
         attributes: dict[str, str] = {
             "gen_ai.operation.name": "execute_tool",
@@ -193,8 +194,18 @@ class _Spans:
         except Exception:  # noqa: BLE001 - a span processor's on_start, or the tracer itself
             self._failed("starting the span of", execution)
             opened = self._untraced  # a bare placeholder: no stage asks the tracer again
-        self._open[execution.token] = opened
+        kept = call.trace
+        if type(kept) is dict:
+            kept[self] = opened
+        else:
+            call.trace = {self: opened}
+        self._open.add(opened)
         return opened
+
+    def _of(self, state: CallState) -> _Call | Span | None:
+        """What this tracer keeps for the call (each tracer on the bus has its own entry on ``state.trace``)."""
+        kept = state.trace
+        return kept.get(self) if type(kept) is dict else None
 
     def _failed(self, what: str, execution: ToolExecution | None = None) -> None:
         """Count and log a raising tracer (with its traceback); the caller then goes on as if untraced."""
@@ -202,11 +213,11 @@ class _Spans:
         call = f' tool call "{execution.name}" ({execution.call_id})' if execution is not None else " a span"
         self._logger.warning("tracing failed while %s%s; the call goes on untraced", what, call, exc_info=True)
 
-    def opened(self, execution: ToolExecution) -> None:
-        self._start(execution)
+    def opened(self, state: CallState, execution: ToolExecution) -> None:
+        self._start(state, execution)
 
-    def pre_decided(self, execution: ToolExecution, decision: PreToolDecision) -> None:
-        call = self._open.get(execution.token)
+    def pre_decided(self, state: CallState, execution: ToolExecution, decision: PreToolDecision) -> None:
+        call = self._of(state)
         if type(call) is not _Call:  # outside the scope, or a bare placeholder
             return
         try:
@@ -228,8 +239,8 @@ class _Spans:
             if call.recording:
                 call.span.add_event("asked", {"dsh_tools.reason": _clip(decision.reason or "")})
 
-    def dispatching(self, execution: ToolExecution) -> object:
-        call = self._open.get(execution.token)
+    def dispatching(self, state: CallState, execution: ToolExecution) -> object:
+        call = self._of(state)
         if type(call) is not _Call:  # outside the scope, instrumented mid-call, or a bare placeholder
             return None
         call.dispatched = True
@@ -243,15 +254,15 @@ class _Spans:
             self._failed("making current the span of", execution)
             return None
 
-    def dispatched(self, token: object) -> None:
+    def dispatched(self, state: CallState, token: object) -> None:
         if token is not None:
             try:
                 self._detach(cast("Token[OtelContext]", token))
             except Exception:  # noqa: BLE001 - telemetry never changes the call
                 self._failed("leaving")
 
-    def progressed(self, execution: ToolExecution, progress: ToolProgress) -> None:
-        call = self._open.get(execution.token)
+    def progressed(self, state: CallState, execution: ToolExecution, progress: ToolProgress) -> None:
+        call = self._of(state)
         if type(call) is _Call and call.recording:
             attributes: dict[str, str | float] = {"dsh_tools.progress": progress.progress}
             if progress.total is not None:
@@ -260,18 +271,18 @@ class _Spans:
                 attributes["dsh_tools.progress.message"] = _clip(progress.message)
             call.span.add_event("progress", attributes)
 
-    def retrying(self, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
-        call = self._open.get(execution.token)
+    def retrying(self, state: CallState, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
+        call = self._of(state)
         if type(call) is _Call:
             call.attempts = attempt + 1
             if call.recording:
                 error = result.error.code if result.error is not None else "_OTHER"
                 call.span.add_event("retry", {"dsh_tools.attempt": attempt, "error.type": error})
 
-    def post_decided(self, execution: ToolExecution, decision: PostToolDecision) -> None:
+    def post_decided(self, state: CallState, execution: ToolExecution, decision: PostToolDecision) -> None:
         if type(decision) is not Block:
             return
-        call = self._open.get(execution.token)
+        call = self._of(state)
         if type(call) is _Call:
             call.verdict = "blocked"
             if call.recording:
@@ -281,13 +292,18 @@ class _Spans:
                 except Exception:  # noqa: BLE001 - telemetry never changes the call
                     self._failed("recording the post-execute decision of", execution)
 
-    def settled(self, execution: ToolExecution, result: ToolExecutionResult) -> None:
-        call = self._open.pop(execution.token, None)
+    def settled(self, state: CallState, execution: ToolExecution, result: ToolExecutionResult) -> None:
+        call = self._of(state)
         if call is None:  # refused at admission (it never reached the gates), or outside the scope
-            call = self._start(execution)
+            call = self._start(state, execution)
             if call is None:
                 return
-            del self._open[execution.token]
+        kept = state.trace
+        if type(kept) is dict:
+            kept.pop(self, None)
+        if call not in self._open:
+            return  # ended already: tracing was removed while the call ran (close)
+        self._open.discard(call)
         try:
             self._end(call, result)
         except Exception:  # noqa: BLE001 - a span processor's on_end: the observers must still hear the call
@@ -313,7 +329,7 @@ class _Spans:
 
     def close(self) -> None:
         """End every span still open (instrumentation removed mid-call)."""
-        calls = list(self._open.values())
+        calls = list(self._open)
         self._open.clear()
         for call in calls:
             try:

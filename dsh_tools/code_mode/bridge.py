@@ -267,7 +267,7 @@ async def run_program(registry: ToolRegistry, args: object, execution: ToolExecu
     if isinstance(runtime, str):
         raise CodeRunFailedError(f"run_code needs a {language_label(language)} code runtime: {runtime}")
     controller = AbortController()
-    run = _Run(registry, execution, controller, replay_for(execution.token))
+    run = _Run(registry, execution, controller, replay_for(execution))
 
     def stop(reason: object) -> None:
         run.program.abort(reason)

@@ -35,6 +35,7 @@ from dsh_tools.system_prompt.records import AssembleContext, ToolProviderResult
 
 if TYPE_CHECKING:
     from dsh_tools.context.context import Agent
+    from dsh_tools.pipeline.plan import CallPlan
     from dsh_tools.registry.registry import ToolRegistry
     from dsh_tools.store.records import ParkedCall
 
@@ -150,9 +151,9 @@ class CodeMode:
         return "the code runtime is disposed" if getattr(runtime, "disposed", False) is True else None
 
     async def resume_program(
-        self, registry: ToolRegistry, parked: ParkedCall, execution: ToolExecution, stale: str | None
+        self, plan: CallPlan, parked: ParkedCall, execution: ToolExecution, stale: str | None
     ) -> ToolExecutionResult:
-        """Settle the approved sub-call, then rerun its program by replay."""
+        """Settle the approved sub-call (``plan`` is its plan), then rerun its program by replay."""
         from dsh_tools.code_mode.replay import resume_program  # first need: see the module docstring
 
-        return await resume_program(registry, parked, execution, stale)
+        return await resume_program(self._registry, plan, parked, execution, stale)

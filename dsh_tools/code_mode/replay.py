@@ -24,14 +24,14 @@ Code Mode plugin, which calls :func:`resume_program`.
 
 from __future__ import annotations
 
-import weakref
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 import orjson
 
 from dsh_tools.code_mode import RUN_CODE_NAME
-from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
+from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.json_values import JsonValue, dumps, freeze_json, thaw_json
+from dsh_tools.pipeline.plan import CallPlan, plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.record import Record
 
@@ -40,8 +40,6 @@ if TYPE_CHECKING:
     from dsh_tools.store.records import ParkedCall
 
 __all__ = ["ParkedProgram", "RecordedCall", "Replay", "replay_for", "resume_program"]
-
-_REPLAYS: Final[weakref.WeakKeyDictionary[ToolExecutionToken, Replay]] = weakref.WeakKeyDictionary()
 
 
 class RecordedCall(Record):
@@ -145,13 +143,17 @@ class Replay:
         return f"the resumed program diverged: it ended after {submitted} calls, before repeating call {submitted + 1}{what}"
 
 
-def replay_for(token: ToolExecutionToken) -> Replay | None:
-    """The replay a ``run_code`` call's run follows, if it is a rerun (taken: a run consults it once)."""
-    return _REPLAYS.pop(token, None)
+def replay_for(execution: ToolExecution) -> Replay | None:
+    """The replay a ``run_code`` call's run follows, if it is a rerun (taken from its plan: a run consults it once)."""
+    plan = plan_of(execution)
+    if plan is None:
+        return None
+    replay, plan.state.replay = plan.state.replay, None
+    return replay if isinstance(replay, Replay) else None
 
 
 async def resume_program(
-    registry: ToolRegistry, parked: ParkedCall, execution: ToolExecution, stale: str | None
+    registry: ToolRegistry, sub_plan: CallPlan, parked: ParkedCall, execution: ToolExecution, stale: str | None
 ) -> ToolExecutionResult:
     """Settle the approved sub-call, then rerun its program with the earlier run's calls replayed.
 
@@ -159,13 +161,14 @@ async def resume_program(
     approval); the ``run_code`` call then runs again under its own call id,
     and its result is what ``resume`` returns.
     """
-    sub_result = await registry.settle_parked(parked, execution, stale)
+    sub_result = await registry.settle_parked(sub_plan, parked, execution, stale)
     program = ParkedProgram.read(parked.program)
     if program is None:  # a record this code cannot read as a program: the call alone is what was approved
         return sub_result
     approved = RecordedCall.of(program.waiting, parked.tool_name, parked.arguments, sub_result)
     code = freeze_json({"code": program.code}).unwrap()
     run = ToolExecution(registry.mint_token(), program.run_call_id, RUN_CODE_NAME, code, execution.agent, signal=execution.signal)
-    _REPLAYS[run.token] = Replay(program, approved)  # the rerun's bindings consult it (``replay_for``)
-    registry.link_approval(run.token, parked.approval_id)
-    return await resume_call(registry, run, "allowed-once")
+    plan = plan_call(registry, run)
+    plan.state.replay = Replay(program, approved)  # the rerun's bindings consult it (``replay_for``)
+    plan.state.approval_id = parked.approval_id
+    return await resume_call(plan, run, "allowed-once")

@@ -33,10 +33,23 @@ ProbeHook = Literal["opened", "pre_decided", "dispatching", "progressed", "retry
 PROBE_HOOKS: Final[frozenset[ProbeHook]] = frozenset(get_args(ProbeHook))
 
 
+CALL_EVENTS: Final = ("tools/pre-execute", "tools/execute", "tools/post-execute", "tools/result", "tools/progress")
+"""The events one tool call's stages run, in pipeline order."""
+
+_Chain = tuple[Callable[..., Any], ...]
+CallChains = tuple[_Chain, _Chain, _Chain, _Chain, _Chain]
+"""The listeners of each of :data:`CALL_EVENTS` for one scope."""
+
+
+def _chains(bus: EventBus, scope: object) -> CallChains:
+    pre, execute, post, result, progress = (bus.listeners(event, scope) for event in CALL_EVENTS)
+    return pre, execute, post, result, progress
+
+
 class EventBus:
     """Listener registry shared by all contexts of one root."""
 
-    __slots__ = ("_entries", "_cache", "_scoped_cache", "probes", "hearing")
+    __slots__ = ("_entries", "_cache", "_scoped_cache", "_chains", "_global_chains", "probes", "hearing")
 
     def __init__(self) -> None:
         self.probes: tuple[CallProbe, ...] = ()
@@ -48,6 +61,8 @@ class EventBus:
         # Per-scope answers live under weak identity keys: a finished agent is not kept
         # alive, and an agent's own __hash__/__eq__ are never asked (scope is identity).
         self._scoped_cache: WeakIdentityDict[Any, dict[str, tuple[Callable[..., Any], ...]]] = WeakIdentityDict()
+        self._chains: WeakIdentityDict[Any, CallChains] = WeakIdentityDict()
+        self._global_chains: CallChains | None = None
 
     def add(self, name: str, listener: Callable[..., Any], scope: object, *, prepend: bool) -> Callable[[], None]:
         """Add a listener; returns the action that removes exactly this entry."""
@@ -84,6 +99,24 @@ class EventBus:
     def _forget(self) -> None:
         self._cache.clear()
         self._scoped_cache.clear()
+        self._chains.clear()
+        self._global_chains = None
+
+    def call_chains(self, scope: object = None) -> CallChains:
+        """The five listener chains a call of ``scope`` runs (:data:`CALL_EVENTS` order), in one cached answer.
+
+        A call plan reads them once, at admission, instead of asking for each
+        chain at each stage.
+        """
+        if scope is None:
+            chains = self._global_chains
+            if chains is None:
+                chains = self._global_chains = _chains(self, None)
+            return chains
+        found = self._chains.get(scope)
+        if found is None:
+            found = self._chains[scope] = _chains(self, scope)
+        return found
 
     def listeners(self, name: str, scope: object = None) -> tuple[Callable[..., Any], ...]:
         """Listeners that hear an event of ``scope`` (global ones + that scope's), outermost first."""

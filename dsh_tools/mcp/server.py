@@ -51,7 +51,7 @@ from dsh_tools.hooks import PreNext
 from dsh_tools.context.context import Agent, Context
 from dsh_tools.json_values import dumps, thaw_json
 from dsh_tools.mcp.content import to_mcp_content
-from dsh_tools.progress import ToolProgress
+from dsh_tools.execution import ToolProgress
 from dsh_tools.signals import AbortController, AbortSignal
 from dsh_tools.system_prompt.records import AssembleContext
 

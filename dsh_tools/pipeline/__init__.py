@@ -35,11 +35,12 @@ after approval, dispatch, post-execute and observers); a host that can keep
 parked calls implements :class:`ApprovalParking`.
 
 A call's path is linear: admission walks the arguments once (the records
-take them as they are from then on), each stage reads the host once, and
-:func:`dispatch` resolves the tool once into its plan
-(:class:`DispatchProgress`, found by :func:`dispatching`), which the
-``tools/execute`` wrappers, the body's error boundary and its progress
-reports share.
+take them as they are from then on), and the call is then planned once
+(:class:`CallPlan`: the tool, the listener chains, the guards, the probes,
+the approval service), and the plan is handed down the stages as their host.
+What the call gathers on the way (the body started, the retry's attempt,
+the progress rate limit, the journal's and tracer's slots) lives on the
+plan's :class:`CallState`, never in a table keyed by the call.
 """
 
 from dsh_tools.pipeline.admit import admit
@@ -57,10 +58,11 @@ from dsh_tools.pipeline.compose import (
     pass_gates,
     run_tool,
 )
-from dsh_tools.pipeline.dispatch import DispatchProgress, dispatch, dispatching, invoke_tool
+from dsh_tools.pipeline.dispatch import ExecuteStep, dispatch, invoke_tool
 from dsh_tools.pipeline.guards import check_guards
 from dsh_tools.pipeline.host import Guard, PipelineHost
 from dsh_tools.pipeline.observe import finalize, notify_result
+from dsh_tools.pipeline.plan import Attempt, CallPlan, CallState, plan_call, plan_of
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, aborted_result, error_result, exception_result, failed
 from dsh_tools.pipeline.post_execute import apply_post_decision, post_execute, run_post_execute
 from dsh_tools.pipeline.pre_execute import ask_approval, decide, pre_execute, run_pre_execute
@@ -72,9 +74,11 @@ __all__ = [
     "AFTER_APPROVAL",
     "STANDARD_GATES",
     "ApprovalParking",
+    "Attempt",
     "CallLane",
+    "CallPlan",
+    "CallState",
     "CallerScope",
-    "DispatchProgress",
     "ExecutionMode",
     "Gate",
     "Guard",
@@ -95,8 +99,8 @@ __all__ = [
     "default_render",
     "dispatch",
     "dispatch_call",
-    "dispatching",
     "error_result",
+    "ExecuteStep",
     "exception_result",
     "execute_batch",
     "execute_call",
@@ -105,6 +109,8 @@ __all__ = [
     "invoke_tool",
     "notify_result",
     "open_call",
+    "plan_call",
+    "plan_of",
     "pass_gates",
     "post_execute",
     "pre_execute",

@@ -54,10 +54,10 @@ from dsh_tools.pipeline.compose import (
     open_call,
     record_interrupted,
 )
-from dsh_tools.pipeline.dispatch import DispatchProgress
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.observe import finalize, notify_result
 from dsh_tools.pipeline.outcomes import Settled, aborted_result, exception_result
+from dsh_tools.pipeline.plan import CallPlan, plan_call
 
 __all__ = ["DEFAULT_MAX_PARALLEL", "CallLane", "check_max_parallel", "execute_batch"]
 
@@ -75,7 +75,7 @@ def check_max_parallel(value: object, name: str = "max_parallel") -> int:
 class _Entry:
     """One submitted call and how far it has got."""
 
-    __slots__ = ("call", "future", "execution", "mode", "settled", "task", "progress")
+    __slots__ = ("call", "future", "execution", "mode", "settled", "task", "plan")
 
     def __init__(self, call: ToolExecutionInput, future: asyncio.Future[ToolExecutionResult]) -> None:
         self.call = call
@@ -84,7 +84,7 @@ class _Entry:
         self.mode: ExecutionMode | None = None
         self.settled: Settled | None = None
         self.task: asyncio.Task[ToolExecutionResult] | None = None
-        self.progress: DispatchProgress | None = None
+        self.plan: CallPlan | None = None  # built when the call starts
 
     def ready(self) -> bool:
         """Settled without dispatch, or its dispatch has finished: it can be recorded."""
@@ -193,14 +193,14 @@ class CallLane:
         execution = entry.execution
         if entry.settled is not None or execution is None:
             return
-        opened = await open_call(self._host, execution, self._gates)
+        plan = entry.plan = plan_call(self._host, execution)
+        opened = await open_call(plan, execution, self._gates)
         if type(opened) is Failure:
             entry.settled = opened.failure()
             return
         if entry.mode != "parallel":
             self._barrier = entry
-        entry.progress = DispatchProgress()
-        entry.task = asyncio.create_task(dispatch_call(self._host, opened.unwrap(), entry.progress))
+        entry.task = asyncio.create_task(dispatch_call(plan, opened.unwrap()))
         self._running += 1
         entry.task.add_done_callback(self._dispatched)
 
@@ -210,10 +210,11 @@ class CallLane:
 
     async def _record(self, entry: _Entry) -> None:
         settled = entry.settled
+        host = entry.plan or self._host  # a call settled at admission was never planned
         if settled is None:
             assert entry.execution is not None
-            settled = await close_call(self._host, entry.execution, _dispatch_result(entry))
-        result = await notify_result(self._host, finalize(settled), deferred_commits=self.commits)
+            settled = await close_call(host, entry.execution, _dispatch_result(entry))
+        result = await notify_result(host, finalize(settled), deferred_commits=self.commits)
         if self._on_recorded is not None:
             self._on_recorded(result)
         if entry is self._barrier:
@@ -238,8 +239,8 @@ class CallLane:
         tasks = []
         for entry in self._open:
             if entry.task is not None and not entry.task.done():
-                assert entry.progress is not None
-                entry.progress.abort(CANCELLED)
+                assert entry.plan is not None
+                entry.plan.state.abort(CANCELLED)
                 entry.task.cancel()
                 tasks.append(entry.task)
         if fatal is None:
@@ -247,11 +248,11 @@ class CallLane:
         while self._open:
             entry = self._open.popleft()
             if fatal is not None and entry.execution is not None:
-                await record_interrupted(self._host, entry.execution, fatal)
+                await record_interrupted(entry.plan or self._host, entry.execution, fatal)
             elif entry.settled is None and entry.task is None and entry.execution is not None:
                 # interrupted between admission and dispatch
                 not_run = aborted_result(entry.execution, "ABORTED_BEFORE_DISPATCH", CANCELLED)
-                await notify_result(self._host, Settled(entry.execution, not_run))
+                await notify_result(entry.plan or self._host, Settled(entry.execution, not_run))
             else:
                 await self._record(entry)
             if not entry.future.done():

@@ -26,13 +26,13 @@ from dsh_tools.errors import ToolAbortedError
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.pipeline.admit import admit
 from dsh_tools.pipeline.cancellation import FATAL, CallerScope, cancel_requested
-from dsh_tools.pipeline.dispatch import DispatchProgress, dispatch
+from dsh_tools.pipeline.dispatch import dispatch
 from dsh_tools.pipeline.guards import check_guards
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.observe import finalize, notify_result
 from dsh_tools.pipeline.outcomes import AbortCode, Settled, aborted_result, exception_result
 from dsh_tools.pipeline.post_execute import post_execute
-from dsh_tools.pipeline.probe import CallProbe
+from dsh_tools.pipeline.plan import CallPlan, plan_call
 from dsh_tools.pipeline.pre_execute import pre_execute
 
 __all__ = [
@@ -83,10 +83,9 @@ async def open_call(
     (``ABORTED_BEFORE_DISPATCH``); so does one whose signal or task is
     aborted while its gates run. A denial stands as the denial.
     """
-    probes = host.events.hearing["opened"]
-    if probes:
-        for probe in probes:
-            probe.opened(execution)
+    if type(host) is CallPlan:
+        for probe in host.probes["opened"]:
+            probe.opened(host.state, execution)
     signal = execution.signal
     if signal is not None and signal.aborted:
         return _not_dispatched(execution, signal.reason)
@@ -104,9 +103,7 @@ async def open_call(
     return gated
 
 
-async def dispatch_call(
-    host: PipelineHost, execution: ToolExecution, progress: DispatchProgress | None = None
-) -> ToolExecutionResult:
+async def dispatch_call(host: PipelineHost, execution: ToolExecution) -> ToolExecutionResult:
     """Dispatch, then the abort rule: a success whose call was aborted meanwhile becomes ``ABORTED``.
 
     Failures, denials and timeouts keep their own result. If this task is
@@ -114,23 +111,23 @@ async def dispatch_call(
     its ``await``), and the call settles ``ABORTED`` (or
     ``ABORTED_BEFORE_DISPATCH`` if the body had not started) once it has ended.
     """
-    progress = progress if progress is not None else DispatchProgress()
-    probes = host.events.hearing["dispatching"]
+    plan = host if type(host) is CallPlan else plan_call(host, execution)
+    probes = plan.probes["dispatching"]
     tokens: list[object] | None = None
     if probes:  # a loop, not a comprehension: no extra frame on the instrumented hot path
         tokens = []
         for probe in probes:
-            tokens.append(probe.dispatching(execution))
+            tokens.append(probe.dispatching(plan.state, execution))
     try:
-        result = await dispatch(host, execution, progress=progress)
+        result = await dispatch(plan, execution)
     except asyncio.CancelledError:
         if not cancel_requested():
             raise
-        code: AbortCode = "ABORTED" if progress.body_started else "ABORTED_BEFORE_DISPATCH"
+        code: AbortCode = "ABORTED" if plan.state.body_started else "ABORTED_BEFORE_DISPATCH"
         return aborted_result(execution, code, CANCELLED)
     finally:
         if tokens is not None:
-            _end_dispatch(probes, tokens)
+            _end_dispatch(plan, tokens)
     if result.is_error:
         return result
     signal = execution.signal
@@ -141,10 +138,11 @@ async def dispatch_call(
     return result
 
 
-def _end_dispatch(probes: Sequence[CallProbe], tokens: Sequence[object]) -> None:
+def _end_dispatch(plan: CallPlan, tokens: Sequence[object]) -> None:
     """Tell each probe its dispatch ended, the last one in first out."""
+    probes = plan.probes["dispatching"]
     for index in range(len(probes) - 1, -1, -1):
-        probes[index].dispatched(tokens[index])
+        probes[index].dispatched(plan.state, tokens[index])
 
 
 async def close_call(host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult) -> Settled:
@@ -187,13 +185,17 @@ async def continue_call(
     """From an admitted (or already settled) call to its recorded result, as :func:`execute_call` describes.
 
     ``execute_call`` enters here after admission; ``resume_call`` after a
-    deferred call's verdict, with the gates that follow approval.
+    deferred call's verdict, with the gates that follow approval. The call is
+    planned here (:func:`~dsh_tools.pipeline.plan.plan_call`), and every stage
+    after gets the plan as its host; a plan handed in as ``host`` for this
+    very call (a resume that linked its approval) is used as it is.
     """
     with CallerScope() as scope:
         if type(admitted) is Failure:
-            settled: Settled = admitted.failure()
+            settled: Settled = admitted.failure()  # settled before its plan (at admission, or a stale approval)
         else:
             execution = admitted.unwrap()
+            host = plan_call(host, execution)
             try:
                 opened = await open_call(host, execution, gates)
                 settled = opened.failure() if type(opened) is Failure else await run_tool(host, opened.unwrap())

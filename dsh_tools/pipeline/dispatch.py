@@ -14,145 +14,99 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from functools import partial
 from typing import Final, Literal
 
-from dsh_tools.context.context import Context
 from dsh_tools.errors import ToolNotFoundError
-from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
+from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import KEEP, Keep
 from dsh_tools.listener_chain import Rest, run_chain
 from dsh_tools.off_loop import off_loop
-from dsh_tools.pipeline.attempts import body_attempt
 from dsh_tools.pipeline.cancellation import cancel_requested, propagate_if_fatal
 from dsh_tools.pipeline.checks import check_result
 from dsh_tools.pipeline.containment import Contain
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.orphans import Orphans
 from dsh_tools.pipeline.outcomes import aborted_result, exception_result
+from dsh_tools.pipeline.plan import CallPlan, CallState, plan_call
 from dsh_tools.pipeline.values import is_large_value, tool_result
-from dsh_tools.signals import AbortController, AbortSignal, checked_signal
-from dsh_tools.tool_types import RegisteredTool
+from dsh_tools.signals import AbortSignal, checked_signal
 
-__all__ = ["DispatchProgress", "dispatch", "dispatched_tool", "dispatching", "invoke_tool"]
+__all__ = ["ExecuteStep", "dispatch", "invoke_tool"]
 
 EVENT: Final = "tools/execute"
 
+async def dispatch(host: PipelineHost, execution: ToolExecution) -> ToolExecutionResult:
+    """Run the call plan's ``tools/execute`` wrappers around :func:`invoke_tool`.
 
-class DispatchProgress:
-    """One dispatch's state, built once and read by everyone who takes part in it.
-
-    The call plan of the dispatch: :func:`dispatch` resolves the tool once
-    (``tool``; the ``tools/execute`` wrappers, such as the timeout and retry
-    policies, read it through :func:`dispatched_tool` rather than resolving
-    it again, and every attempt runs that one definition) and keeps the plan
-    open, under the call's token, until it returns; a body's progress reports
-    find their ``host`` and rate limit (``last_report``) here too.
-    ``body_started`` tells an interrupted call that never reached its body
-    (``ABORTED_BEFORE_DISPATCH``) from one cut short (``ABORTED``).
-    ``fallback_signal`` is the registry's own signal for a body whose innermost
-    ``next`` carries none (a body always gets a signal); :meth:`abort` aborts
-    it when the call is cancelled.
+    Handed a plan (the library's own composition always hands one), the tool
+    and the wrappers are the plan's; handed any other host, the call is
+    planned here. While dispatch runs, the body's progress reports are heard.
     """
-
-    __slots__ = ("body_started", "tool", "host", "execution", "last_report", "_controller")
-
-    def __init__(self) -> None:
-        self.body_started = False
-        self.tool: RegisteredTool | None = None
-        self.host: PipelineHost | None = None
-        self.execution: ToolExecution | None = None
-        self.last_report: float | None = None
-        self._controller: AbortController | None = None
-
-    def fallback_signal(self) -> AbortSignal:
-        if self._controller is None:
-            self._controller = AbortController()
-        return self._controller.signal
-
-    def abort(self, reason: object) -> None:
-        if self._controller is not None:
-            self._controller.abort(reason)
-
-
-_OPEN: dict[ToolExecutionToken, DispatchProgress] = {}
-"""The dispatches under way, by call token (every ``exec.set(signal=...)`` copy shares it)."""
-
-
-def dispatching(execution: ToolExecution) -> DispatchProgress | None:
-    """The plan of ``execution``'s dispatch while it runs (``None`` before and after)."""
-    return _OPEN.get(execution.token)
-
-
-def dispatched_tool(execution: ToolExecution, ctx: Context) -> RegisteredTool | None:
-    """The tool a ``tools/execute`` wrapper's call runs: the one its dispatch resolved.
-
-    Outside a dispatch (a wrapper called directly) it is resolved as ``ctx``'s
-    registry resolves it for the call's agent.
-    """
-    plan = _OPEN.get(execution.token)
-    return plan.tool if plan is not None else ctx.tools.get(execution.name, execution.agent)
-
-
-async def dispatch(
-    host: PipelineHost, execution: ToolExecution, *, progress: DispatchProgress | None = None
-) -> ToolExecutionResult:
-    """Run the ``tools/execute`` chain around :func:`invoke_tool`, with the tool resolved once."""
-    progress = progress if progress is not None else DispatchProgress()
-    progress.host, progress.execution = host, execution
-    progress.tool = host.resolve(execution.name, execution.agent)
-    token = execution.token
-    _OPEN[token] = progress  # the body's reports are heard only while it dispatches
+    plan = host if type(host) is CallPlan else plan_call(host, execution)
+    state = plan.state
+    state.dispatched = execution
     try:
-        listeners = host.events.listeners(EVENT, execution.agent)
-        if not listeners:
-            return await invoke_tool(host, execution, progress=progress)
+        wrappers = plan.execute
+        if not wrappers:
+            return await invoke_tool(plan, execution)
         call_id = execution.call_id
-        base = partial(invoke_tool, host, progress=progress)
         check = partial(check_result, call_id=call_id)
-        rule = Contain(EVENT, host.logger, lambda failure: failure.result(call_id))
-        return await run_chain(listeners, (execution,), base, check, rule, _next_with_signal)
+        rule = Contain(EVENT, plan.logger, lambda failure: failure.result(call_id))
+        return await run_chain(wrappers, (execution,), partial(invoke_tool, plan), check, rule, ExecuteStep)
     finally:
-        if _OPEN.get(token) is progress:
-            del _OPEN[token]
+        state.dispatched = None
 
 
-def _next_with_signal(
-    rest: Rest[tuple[ToolExecution], ToolExecutionResult], arguments: tuple[ToolExecution]
-) -> Callable[..., Awaitable[ToolExecutionResult]]:
-    """A wrapper's ``next``: the rest of the chain, with the call's signal replaced when it asks."""
-    (execution,) = arguments
+class ExecuteStep:
+    """A ``tools/execute`` wrapper's ``next``: the rest of the chain, with the signal replaced when it asks.
 
-    def next_(*, signal: AbortSignal | None | Literal[Keep.KEEP] = KEEP) -> Awaitable[ToolExecutionResult]:
+    It carries the call's :attr:`plan`, so the library's own wrappers (the
+    timeout and retry policies) read the tool the call resolved and the call's
+    state from it instead of looking them up.
+    """
+
+    __slots__ = ("_rest", "_execution")
+
+    def __init__(self, rest: Rest[tuple[ToolExecution], ToolExecutionResult], arguments: tuple[ToolExecution]) -> None:
+        self._rest = rest
+        (self._execution,) = arguments
+
+    def __call__(self, *, signal: AbortSignal | None | Literal[Keep.KEEP] = KEEP) -> Awaitable[ToolExecutionResult]:
+        execution = self._execution
         inner = execution if signal is KEEP else execution.set(signal=checked_signal(signal, "next(signal=...)"))
-        return rest((inner,))
+        return self._rest((inner,))
 
-    return next_
+    @property
+    def plan(self) -> CallPlan | None:
+        """The call's plan while it runs (its execution's channel)."""
+        channel = self._execution.token._channel
+        return channel if type(channel) is CallPlan else None
 
 
-async def invoke_tool(
-    host: PipelineHost, execution: ToolExecution, *, progress: DispatchProgress | None = None
-) -> ToolExecutionResult:
-    """Core dispatch: the tool as the caller sees it (as :func:`dispatch` resolved it), its body, normalized.
+async def invoke_tool(host: PipelineHost, execution: ToolExecution) -> ToolExecutionResult:
+    """Core dispatch: the tool as the call's plan resolved it, its body, normalized.
 
     The body always gets a signal: the innermost ``next``'s, or the
     registry's own for the call when a wrapper removed it (or there never
     was one). A signal already aborted here means the body is not started.
     """
     call_id = execution.call_id
-    # Within dispatch, the tool it resolved once for the whole chain; called alone, resolved here.
-    tool = progress.tool if progress is not None and progress.host is host else host.resolve(execution.name, execution.agent)
+    if type(host) is CallPlan:
+        tool, state = host.tool, host.state
+    else:  # called alone, outside any dispatch: resolved here
+        tool, state = host.resolve(execution.name, execution.agent), CallState()
     if tool is None:
         return exception_result(call_id, ToolNotFoundError(execution.name))
     signal = execution.signal
     if signal is None:
-        execution = execution.set(signal=(progress or DispatchProgress()).fallback_signal())
+        execution = execution.set(signal=state.fallback_signal())
     elif signal.aborted:
         return aborted_result(execution, "ABORTED_BEFORE_DISPATCH", signal.reason)
-    if progress is not None:
-        progress.body_started = True
-    attempt = body_attempt(execution)  # a retry wrapper's view of this run of the body
+    state.body_started = True
+    state.body_starts += 1
+    attempt = state.attempt  # a retry wrapper's view of this run of the body
     if attempt is not None:
         attempt.running = True
     try:

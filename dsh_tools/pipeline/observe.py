@@ -20,6 +20,7 @@ from dsh_tools.pipeline.cancellation import FATAL, cancel_requested
 from dsh_tools.pipeline.checks import check_result
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, error_result, report_failure
+from dsh_tools.pipeline.plan import CallPlan, CallState, close_plan
 
 __all__ = ["finalize", "notify_result"]
 
@@ -51,15 +52,18 @@ async def notify_result(
     """
     execution, result = settled.execution, settled.result
     fatal: BaseException | None = None
-    events = host.events
     commits: list[Awaitable[None]] | None = None
-    probes = events.hearing["settled"]
-    if probes:
-        for probe in probes:
-            commit = probe.settled(execution, result)
-            if commit is not None:
-                commits = [commit] if commits is None else [*commits, commit]
-    for observer in events.listeners(EVENT, execution.agent):
+    if type(host) is CallPlan:
+        observers, probes, state = host.observers, host.probes["settled"], host.state
+        close_plan(host, execution)
+    else:  # settled before it was planned (at admission), or a stage called on its own
+        events = host.events
+        observers, probes, state = events.listeners(EVENT, execution.agent), events.hearing["settled"], CallState()
+    for probe in probes:
+        commit = probe.settled(state, execution, result)
+        if commit is not None:
+            commits = [commit] if commits is None else [*commits, commit]
+    for observer in observers:
         try:
             pending = observer(execution, result)
             if inspect.isawaitable(pending):

@@ -21,6 +21,7 @@ from dsh_tools.pipeline.checks import check_post_decision
 from dsh_tools.pipeline.containment import run_fail_closed
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import StageFailure, error_result
+from dsh_tools.pipeline.plan import CallPlan
 from dsh_tools.pipeline.values import replace_value
 from dsh_tools.tool_types import RegisteredTool
 
@@ -35,7 +36,7 @@ async def run_post_execute(
     host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult
 ) -> Result[PostToolDecision, StageFailure]:
     """Run the ``tools/post-execute`` waterfall (default: ``Accept()``)."""
-    listeners = host.events.listeners(EVENT, execution.agent)
+    listeners = host.post if type(host) is CallPlan else host.events.listeners(EVENT, execution.agent)
     if not listeners:
         return _ACCEPTED
     return await run_fail_closed(listeners, (execution, result), _ACCEPT, check_post_decision, EVENT, host.logger)
@@ -81,9 +82,8 @@ async def post_execute(
         failure: StageFailure = decision.failure()
         return failure.result(execution.call_id)
     chosen = decision.unwrap()
-    probes = host.events.hearing["post_decided"]
-    if probes:
-        for probe in probes:
-            probe.post_decided(execution, chosen)
+    if type(host) is CallPlan:
+        for probe in host.probes["post_decided"]:
+            probe.post_decided(host.state, execution, chosen)
     tool = host.resolve(execution.name, execution.agent) if type(chosen) is Accept and chosen.value is not None else None
     return apply_post_decision(result, chosen, execution=execution, tool=tool)

@@ -21,6 +21,7 @@ from dsh_tools.pipeline.containment import run_fail_closed
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, failed, report_failure
+from dsh_tools.pipeline.plan import CallPlan
 from dsh_tools.pipeline.verdicts import park, settle_verdict
 
 __all__ = ["ask_approval", "decide", "pre_execute", "run_pre_execute"]
@@ -32,7 +33,7 @@ _ALLOWED: Final[Result[PreToolDecision, StageFailure]] = Success(_ALLOW)  # immu
 
 async def run_pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[PreToolDecision, StageFailure]:
     """Run the ``tools/pre-execute`` waterfall (default: ``Allow()``)."""
-    listeners = host.events.listeners(EVENT, execution.agent)
+    listeners = host.pre if type(host) is CallPlan else host.events.listeners(EVENT, execution.agent)
     if not listeners:
         return _ALLOWED
     return await run_fail_closed(listeners, (execution,), _ALLOW, check_pre_decision, EVENT, host.logger)
@@ -83,8 +84,7 @@ async def pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[To
     if type(decision) is Failure:
         return failed(execution, decision.failure())
     chosen = decision.unwrap()
-    probes = host.events.hearing["pre_decided"]
-    if probes:
-        for probe in probes:
-            probe.pre_decided(execution, chosen)
+    if type(host) is CallPlan:
+        for probe in host.probes["pre_decided"]:
+            probe.pre_decided(host.state, execution, chosen)
     return await decide(host, execution, chosen)

@@ -9,6 +9,11 @@ listens to pays one empty-tuple check, and the call journal, which needs a
 call's opening, progress and settling only, is not called for the rest. A
 probe hears every call of the bus and filters by scope itself. It must not raise: it is trusted internal
 code (``dsh_tools.tracing``), not a policy participant.
+
+Each hook is handed the call's :class:`~dsh_tools.pipeline.plan.CallState`,
+whose ``journal`` and ``trace`` slots are where the two probes keep what they
+know of the call, so neither keeps a table of open calls keyed by token. The
+probes a call tells are the ones its plan read at admission.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from dsh_tools.execution import ToolExecution, ToolExecutionResult
 
 if TYPE_CHECKING:
     from dsh_tools.context.events import ProbeHook
-    from dsh_tools.progress import ToolProgress
+    from dsh_tools.execution import ToolProgress
+    from dsh_tools.pipeline.plan import CallState
 
 __all__ = ["CallProbe"]
 
@@ -34,35 +40,35 @@ class CallProbe(Protocol):
         """The hooks the stages call on this probe; it is not called for the others."""
         ...
 
-    def opened(self, execution: ToolExecution) -> None:
+    def opened(self, call: CallState, execution: ToolExecution) -> None:
         """The call reached its gates (admitted)."""
         ...
 
-    def pre_decided(self, execution: ToolExecution, decision: PreToolDecision) -> None:
+    def pre_decided(self, call: CallState, execution: ToolExecution, decision: PreToolDecision) -> None:
         """The ``tools/pre-execute`` waterfall's answer, before approval acts on it."""
         ...
 
-    def dispatching(self, execution: ToolExecution) -> object:
+    def dispatching(self, call: CallState, execution: ToolExecution) -> object:
         """Dispatch starts; the returned token goes back to :meth:`dispatched`."""
         ...
 
-    def dispatched(self, token: object) -> None:
+    def dispatched(self, call: CallState, token: object) -> None:
         """Dispatch ended (however it ended)."""
         ...
 
-    def progressed(self, execution: ToolExecution, progress: ToolProgress) -> None:
+    def progressed(self, call: CallState, execution: ToolExecution, progress: ToolProgress) -> None:
         """The running body reported progress (after the rate limit)."""
         ...
 
-    def retrying(self, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
+    def retrying(self, call: CallState, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
         """Attempt ``attempt`` (1-based) failed with ``result``, and the call's ``Retry`` runs another."""
         ...
 
-    def post_decided(self, execution: ToolExecution, decision: PostToolDecision) -> None:
+    def post_decided(self, call: CallState, execution: ToolExecution, decision: PostToolDecision) -> None:
         """The ``tools/post-execute`` waterfall's answer."""
         ...
 
-    def settled(self, execution: ToolExecution, result: ToolExecutionResult) -> Awaitable[None] | None:
+    def settled(self, call: CallState, execution: ToolExecution, result: ToolExecutionResult) -> Awaitable[None] | None:
         """The authoritative result, before the ``tools/result`` observers hear it.
 
         A probe that must finish something before the result is handed back

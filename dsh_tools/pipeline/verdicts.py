@@ -18,6 +18,7 @@ from returns.result import Failure, Result, Success
 from dsh_tools.errors import ApprovalPendingError, ApprovalUnavailableError, safe_str
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, exception_result, failed
+from dsh_tools.pipeline.plan import CallPlan
 
 __all__ = ["DENIALS", "ApprovalParking", "park", "pending_result", "settle_verdict"]
 
@@ -57,8 +58,10 @@ async def park(host: object, execution: ToolExecution, reason: str | None) -> Fa
 
     A call that cannot wait (no parking, the agent's cap, a store that could
     not commit) settles ``APPROVAL_UNAVAILABLE``: nobody is handed an id that
-    nobody could resume.
+    nobody could resume. Handed a call plan, the host it was planned from parks.
     """
+    if type(host) is CallPlan:
+        host = host.host
     if not isinstance(host, ApprovalParking):
         return _unavailable(execution, "the approval service deferred the call, but this pipeline cannot park calls")
     try:

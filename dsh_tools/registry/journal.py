@@ -29,9 +29,10 @@ from typing import Final
 
 from dsh_tools.context.events import ProbeHook
 from dsh_tools.decisions import PostToolDecision, PreToolDecision
-from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
+from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.json_values import FrozenJson, JsonValue
-from dsh_tools.progress import ToolProgress
+from dsh_tools.pipeline.plan import CallState
+from dsh_tools.execution import ToolProgress
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.records import CallRecord, SessionEvent
@@ -44,12 +45,14 @@ RUNNING_FLUSH_S: Final = 0.05
 
 
 class _Open:
-    """A call between ``opened`` and ``settled``: its journal row and what links it."""
+    """A call between ``opened`` and ``settled``: its journal row and what links it (kept on the call's state)."""
 
-    __slots__ = ("execution", "record_id", "started_at", "parent_call_id", "progress")
+    __slots__ = ("execution", "record_id", "started_at", "parent_call_id", "approval_id", "progress")
 
-    def __init__(self, execution: ToolExecution, record_id: str, started_at: float, parent_call_id: str | None) -> None:
-        self.execution, self.record_id, self.started_at, self.parent_call_id = execution, record_id, started_at, parent_call_id
+    def __init__(self, execution: ToolExecution, record_id: str, started_at: float, call: CallState) -> None:
+        self.execution, self.record_id, self.started_at = execution, record_id, started_at
+        self.parent_call_id = call.parent_call_id
+        self.approval_id = call.approval_id
         self.progress: dict[str, JsonValue] | None = None  # the latest report, kept with the record
 
 
@@ -66,13 +69,13 @@ class CallJournal:
         self._write_now_if_free: Callable[[Sequence[CallRecord], Sequence[SessionEvent]], bool] | None = getattr(
             store, "write_now_if_free", None
         )
-        self._open: dict[ToolExecutionToken, _Open] = {}
+        # The calls open right now, for a reader of running calls (a MemoryStore's journal()): a set of
+        # entries, not a table to find a call by; each call finds its own entry on its state.
+        self._open: set[_Open] = set()
         # Record ids: a random prefix per journal and a counter; unique across processes and replicas
         # without a system call per call.
         self._id_prefix = secrets.token_hex(8)
         self._id_counter = itertools.count(1)
-        self._approvals: dict[ToolExecutionToken, str] = {}
-        self._parents: dict[ToolExecutionToken, str] = {}  # resumed sub-calls: their program's run_code call
         # Queued for the next commit: settled records, and calls still running (made into records only
         # if they are still running when the commit comes; a fast call's running row is never written).
         self._records: dict[str, CallRecord | _Open] = {}
@@ -82,12 +85,6 @@ class CallJournal:
         self._writer: asyncio.Task[None] | None = None
 
     # -- what the registry tells it ------------------------------------------------
-    def note_approval(self, token: ToolExecutionToken, approval_id: str, parent_call_id: str | None = None) -> None:
-        """The call under ``token`` runs a parked call: its record links to ``approval_id`` (and its program's run)."""
-        self._approvals[token] = approval_id
-        if parent_call_id is not None:
-            self._parents[token] = parent_call_id
-
     def record_event(self, agent_id: str, kind: str, data: FrozenJson) -> None:
         """A session event, committed with the next journal write."""
         event = SessionEvent(agent_id, kind, data, time.time())
@@ -96,23 +93,18 @@ class CallJournal:
         else:
             self._events.append(event)
 
-    def call_id_of(self, token: ToolExecutionToken | None) -> str | None:
-        """The call id of the open call under ``token`` (a sub-call's parent), if any."""
-        entry = self._open.get(token) if token is not None else None
-        return entry.execution.call_id if entry is not None else None
-
     # -- CallProbe -----------------------------------------------------------------
     hears: Final[frozenset[ProbeHook]] = frozenset({"opened", "progressed", "settled"})
     """A call's opening, progress and settling: what its record holds (the stages tell it nothing else)."""
 
-    def opened(self, execution: ToolExecution) -> None:
-        entry = _Open(execution, self._next_record_id(), time.time(), self._parent_of(execution))
-        self._open[execution.token] = entry
+    def opened(self, call: CallState, execution: ToolExecution) -> None:
+        entry = call.journal = _Open(execution, self._next_record_id(), time.time(), call)
+        self._open.add(entry)
         self._running(entry)
 
     def running_records(self) -> list[CallRecord]:
         """The ``"running"`` record of every open call, made now (a ``MemoryStore`` reads them here)."""
-        return [self._record(entry, None) for entry in list(self._open.values())]
+        return [self._record(entry, None) for entry in list(self._open)]
 
     def _running(self, entry: _Open) -> None:
         """Queue the call as running, with its latest progress (a ``MemoryStore`` reads it when asked)."""
@@ -122,37 +114,38 @@ class CallJournal:
         if self._running_flush is None:  # a call that outlives this delay is committed as running
             self._running_flush = asyncio.get_running_loop().call_later(RUNNING_FLUSH_S, self._flush_running)
 
-    def pre_decided(self, execution: ToolExecution, decision: PreToolDecision) -> None:
+    def pre_decided(self, call: CallState, execution: ToolExecution, decision: PreToolDecision) -> None:
         pass  # not in hears: never called
 
-    def dispatching(self, execution: ToolExecution) -> object:
+    def dispatching(self, call: CallState, execution: ToolExecution) -> object:
         return None  # not in hears: never called
 
-    def dispatched(self, token: object) -> None:
+    def dispatched(self, call: CallState, token: object) -> None:
         pass  # not in hears: never called
 
-    def post_decided(self, execution: ToolExecution, decision: PostToolDecision) -> None:
+    def post_decided(self, call: CallState, execution: ToolExecution, decision: PostToolDecision) -> None:
         pass  # not in hears: never called
 
-    def progressed(self, execution: ToolExecution, progress: ToolProgress) -> None:
+    def progressed(self, call: CallState, execution: ToolExecution, progress: ToolProgress) -> None:
         """The call's latest progress goes on its running record (and stays on its settled one)."""
-        entry = self._open.get(execution.token)
-        if entry is None:
+        entry = call.journal
+        if type(entry) is not _Open:
             return
         entry.progress = {"progress": progress.progress, "total": progress.total, "message": progress.message}
         self._running(entry)
 
-    def retrying(self, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
+    def retrying(self, call: CallState, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
         pass  # not in hears: never called
 
-    def settled(self, execution: ToolExecution, result: ToolExecutionResult) -> Awaitable[None] | None:
+    def settled(self, call: CallState, execution: ToolExecution, result: ToolExecutionResult) -> Awaitable[None] | None:
         """Queue the settled record; the commit the caller awaits before handing the result back."""
-        entry = self._open.pop(execution.token, None)
-        if entry is None:  # settled at admission or by a verdict: it never opened
-            entry = _Open(execution, self._next_record_id(), time.time(), self._parent_of(execution))
+        entry = call.journal
+        if type(entry) is _Open:
+            call.journal = None
+            self._open.discard(entry)
+        else:  # settled at admission or by a verdict: it never opened
+            entry = _Open(execution, self._next_record_id(), time.time(), call)
         record = self._record(entry, result)
-        self._approvals.pop(execution.token, None)
-        self._parents.pop(execution.token, None)
         self._queue(record)
         if self._memory is not None or self._committed_here():
             return None
@@ -162,12 +155,9 @@ class CallJournal:
     def _next_record_id(self) -> str:
         return f"{self._id_prefix}{next(self._id_counter):08x}"
 
-    def _parent_of(self, execution: ToolExecution) -> str | None:
-        parent = self._open.get(execution.parent) if execution.parent is not None else None
-        return parent.execution.call_id if parent is not None else self._parents.get(execution.token)
-
-    def _approval_of(self, execution: ToolExecution, result: ToolExecutionResult | None) -> str | None:
-        linked = self._approvals.get(execution.token)
+    @staticmethod
+    def _approval_of(entry: _Open, result: ToolExecutionResult | None) -> str | None:
+        linked = entry.approval_id
         if linked is not None or result is None:
             return linked
         meta = result.meta
@@ -200,7 +190,7 @@ class CallJournal:
             execution.name,
             started_at=entry.started_at,
             parent_call_id=entry.parent_call_id,
-            approval_id=self._approval_of(execution, result),
+            approval_id=self._approval_of(entry, result),
             progress=entry.progress,
             **settled,
         )

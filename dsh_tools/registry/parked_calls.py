@@ -19,6 +19,8 @@ from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutio
 from dsh_tools.context.context import Agent, Context, live_agent
 from dsh_tools.json_values import FrozenJson, JsonValue
 from dsh_tools.pipeline.compose import continue_call
+from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.pipeline.plan import plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.registry.approvals import OWNER, decided_arguments, stale_result
 from dsh_tools.tool_types import describe_value
@@ -156,24 +158,35 @@ class ParkedCalls:
         """Internal (:class:`~dsh_tools.registry.approvals.ParkingLot`): settle a claimed call's verdict and run it.
 
         A sub-call whose program parked for it goes to the Code Mode plugin,
-        which runs the program again after it.
+        which runs the program again after it. The call is planned here, its
+        plan's state linked to the approval it continues (and the program
+        that made it), so its journal record says so.
         """
-        self._core.journal.note_approval(execution.token, parked.approval_id, parked.parent_call_id)
+        plan = plan_call(self._registry(), execution)
+        plan.state.approval_id = parked.approval_id
+        if parked.parent_call_id is not None:
+            plan.state.parent_call_id = parked.parent_call_id
         if parked.program is not None:
-            return await self._core.code_mode.resume_program(self._registry(), parked, execution, stale)
-        return await self.settle_parked(parked, execution, stale)
+            return await self._core.code_mode.resume_program(plan, parked, execution, stale)
+        return await self.settle_parked(plan, parked, execution, stale)
 
-    async def settle_parked(self, parked: ParkedCall, execution: ToolExecution, stale: str | None) -> ToolExecutionResult:
-        """Internal: settle a claimed call's verdict and run what follows it (a parked program's sub-call too)."""
+    async def settle_parked(
+        self, host: PipelineHost, parked: ParkedCall, execution: ToolExecution, stale: str | None
+    ) -> ToolExecutionResult:
+        """Internal: settle a claimed call's verdict and run what follows it (a parked program's sub-call too).
+
+        ``host`` is the call's plan, linked to its approval (:meth:`run_parked`).
+        """
         if stale is not None:
-            return await continue_call(self._registry(), Failure(stale_result(execution, stale)), ())
+            return await continue_call(host, Failure(stale_result(execution, stale)), ())
         assert parked.decision is not None  # claimed calls are decided
-        return await resume_call(self._registry(), execution, parked.decision.outcome)
+        return await resume_call(host, execution, parked.decision.outcome)
 
     async def park_approval(self, execution: ToolExecution, reason: str | None, /) -> str:
         """Internal (:class:`~dsh_tools.pipeline.verdicts.ApprovalParking`): commit a deferred call."""
         core = self._core
-        parent = core.journal.call_id_of(execution.parent)
+        plan = plan_of(execution)
+        parent = plan.state.parent_call_id if plan is not None else None
         approval_id = await core.lot.park(self._registry(), execution, reason, parent)
         agent = execution.agent
         store = core.lot.store
@@ -181,10 +194,6 @@ class ParkedCalls:
             core.forgetting[agent] = None
             agent.ctx.track(lambda: store.forget_agent(agent.id))
         return approval_id
-
-    def link_approval(self, token: ToolExecutionToken, approval_id: str) -> None:
-        """Internal: the call under ``token`` continues parked call ``approval_id`` (its journal record says so)."""
-        self._core.journal.note_approval(token, approval_id)
 
     def record_event(self, agent_id: str, kind: str, data: FrozenJson) -> None:
         """Internal (``SessionLog``): an agent's session event, for the store."""

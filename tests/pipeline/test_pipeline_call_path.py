@@ -1,11 +1,11 @@
 """A call's path is linear: its tool is resolved once, and a stage probe is told only what it hears.
 
-``dispatch`` resolves the tool when it starts and keeps the plan
-(``DispatchProgress``) open under the call's token; the timeout and retry
-policies and the body's error boundary read it instead of asking the registry
-again, so every attempt of a retried call runs one definition, and the
-registry is asked once per call. The stages tell each probe only the hooks it
-``hears`` (the call journal: opened, progressed, settled).
+The call is planned once, at admission (``CallPlan``): the timeout and retry
+policies read the tool from the plan their ``next`` carries, and the body's
+error boundary from the plan it is handed, so every attempt of a retried call
+runs one definition, and the registry is asked once per call. The stages tell
+each probe only the hooks it ``hears`` (the call journal: opened, progressed,
+settled), each with the call's state.
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ from dsh_tools import (
 )
 from dsh_tools.context.events import PROBE_HOOKS, ProbeHook
 from dsh_tools.json_values import JsonValue
-from dsh_tools.pipeline import DispatchProgress, admit, dispatching
-from dsh_tools.pipeline.dispatch import dispatched_tool
+from dsh_tools.pipeline import CallPlan, CallState, ExecuteStep, admit, plan_of
 
 
 async def _ok(args: Mapping[str, JsonValue], execution: ToolExecution) -> list[Mapping[str, JsonValue]]:
@@ -95,28 +94,57 @@ async def test_every_attempt_runs_the_definition_resolved_when_dispatch_began() 
     assert runs[-1] == "second" and later.text == "second"  # the next call resolves anew
 
 
-async def test_the_plan_is_open_only_while_the_call_dispatches(ctx: Context) -> None:
-    seen: list[DispatchProgress | None] = []
+async def test_the_plan_is_reached_from_the_execution_only_while_the_call_runs(ctx: Context) -> None:
+    seen: list[CallPlan | None] = []
 
     async def body(args: Mapping[str, JsonValue], execution: ToolExecution) -> list[Mapping[str, JsonValue]]:
-        seen.append(dispatching(execution))
+        seen.append(plan_of(execution))
         return [text_block("ok")]
 
     ctx.tools.register(define_tool(name="t", description="d", parameters={"x": Prop("string")}, execute=body))
     await ctx.tools.execute(ToolExecutionInput("c1", "t", {}))
     (plan,) = seen
-    assert plan is not None and plan.tool is not None and plan.tool.name == "t" and plan.body_started
-    assert plan.execution is not None and dispatching(plan.execution) is None  # closed once dispatch returned
+    assert plan is not None and plan.tool is not None and plan.tool.name == "t" and plan.state.body_started
+    assert plan.state.body_starts == 1 and plan.state.dispatched is None  # dispatch returned
+    assert plan.token._channel is None  # settled: the token no longer leads to it
 
 
-async def test_outside_a_dispatch_a_wrapper_resolves_through_its_context(ctx: Context) -> None:
+async def test_a_plan_is_frozen_and_its_facts_go_on_its_state(ctx: Context) -> None:
     ctx.tools.register(define_tool(name="t", description="d", parameters={}, execute=_ok))
     execution = admit(ctx.tools, ToolExecutionInput("c1", "t", {})).unwrap()
-    assert dispatching(execution) is None
-    found = dispatched_tool(execution, ctx)
-    assert found is not None and found.name == "t"
-    missing = admit(ctx.tools, ToolExecutionInput("c2", "nope", {})).unwrap()
-    assert dispatched_tool(missing, ctx) is None
+    assert plan_of(execution) is None  # admitted, not yet planned
+    plan = CallPlan(ctx.tools, execution)
+    with pytest.raises(AttributeError, match="frozen"):
+        plan.tool = None
+    assert isinstance(plan.state, CallState) and plan.resolve("t", None) is plan.tool
+    assert plan.approval() is None and list(plan.guards_for(None)) == []
+
+
+async def test_a_wrapper_outside_a_plan_resolves_through_its_context(ctx: Context) -> None:
+    # A hand-made pipeline may run the library's wrappers with a next of its own: they resolve the tool then.
+    seen: list[object] = []
+
+    async def next_() -> object:
+        seen.append("ran")
+        return "result"
+
+    ctx.tools.register(define_tool(name="t", description="d", parameters={}, execute=_ok))
+    execution = admit(ctx.tools, ToolExecutionInput("c1", "t", {})).unwrap()
+    wrappers = ctx.events.listeners("tools/execute")
+    assert len(wrappers) == 2  # boot(): the retry and timeout policies
+    for wrapper in wrappers:
+        assert await wrapper(execution, lambda **_: next_()) == "result"
+    assert seen == ["ran", "ran"]
+    assert getattr(ExecuteStep, "plan", None) is not None
+
+
+async def test_a_plan_leaves_out_the_policies_that_do_not_wrap_its_tool(ctx: Context) -> None:
+    ctx.tools.register(define_tool(name="plain", description="d", parameters={}, execute=_ok))
+    ctx.tools.register(define_tool(name="timed", description="d", parameters={}, execute=_ok, timeout_ms=1000))
+    ctx.tools.register(define_tool(name="flaky", description="d", parameters={}, execute=_ok, retry=Retry(2)))
+    plans = {name: CallPlan(ctx.tools, admit(ctx.tools, ToolExecutionInput("c", name, {})).unwrap()) for name in ("plain", "timed", "flaky")}
+    owners = {name: [type(getattr(w, "__self__", None)).__name__ for w in plan.execute] for name, plan in plans.items()}
+    assert owners == {"plain": [], "timed": ["TimeoutPolicy"], "flaky": ["RetryPolicy"]}
 
 
 class _Hears:
@@ -126,29 +154,29 @@ class _Hears:
         self.hears = hears
         self.told: list[str] = []
 
-    def opened(self, execution: ToolExecution) -> None:
+    def opened(self, call: CallState, execution: ToolExecution) -> None:
         self.told.append("opened")
 
-    def pre_decided(self, execution: ToolExecution, decision: object) -> None:
+    def pre_decided(self, call: CallState, execution: ToolExecution, decision: object) -> None:
         self.told.append("pre_decided")
 
-    def dispatching(self, execution: ToolExecution) -> object:
+    def dispatching(self, call: CallState, execution: ToolExecution) -> object:
         self.told.append("dispatching")
         return None
 
-    def dispatched(self, token: object) -> None:
+    def dispatched(self, call: CallState, token: object) -> None:
         self.told.append("dispatched")
 
-    def progressed(self, execution: ToolExecution, progress: object) -> None:
+    def progressed(self, call: CallState, execution: ToolExecution, progress: object) -> None:
         self.told.append("progressed")
 
-    def retrying(self, execution: ToolExecution, attempt: int, result: object) -> None:
+    def retrying(self, call: CallState, execution: ToolExecution, attempt: int, result: object) -> None:
         self.told.append("retrying")
 
-    def post_decided(self, execution: ToolExecution, decision: object) -> None:
+    def post_decided(self, call: CallState, execution: ToolExecution, decision: object) -> None:
         self.told.append("post_decided")
 
-    def settled(self, execution: ToolExecution, result: object) -> None:
+    def settled(self, call: CallState, execution: ToolExecution, result: object) -> None:
         self.told.append("settled")
 
 

@@ -1,0 +1,305 @@
+"""The call plan: what one call resolved at admission, handed down the stages, and the facts it gathers.
+
+Every stage of a call needs the same few things: the tool the call's agent
+resolves, the listener chains of the three waterfalls and the observers, the
+guards, the probes, the approval service. Looking them up again at each stage
+costs time, and lets two stages of one call disagree (a tool re-registered
+between pre-execute and dispatch). So they are looked up once, when the call
+is admitted, into a :class:`CallPlan`: the resolved parts, as the call will
+use them, frozen. A listener added while a call runs takes effect from the
+next call.
+
+The plan is the call's :class:`~dsh_tools.pipeline.host.PipelineHost`: public
+stage signatures stay ``(host, execution)``, and a stage handed a plan reads
+its parts from it (one attribute each) where a stage handed some other host
+(a user's hand-made pipeline calling a stage directly) asks that host.
+
+What changes while the call runs lives on the plan's one mutable
+:class:`CallState`: facts (the body started, the retry's current attempt,
+the last progress report, a Code Mode replay, the approval it continues, what
+the journal and the tracer keep for it), never decisions: those stay on the
+``Result`` railway. Nothing else keeps per-call state: no table keyed by token
+or call id, no ``ContextVar``. The execution reaches its plan through its
+token (every ``exec.set(signal=...)`` copy shares it), which is how a body's
+``exec.report_progress`` and a sub-call's ``parent`` find it; the link is cut
+when the call settles.
+
+The plan is a slotted object, not a pyrsistent record, because one is built
+per call on the hot path; it refuses attribute assignment like a record.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final, cast
+
+from dsh_tools.context.events import EventBus, ProbeHook
+from dsh_tools.execution import ToolExecution, ToolExecutionToken
+from dsh_tools.pipeline.host import Guard, PipelineHost
+from dsh_tools.progress import deliver
+from dsh_tools.signals import AbortController, AbortSignal
+from dsh_tools.tool_types import RegisteredTool
+
+if TYPE_CHECKING:
+    from dsh_tools.approval import ApprovalService
+    from dsh_tools.context.context import Agent
+    from dsh_tools.execution import ToolProgress, ToolExecutionResult
+    from dsh_tools.pipeline.probe import CallProbe
+
+__all__ = ["Attempt", "CallPlan", "CallState", "plan_call", "plan_of"]
+
+_UNSET: Final = object()
+
+
+class Attempt:
+    """One run of a call's body, for a ``tools/execute`` wrapper that may run it again.
+
+    A wrapper sees results, not exceptions: the body's error boundary has
+    already turned a raise into an ``is_error`` result. A retry needs two
+    facts the result does not carry: *which exception* the body raised (to
+    match ``Retry(on=...)`` by type), and *whether the body is still running*
+    (an orphaned body must not be overlapped). The wrapper opens one on the
+    call's state around each ``next()``; the error boundary fills it in.
+    """
+
+    __slots__ = ("raised", "running")
+
+    def __init__(self) -> None:
+        self.raised: BaseException | None = None
+        self.running = False
+
+
+class CallState:
+    """The facts one call gathers while it runs (see the module docstring)."""
+
+    __slots__ = (
+        "body_started",
+        "body_starts",
+        "attempt",
+        "dispatched",
+        "last_report",
+        "completed_at",
+        "dropped",
+        "replay",
+        "approval_id",
+        "parent",
+        "parent_call_id",
+        "journal",
+        "trace",
+        "_controller",
+    )
+
+    def __init__(self) -> None:
+        self.body_started = False
+        """The body was started at least once (an interrupted call is ``ABORTED``, not ``ABORTED_BEFORE_DISPATCH``)."""
+        self.body_starts = 0
+        """How many times the body was started (retries, a wrapper calling ``next()`` twice)."""
+        self.attempt: Attempt | None = None
+        """The attempt a retry wrapper is watching, if any."""
+        self.dispatched: ToolExecution | None = None
+        """The execution as dispatch runs it, while it does: progress is heard only then."""
+        self.last_report: float | None = None
+        """When the last progress report was delivered (the rate limit)."""
+        self.completed_at: float | None = None
+        """When the last completing report went past the rate limit."""
+        self.dropped = 0
+        """Progress reports dropped by the rate limit (a flood yields to the loop now and then)."""
+        self.replay: object | None = None
+        """A Code Mode rerun's matching state (``run_code`` calls only)."""
+        self.approval_id: str | None = None
+        """The parked call this call continues (its journal record links to it)."""
+        self.parent: CallState | None = None
+        """The state of the call whose body made this call, while that call runs (a sub-call's tracer nests its span)."""
+        self.parent_call_id: str | None = None
+        """The call whose body made this call (a Code Mode program's ``run_code``), or the one it resumes for."""
+        self.journal: object | None = None
+        """The call journal's open entry for this call."""
+        self.trace: object | None = None
+        """The tracer's span for this call."""
+        self._controller: AbortController | None = None
+
+    def fallback_signal(self) -> AbortSignal:
+        """The registry's own signal for a body whose innermost ``next`` carries none (a body always gets one)."""
+        if self._controller is None:
+            self._controller = AbortController()
+        return self._controller.signal
+
+    def abort(self, reason: object) -> None:
+        """Abort the fallback signal (the call is being cancelled)."""
+        if self._controller is not None:
+            self._controller.abort(reason)
+
+
+class CallPlan:
+    """One call's resolved parts and its state; the call's ``PipelineHost`` (see the module docstring)."""
+
+    __slots__ = (
+        "host",
+        "token",
+        "call_id",
+        "name",
+        "agent",
+        "tool",
+        "pre",
+        "execute",
+        "post",
+        "observers",
+        "progress",
+        "guards",
+        "probes",
+        "parent",
+        "state",
+        "events",
+        "logger",
+        "_approval",
+    )
+
+    host: PipelineHost
+    """The host the plan was resolved from (the registry)."""
+    token: ToolExecutionToken
+    """The token of the call the plan is for."""
+    call_id: str
+    name: str
+    agent: Agent | None
+    tool: RegisteredTool | None
+    """The tool the call runs, as its agent resolved it at admission (``None``: unknown)."""
+    pre: tuple[Callable[..., Any], ...]
+    execute: tuple[Callable[..., Any], ...]
+    """The ``tools/execute`` wrappers that wrap this tool (a wrapper may declare it wraps only some tools)."""
+    post: tuple[Callable[..., Any], ...]
+    observers: tuple[Callable[..., Any], ...]
+    progress: tuple[Callable[..., Any], ...]
+    guards: Sequence[Guard]
+    probes: dict[ProbeHook, tuple[CallProbe, ...]]
+    parent: CallPlan | None
+    """The plan of the call whose body made this one (a Code Mode program's ``run_code``), while it runs."""
+    state: CallState
+    events: EventBus
+    logger: logging.Logger
+    _approval: object
+
+    def __init__(self, host: PipelineHost, execution: ToolExecution) -> None:
+        setter = object.__setattr__
+        agent = execution.agent
+        events = host.events
+        tool = host.resolve(execution.name, agent)
+        pre, wrappers, post, observers, progress = events.call_chains(agent)
+        if wrappers and tool is not None:
+            wrappers = wraps(wrappers, tool)
+        parent_token = execution.parent
+        parent = parent_token._channel if parent_token is not None else None
+        state = CallState()
+        if type(parent) is CallPlan:
+            state.parent, state.parent_call_id = parent.state, parent.call_id
+        else:
+            parent = None
+        setter(self, "host", host)
+        setter(self, "token", execution.token)
+        setter(self, "call_id", execution.call_id)
+        setter(self, "name", execution.name)
+        setter(self, "agent", agent)
+        setter(self, "tool", tool)
+        setter(self, "pre", pre)
+        setter(self, "execute", wrappers)
+        setter(self, "post", post)
+        setter(self, "observers", observers)
+        setter(self, "progress", progress)
+        setter(self, "guards", host.guards_for(agent))
+        setter(self, "probes", events.hearing)
+        setter(self, "parent", parent)
+        setter(self, "state", state)
+        setter(self, "events", events)
+        setter(self, "logger", host.logger)
+        setter(self, "_approval", _UNSET)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a CallPlan is frozen: {name} cannot be set (per-call facts go on .state)")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a CallPlan is frozen: {name} cannot be deleted")
+
+    # -- PipelineHost: the plan's own parts for its call, the host's for anything else --
+    def resolve(self, name: str, agent: Agent | None) -> RegisteredTool | None:
+        if name == self.name and agent is self.agent:
+            return self.tool
+        return self.host.resolve(name, agent)
+
+    def guards_for(self, agent: Agent | None) -> Sequence[Guard]:
+        return self.guards if agent is self.agent else self.host.guards_for(agent)
+
+    def approval(self) -> ApprovalService | None:
+        """The approval service, looked up the first time the call asks (most calls never do), then kept."""
+        service = self._approval
+        if service is _UNSET:
+            service = self.host.approval()
+            object.__setattr__(self, "_approval", service)
+        return cast("ApprovalService | None", service)
+
+    def mint_token(self) -> ToolExecutionToken:
+        return self.host.mint_token()
+
+    def issued(self, token: object) -> bool:
+        return self.host.issued(token)
+
+    @property
+    def orphans(self) -> object:
+        """The host's keeper of orphaned bodies (``None`` if it has none)."""
+        return getattr(self.host, "orphans", None)
+
+    # -- the execution's channel (ToolExecutionToken._channel) ---------------------------
+    def report_progress(
+        self, execution: ToolExecution, progress: float, total: float | None, message: str | None
+    ) -> Awaitable[None] | None:
+        """A body's progress report (already checked), delivered while the call dispatches."""
+        return deliver(self, execution, progress, total, message)
+
+    def tell_progress(self, execution: ToolExecution, record: ToolProgress) -> None:
+        for probe in self.probes["progressed"]:
+            probe.progressed(self.state, execution, record)
+
+    def tell_retrying(self, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
+        for probe in self.probes["retrying"]:
+            probe.retrying(self.state, execution, attempt, result)
+
+
+def wraps(wrappers: tuple[Callable[..., Any], ...], tool: RegisteredTool) -> tuple[Callable[..., Any], ...]:
+    """The wrappers that wrap ``tool``: a bound wrapper whose object answers ``dsh_wraps(tool)`` with ``False`` is left out.
+
+    The library's own policies declare it (a retry wrapper for a tool with no
+    ``Retry`` would only call ``next()``), so a call pays for a wrapper only
+    where it acts. Any other wrapper wraps every tool.
+    """
+    kept: list[Callable[..., Any]] | None = None
+    for index, wrapper in enumerate(wrappers):
+        owner = getattr(wrapper, "__self__", None)
+        predicate = getattr(owner, "dsh_wraps", None) if owner is not None else None
+        if predicate is None or predicate(tool):
+            if kept is not None:
+                kept.append(wrapper)
+        elif kept is None:
+            kept = list(wrappers[:index])
+    return wrappers if kept is None else tuple(kept)
+
+
+def plan_call(host: PipelineHost, execution: ToolExecution) -> CallPlan:
+    """The plan of ``execution``'s call, built now (a plan handed in is used as it is, for its own call)."""
+    if type(host) is CallPlan and host.token is execution.token:
+        plan = host
+    else:
+        plan = CallPlan(host, execution)
+    execution.token._channel = plan
+    return plan
+
+
+def plan_of(execution: ToolExecution) -> CallPlan | None:
+    """The plan of ``execution``'s call while it runs (``None`` before it is planned and after it settles)."""
+    channel = execution.token._channel
+    return channel if type(channel) is CallPlan else None
+
+
+def close_plan(plan: CallPlan, execution: ToolExecution) -> None:
+    """The call settled: its token no longer leads to the plan."""
+    token = execution.token
+    if token._channel is plan:
+        token._channel = None
