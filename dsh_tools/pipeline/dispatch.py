@@ -136,11 +136,18 @@ async def _run_body(host: PipelineHost, execution: ToolExecution, body: Awaitabl
     grace period and is then orphaned (:mod:`.orphans`), and the
     cancellation goes on to settle the call ``ABORTED``. Whatever the body
     raises is re-raised here, in the caller's frame (see :func:`_captured`).
+
+    The caller waits on a plain future the body's task resolves in its last
+    step, not on the task: awaited directly, a cancellation of ours would wait
+    for the body to honour it, and ``asyncio.shield`` (which bounds it too)
+    costs a second future, two callbacks and one more turn of the loop per
+    call. What the task costs as it is, ``make bench`` measures.
     """
-    task = asyncio.ensure_future(_captured(body))
+    loop = asyncio.get_running_loop()
+    waiter: asyncio.Future[tuple[bool, object]] = loop.create_future()
+    task = loop.create_task(_captured(body, waiter))
     try:
-        # Shielded: awaited directly, a cancellation of ours would wait for the body to honour it.
-        raised, value = await asyncio.shield(task)
+        raised, value = await waiter
     except asyncio.CancelledError:
         if task.done() or not cancel_requested():
             raise  # it stopped, or it is not the caller's cancellation (contained as a failure)
@@ -154,21 +161,26 @@ async def _run_body(host: PipelineHost, execution: ToolExecution, body: Awaitabl
     return value
 
 
-async def _captured(body: Awaitable[object]) -> tuple[bool, object]:
-    """``(False, result)`` or ``(True, exception)``: nothing the body raises crosses the task boundary.
+async def _captured(body: Awaitable[object], waiter: asyncio.Future[tuple[bool, object]]) -> None:
+    """Resolve ``waiter`` with ``(False, result)`` or ``(True, exception)``: nothing the body raises crosses the task boundary.
 
     A task would hand ``KeyboardInterrupt``/``SystemExit`` to the event loop
     instead of the caller, and a ``GeneratorExit`` thrown back through an
     ``await`` closes the awaiting coroutines instead of reaching their
     ``except``. Only the cancellation this task was asked for stays a
-    cancellation.
+    cancellation (and cancels ``waiter``, so the caller is not left waiting).
     """
+    outcome: tuple[bool, object]
     try:
-        return False, await body
+        outcome = False, await body
     except asyncio.CancelledError as error:
         task = asyncio.current_task()
         if task is not None and task.cancelling():
+            if not waiter.done():
+                waiter.cancel()
             raise
-        return True, error
+        outcome = True, error
     except BaseException as error:  # noqa: BLE001 - re-raised by _run_body in the caller's task
-        return True, error
+        outcome = True, error
+    if not waiter.done():
+        waiter.set_result(outcome)

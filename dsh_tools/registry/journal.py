@@ -14,8 +14,11 @@ A write that fails never fails the call: the store counts it
 Fast path: a :class:`~dsh_tools.store.MemoryStore` is written synchronously
 (``MemoryStore.write_now``), with no commit to await, and its running calls
 are never written at all: the store asks the journal for them when it is
-read (:meth:`CallJournal.running_records`), so a call costs one record, not
-two. Tests prove both keep what the plain ``write`` keeps.
+read (:meth:`CallJournal.running_records`). Its settled calls are made into
+records only when someone reads the store (:meth:`CallJournal.drain`), or
+once :data:`LAZY_RECORDS` of them wait: most calls of an in-memory journal
+are never read, and a record (with its previews) is most of what the journal
+costs a call. Tests prove both keep what the plain ``write`` keeps.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import asyncio
 import itertools
 import secrets
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Final
 
@@ -39,6 +43,9 @@ from dsh_tools.store.records import CallRecord, SessionEvent
 
 __all__ = ["CallJournal"]
 
+
+LAZY_RECORDS: Final = 256
+"""How many settled calls an in-memory journal holds before it makes them into records unasked."""
 
 RUNNING_FLUSH_S: Final = 0.05
 """How long a call may run before its ``"running"`` record is committed on its own (faster calls commit once)."""
@@ -72,6 +79,9 @@ class CallJournal:
         # The calls open right now, for a reader of running calls (a MemoryStore's journal()): a set of
         # entries, not a table to find a call by; each call finds its own entry on its state.
         self._open: set[_Open] = set()
+        self._settled: list[_Settled] = []  # the fast path's calls, not yet records
+        if self._memory is not None:  # a journal gone before its store is read leaves its calls there
+            weakref.finalize(self, _drain, self._memory, self._settled)
         # Record ids: a random prefix per journal and a counter; unique across processes and replicas
         # without a system call per call.
         self._id_prefix = secrets.token_hex(8)
@@ -104,7 +114,7 @@ class CallJournal:
 
     def running_records(self) -> list[CallRecord]:
         """The ``"running"`` record of every open call, made now (a ``MemoryStore`` reads them here)."""
-        return [self._record(entry, None) for entry in list(self._open)]
+        return [call_record(entry, None) for entry in list(self._open)]
 
     def _running(self, entry: _Open) -> None:
         """Queue the call as running, with its latest progress (a ``MemoryStore`` reads it when asked)."""
@@ -145,9 +155,20 @@ class CallJournal:
             self._open.discard(entry)
         else:  # settled at admission or by a verdict: it never opened
             entry = _Open(execution, self._next_record_id(), time.time(), call)
-        record = self._record(entry, result)
-        self._queue(record)
-        if self._memory is not None or self._committed_here():
+        if self._memory is not None:
+            agent = execution.agent
+            self._settled.append(  # plain values: a waiting call keeps neither its execution nor its agent alive
+                (
+                    entry.record_id, execution.call_id, agent.id if agent is not None else None, execution.name,
+                    execution.arguments, entry.started_at, entry.parent_call_id, _approval_of(entry, result),
+                    entry.progress, result, time.time(),
+                )
+            )
+            if len(self._settled) >= LAZY_RECORDS:
+                self.drain()
+            return None
+        self._queue(call_record(entry, result))
+        if self._committed_here():
             return None
         return self._commit()
 
@@ -155,45 +176,9 @@ class CallJournal:
     def _next_record_id(self) -> str:
         return f"{self._id_prefix}{next(self._id_counter):08x}"
 
-    @staticmethod
-    def _approval_of(entry: _Open, result: ToolExecutionResult | None) -> str | None:
-        linked = entry.approval_id
-        if linked is not None or result is None:
-            return linked
-        meta = result.meta
-        if result.outcome == "approval-pending" and hasattr(meta, "get"):
-            approval_id = meta.get("approvalId")  # type: ignore[union-attr]  # a frozen mapping
-            return approval_id if type(approval_id) is str else None
-        return None
-
-    def _record(self, entry: _Open, result: ToolExecutionResult | None) -> CallRecord:
-        """The call's record: settled with ``result``, or ``"running"`` without one."""
-        execution = entry.execution
-        agent = execution.agent
-        # The execution's and the result's JSON fields are frozen by construction: carried, not walked again.
-        carried: dict[str, object] = {"arguments": execution.arguments}
-        settled: dict[str, object] = {"outcome": "running"}
-        if result is not None:
-            carried.update(content=result.content, value=result.value, meta=result.meta)
-            error = result.error
-            settled = {
-                "outcome": result.outcome,
-                "is_error": result.is_error,
-                "error": None if error is None else {"name": error.name, "code": error.code},
-                "ended_at": time.time(),
-            }
-        return CallRecord._carrying(
-            carried,
-            entry.record_id,
-            execution.call_id,
-            agent.id if agent is not None else None,
-            execution.name,
-            started_at=entry.started_at,
-            parent_call_id=entry.parent_call_id,
-            approval_id=self._approval_of(entry, result),
-            progress=entry.progress,
-            **settled,
-        )
+    def drain(self) -> None:
+        """Make the fast path's settled calls into records, in the order they settled (the store is read)."""
+        _drain(self._memory, self._settled)
 
     def _queue(self, record: CallRecord) -> None:
         if self._memory is not None:
@@ -225,7 +210,7 @@ class CallJournal:
 
     def _materialized(self) -> list[CallRecord]:
         """The queued records, a call still running made into its ``"running"`` record."""
-        return [r if isinstance(r, CallRecord) else self._record(r, None) for r in self._records.values()]
+        return [r if isinstance(r, CallRecord) else call_record(r, None) for r in self._records.values()]
 
     def _flush_running(self) -> None:
         self._running_flush = None
@@ -258,3 +243,66 @@ class CallJournal:
 async def _settle_quietly(waiter: asyncio.Future[None]) -> None:
     """Wait for a commit without cancelling it: the write belongs to every call in the batch."""
     await asyncio.shield(waiter)
+
+
+_Settled = tuple[
+    str, str, "str | None", str, FrozenJson, float, "str | None", "str | None", "dict[str, JsonValue] | None",
+    ToolExecutionResult, float,
+]
+"""A settled call the fast path has not made into a record yet: the record's fields, as plain values."""
+
+
+def _drain(store: MemoryStore | None, pending: list[_Settled]) -> None:
+    """Write ``pending`` (emptied in place) to an in-memory ``store`` as records, in order."""
+    if store is None or not pending:
+        return
+    records = tuple(_settled_record(*settled) for settled in pending)
+    pending.clear()
+    try:
+        store.write_now(records, ())
+    except Exception as error:  # noqa: BLE001 - a journal failure never fails a call
+        store.note_failure(error)
+
+
+def _approval_of(entry: _Open, result: ToolExecutionResult | None) -> str | None:
+    linked = entry.approval_id
+    if linked is not None or result is None:
+        return linked
+    meta = result.meta
+    if result.outcome == "approval-pending" and hasattr(meta, "get"):
+        approval_id = meta.get("approvalId")  # type: ignore[union-attr]  # a frozen mapping
+        return approval_id if type(approval_id) is str else None
+    return None
+
+
+def _settled_record(
+    record_id: str, call_id: str, agent_id: str | None, name: str, arguments: FrozenJson, started_at: float,
+    parent_call_id: str | None, approval_id: str | None, progress: dict[str, JsonValue] | None,
+    result: ToolExecutionResult, ended_at: float,
+) -> CallRecord:
+    error = result.error
+    return CallRecord._carrying(
+        {"arguments": arguments, "content": result.content, "value": result.value, "meta": result.meta},
+        record_id, call_id, agent_id, name, started_at=started_at, parent_call_id=parent_call_id,
+        approval_id=approval_id, progress=progress, outcome=result.outcome, is_error=result.is_error,
+        error=None if error is None else {"name": error.name, "code": error.code}, ended_at=ended_at,
+    )
+
+
+def call_record(entry: _Open, result: ToolExecutionResult | None, ended_at: float | None = None) -> CallRecord:
+    """The call's record: settled with ``result`` (at ``ended_at``, default now), or ``"running"`` without one."""
+    execution = entry.execution
+    agent = execution.agent
+    agent_id = agent.id if agent is not None else None
+    if result is not None:
+        return _settled_record(
+            entry.record_id, execution.call_id, agent_id, execution.name, execution.arguments, entry.started_at,
+            entry.parent_call_id, _approval_of(entry, result), entry.progress, result,
+            time.time() if ended_at is None else ended_at,
+        )
+    # The execution's JSON fields are frozen by construction: carried, not walked again.
+    return CallRecord._carrying(
+        {"arguments": execution.arguments}, entry.record_id, execution.call_id, agent_id, execution.name,
+        started_at=entry.started_at, parent_call_id=entry.parent_call_id, approval_id=entry.approval_id,
+        progress=entry.progress, outcome="running",
+    )
