@@ -14,11 +14,8 @@ A write that fails never fails the call: the store counts it
 Fast path: a :class:`~dsh_tools.store.MemoryStore` is written synchronously
 (``MemoryStore.write_now``), with no commit to await, and its running calls
 are never written at all: the store asks the journal for them when it is
-read (:meth:`CallJournal.running_records`). Its settled calls are made into
-records only when someone reads the store (:meth:`CallJournal.drain`), or
-once :data:`LAZY_RECORDS` of them wait: most calls of an in-memory journal
-are never read, and a record (with its previews) is most of what the journal
-costs a call. Tests prove both keep what the plain ``write`` keeps.
+read (:meth:`CallJournal.running_records`), so a call costs one record, not
+two. Tests prove both keep what the plain ``write`` keeps.
 """
 
 from __future__ import annotations
@@ -27,7 +24,6 @@ import asyncio
 import itertools
 import secrets
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Final
 
@@ -43,9 +39,6 @@ from dsh_tools.store.records import CallRecord, SessionEvent
 
 __all__ = ["CallJournal"]
 
-
-LAZY_RECORDS: Final = 256
-"""How many settled calls an in-memory journal holds before it makes them into records unasked."""
 
 RUNNING_FLUSH_S: Final = 0.05
 """How long a call may run before its ``"running"`` record is committed on its own (faster calls commit once)."""
@@ -79,9 +72,6 @@ class CallJournal:
         # The calls open right now, for a reader of running calls (a MemoryStore's journal()): a set of
         # entries, not a table to find a call by; each call finds its own entry on its state.
         self._open: set[_Open] = set()
-        self._settled: list[_Settled] = []  # the fast path's calls, not yet records
-        if self._memory is not None:  # a journal gone before its store is read leaves its calls there
-            weakref.finalize(self, _drain, self._memory, self._settled)
         # Record ids: a random prefix per journal and a counter; unique across processes and replicas
         # without a system call per call.
         self._id_prefix = secrets.token_hex(8)
@@ -155,30 +145,14 @@ class CallJournal:
             self._open.discard(entry)
         else:  # settled at admission or by a verdict: it never opened
             entry = _Open(execution, self._next_record_id(), time.time(), call)
-        if self._memory is not None:
-            agent = execution.agent
-            self._settled.append(  # plain values: a waiting call keeps neither its execution nor its agent alive
-                (
-                    entry.record_id, execution.call_id, agent.id if agent is not None else None, execution.name,
-                    execution.arguments, entry.started_at, entry.parent_call_id, _approval_of(entry, result),
-                    entry.progress, result, time.time(),
-                )
-            )
-            if len(self._settled) >= LAZY_RECORDS:
-                self.drain()
-            return None
         self._queue(call_record(entry, result))
-        if self._committed_here():
+        if self._memory is not None or self._committed_here():
             return None
         return self._commit()
 
     # -- records ---------------------------------------------------------------------
     def _next_record_id(self) -> str:
         return f"{self._id_prefix}{next(self._id_counter):08x}"
-
-    def drain(self) -> None:
-        """Make the fast path's settled calls into records, in the order they settled (the store is read)."""
-        _drain(self._memory, self._settled)
 
     def _queue(self, record: CallRecord) -> None:
         if self._memory is not None:
@@ -243,25 +217,6 @@ class CallJournal:
 async def _settle_quietly(waiter: asyncio.Future[None]) -> None:
     """Wait for a commit without cancelling it: the write belongs to every call in the batch."""
     await asyncio.shield(waiter)
-
-
-_Settled = tuple[
-    str, str, "str | None", str, FrozenJson, float, "str | None", "str | None", "dict[str, JsonValue] | None",
-    ToolExecutionResult, float,
-]
-"""A settled call the fast path has not made into a record yet: the record's fields, as plain values."""
-
-
-def _drain(store: MemoryStore | None, pending: list[_Settled]) -> None:
-    """Write ``pending`` (emptied in place) to an in-memory ``store`` as records, in order."""
-    if store is None or not pending:
-        return
-    records = tuple(_settled_record(*settled) for settled in pending)
-    pending.clear()
-    try:
-        store.write_now(records, ())
-    except Exception as error:  # noqa: BLE001 - a journal failure never fails a call
-        store.note_failure(error)
 
 
 def _approval_of(entry: _Open, result: ToolExecutionResult | None) -> str | None:

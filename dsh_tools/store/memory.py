@@ -25,15 +25,9 @@ __all__ = ["DEFAULT_MAX_RECORDS", "MemoryStore", "RunningSource"]
 
 
 class RunningSource(Protocol):
-    """What holds calls that are running: it makes their ``"running"`` records when the store is read.
-
-    It may also hold settled calls not yet made into records (the journal's
-    fast path); ``drain`` writes them, in order, before the store is read.
-    """
+    """What holds calls that are running: it makes their ``"running"`` records when the store is read."""
 
     def running_records(self) -> list[CallRecord]: ...
-
-    def drain(self) -> None: ...
 
 DEFAULT_MAX_RECORDS: Final = 10_000
 """How many journal records (and session events per agent) a ``MemoryStore`` keeps, newest last."""
@@ -158,12 +152,7 @@ class MemoryStore(StoreBase):
         """
         self._running_sources.add(source)
 
-    def _drain(self) -> None:
-        for source in list(self._running_sources):
-            source.drain()
-
     async def _journal(self, query: JournalQuery) -> list[CallRecord]:
-        self._drain()
         found: list[CallRecord] = []
         running = [
             bounded(record, self.max_value_bytes) for source in list(self._running_sources) for record in source.running_records()
@@ -180,7 +169,6 @@ class MemoryStore(StoreBase):
         return list(self._events.get(agent_id, ()))
 
     async def prune(self, *, before: float) -> int:
-        self._drain()
         gone = [k for k, r in self._records.items() if r.ended_at is not None and r.ended_at < before]
         for key in gone:
             del self._records[key]

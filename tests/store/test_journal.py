@@ -277,32 +277,6 @@ async def test_the_memory_fast_path_keeps_what_the_plain_write_keeps() -> None:
     assert await plain.journal() == kept and [r.outcome for r in kept] == ["ok", "error"]
 
 
-async def test_the_memory_fast_path_makes_records_when_read_in_the_order_calls_settled() -> None:
-    from dsh_tools.registry.journal import LAZY_RECORDS
-
-    store = MemoryStore()
-    ctx = app(store=store)
-    total = LAZY_RECORDS + 7  # one drain unasked (the pending bound), the rest when the store is read
-    for n in range(total):
-        await ctx.tools.execute(run("echo", {"text": str(n)}, call_id=f"c{n}"))
-    kept = await store.journal(limit=1000)
-    assert [r.call_id for r in kept] == [f"c{n}" for n in range(total)]
-    assert all(r.ended_at is not None and r.started_at <= r.ended_at for r in kept)
-    assert [r.ended_at for r in kept] == sorted(r.ended_at for r in kept if r.ended_at is not None)
-
-
-async def test_calls_a_gone_registry_settled_stay_in_its_memory_store() -> None:
-    import gc
-
-    store = MemoryStore()
-    ctx = app(store=store)
-    await ctx.tools.execute(run("echo", {"text": "kept"}, call_id="only"))
-    await ctx.dispose()
-    del ctx
-    gc.collect()  # the journal (and its registry) are gone before anyone read the store
-    assert [r.call_id for r in await store.journal()] == ["only"]
-
-
 async def test_the_memory_store_is_a_bounded_ring() -> None:
     ctx = app(store=MemoryStore(max_records=5))
     for n in range(20):
