@@ -13,6 +13,7 @@ from dsh_tools.approval import (
     ApprovalRequest as ApprovalRequest,
     ApprovalService as ApprovalService,
     ApprovalVerdict as ApprovalVerdict,
+    DeferringApprovalService as DeferringApprovalService,
     PendingApproval as PendingApproval,
 )
 from dsh_tools.boot import (
@@ -72,6 +73,7 @@ from dsh_tools.outcome import (
     Outcome as Outcome,
 )
 from dsh_tools.errors import (
+    ApprovalExpiredError as ApprovalExpiredError,
     ApprovalPendingError as ApprovalPendingError,
     ApprovalStaleError as ApprovalStaleError,
     ApprovalUnavailableError as ApprovalUnavailableError,
@@ -80,9 +82,14 @@ from dsh_tools.errors import (
     CodeRuntimeBusyError as CodeRuntimeBusyError,
     HarnessError as HarnessError,
     OutputSchemaError as OutputSchemaError,
+    PayloadTooLargeError as PayloadTooLargeError,
+    QueueUnavailableError as QueueUnavailableError,
+    RecordTamperedError as RecordTamperedError,
     ToolAbortedError as ToolAbortedError,
     ToolArgsError as ToolArgsError,
+    ToolMismatchError as ToolMismatchError,
     ToolNotFoundError as ToolNotFoundError,
+    ToolOutcomeUnknownError as ToolOutcomeUnknownError,
     ToolOutputError as ToolOutputError,
     ToolTimeoutError as ToolTimeoutError,
 )

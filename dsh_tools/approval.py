@@ -32,6 +32,7 @@ __all__ = [
     "ApprovalRequest",
     "ApprovalService",
     "ApprovalVerdict",
+    "DeferringApprovalService",
     "PendingApproval",
 ]
 
@@ -64,6 +65,19 @@ class ApprovalService(Protocol):
     async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome: ...
 
 
+class DeferringApprovalService:
+    """Parks every request in the registry's store: a human decides later, from any process.
+
+    ``boot(approval="defer")`` provides one. The call settles
+    ``APPROVAL_PENDING`` with an approval id at once; a UI, the CLI
+    (``dsh-tools approvals``) or ``store.decide`` records the verdict, and
+    ``resume`` runs it (see ``docs/durability.md``).
+    """
+
+    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
+        return "deferred"
+
+
 class PendingApproval(Record):
     """A parked call waiting for a verdict (or to run after one): what ``pending_approvals()`` lists.
 
@@ -80,3 +94,8 @@ class PendingApproval(Record):
     created_at: float = 0.0
     parent_call_id: str | None = None
     decision: ApprovalDecision | None = None
+
+    @property
+    def tool_name(self) -> str:
+        """The parked call's tool (as ``InterruptedCall.tool_name`` reads)."""
+        return self.execution.name

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from typing import Literal
+
+from dsh_tools.approval import ApprovalService, DeferringApprovalService
 from dsh_tools.code_mode.runtime import CodeLanguage, CodeRuntime, language_of
 from dsh_tools.context.context import Context
-from dsh_tools.context.services import CODE_RUNTIME
+from dsh_tools.context.services import APPROVAL, CODE_RUNTIME
 from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED
@@ -32,6 +35,7 @@ def boot(
     max_parked_per_agent: int = DEFAULT_MAX_PARKED,
     lease_seconds: float = DEFAULT_LEASE_SECONDS,
     cancel_grace_ms: float = DEFAULT_GRACE_MS,
+    approval: Literal["defer"] | ApprovalService | None = None,
 ) -> Context:
     """A root context with ``SystemPrompt``, ``ToolRegistry``, ``RetryPolicy`` and (by default) ``TimeoutPolicy``.
 
@@ -50,7 +54,12 @@ def boot(
     ``None`` for a fresh ``MemoryStore``. ``max_parked_per_agent`` caps the
     calls one agent may have waiting for approval; ``lease_seconds`` is how
     long a claim on a parked call outlives its process (see ``docs/durability.md``).
+    ``approval="defer"`` provides a :class:`~dsh_tools.DeferringApprovalService`
+    (every ``Ask`` parks the call in the store for a human to decide later),
+    ``approval=<service>`` provides that service, ``None`` provides none (an
+    ``Ask`` is then denied).
     """
+    service = _approval_service(approval)
     language = language_of(code_runtime, code_language)
     if isinstance(store, str):
         store = open_store(store)
@@ -71,4 +80,19 @@ def boot(
         TimeoutPolicy(ctx)
     if code_runtime is not None:
         ctx.provide(CODE_RUNTIME, code_runtime)
+    if service is not None:
+        ctx.provide(APPROVAL, service)
     return ctx
+
+
+def _approval_service(approval: object) -> ApprovalService | None:
+    """``approval=`` as a service: ``"defer"`` parks every request; anything else must answer ``request``."""
+    if approval is None:
+        return None
+    if isinstance(approval, str):
+        if approval != "defer":
+            raise ValueError(f'approval must be "defer", an ApprovalService or None, got {approval!r}')
+        return DeferringApprovalService()
+    if not callable(getattr(approval, "request", None)):
+        raise TypeError(f'approval must be "defer", an ApprovalService or None, got {type(approval).__name__}')
+    return approval  # type: ignore[return-value]  # it has a request method: the Protocol's one member

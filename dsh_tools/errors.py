@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 __all__ = [
+    "ApprovalExpiredError",
     "ApprovalPendingError",
     "ApprovalStaleError",
     "ApprovalUnavailableError",
@@ -20,9 +21,14 @@ __all__ = [
     "CodeRuntimeBusyError",
     "HarnessError",
     "OutputSchemaError",
+    "PayloadTooLargeError",
+    "QueueUnavailableError",
+    "RecordTamperedError",
     "ToolAbortedError",
     "ToolArgsError",
+    "ToolMismatchError",
     "ToolNotFoundError",
+    "ToolOutcomeUnknownError",
     "ToolOutputError",
     "ToolTimeoutError",
     "safe_str",
@@ -188,3 +194,53 @@ class ReplayDivergedError(HarnessError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, "REPLAY_DIVERGED")
+
+
+class ToolOutcomeUnknownError(HarnessError):
+    """A call whose process stopped after its body may have started (``TOOL_OUTCOME_UNKNOWN``).
+
+    Nobody can say whether its effect happened, so the call is settled as
+    ``unknown`` rather than run again: a tool that may run twice says so with
+    ``idempotent=True``, and is then run again with the same idempotency key.
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f'tool "{name}" may or may not have taken effect: its process stopped before the call settled',
+            "TOOL_OUTCOME_UNKNOWN",
+        )
+
+
+class ApprovalExpiredError(HarnessError):
+    """A parked call nobody decided within the approval TTL (``APPROVAL_EXPIRED``); the body never ran."""
+
+    def __init__(self, name: str, ttl_seconds: float) -> None:
+        super().__init__(f'the approval of tool "{name}" expired after {int(ttl_seconds)} s', "APPROVAL_EXPIRED")
+
+
+class ToolMismatchError(HarnessError):
+    """A queued call whose worker resolves a different tool than the caller approved (``TOOL_MISMATCH``)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f'tool "{name}" on the worker differs from the one the caller approved', "TOOL_MISMATCH")
+
+
+class PayloadTooLargeError(HarnessError):
+    """A queued call whose arguments or result are past the queue's byte limit (``PAYLOAD_TOO_LARGE``)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the call's arguments or result exceed the queue's {limit}-byte limit", "PAYLOAD_TOO_LARGE")
+
+
+class RecordTamperedError(HarnessError):
+    """A stored program or parked call whose digest does not match what was read back (``RECORD_TAMPERED``)."""
+
+    def __init__(self) -> None:
+        super().__init__("the stored record of this call does not match its digest; nothing ran", "RECORD_TAMPERED")
+
+
+class QueueUnavailableError(HarnessError):
+    """A queued call whose queue could not be reached (``QUEUE_UNAVAILABLE``)."""
+
+    def __init__(self, queue: str, reason: str) -> None:
+        super().__init__(f'queue "{queue}" is not reachable: {reason}', "QUEUE_UNAVAILABLE")

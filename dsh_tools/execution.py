@@ -10,6 +10,7 @@ the outcome every path ends in, validated before observers see it.
 from __future__ import annotations
 
 import math
+import secrets
 from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn, Protocol
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from dsh_tools.signals import AbortSignal
 
 __all__ = [
+    "IDEMPOTENCY_KEY_MAX",
     "HookContext",
     "MessageSource",
     "PluginSource",
@@ -38,6 +40,14 @@ __all__ = [
 ]
 
 _MINT: Final = object()
+
+IDEMPOTENCY_KEY_MAX: Final = 255
+"""The longest ``idempotency_key`` a caller may give (an HTTP header and a database key both hold it)."""
+
+
+def mint_idempotency_key() -> str:
+    """A fresh key: 128 random bits as 32 hex digits."""
+    return secrets.token_hex(16)
 
 
 class ProgressChannel(Protocol):
@@ -115,7 +125,7 @@ class UnparsedArguments(Record):
 class ToolExecutionInput(Record):
     """A caller's description of one call. Accepts anything; ``execute`` judges it."""
 
-    _wire_skip = frozenset({"agent", "parent", "signal"})
+    _wire_skip = frozenset({"agent", "parent", "signal", "idempotency_key"})
 
     call_id: str
     name: str
@@ -123,10 +133,19 @@ class ToolExecutionInput(Record):
     agent: Agent | None = None
     parent: ToolExecutionToken | None = None
     signal: AbortSignal | None = None
+    idempotency_key: str | None = None
+    """The call's key across retries, resumes and workers; minted at admission when not given."""
 
 
 class ToolExecution(Record):
-    """The pipeline-owned call: immutable identity plus the operational ``signal``."""
+    """The pipeline-owned call: immutable identity plus the operational ``signal``.
+
+    ``idempotency_key`` is the same for the call across retries, resumes,
+    replays, recoveries and workers, and differs between calls (it carries at
+    least 128 random bits unless the caller chose it): a body forwards it to
+    whatever it changes (an HTTP ``Idempotency-Key`` header, a payment API's
+    key), so a call run twice takes effect once. See ``docs/durability.md``.
+    """
 
     _json_fields = frozenset({"arguments"})
     token: ToolExecutionToken
@@ -136,6 +155,7 @@ class ToolExecution(Record):
     agent: Agent | None = None
     parent: ToolExecutionToken | None = None
     signal: AbortSignal | None = None
+    idempotency_key: str = ""
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Tell ``tools/progress`` listeners how far this call got (rate-limited; dropped once it settled).

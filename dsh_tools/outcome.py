@@ -29,8 +29,15 @@ Outcome: TypeAlias = Literal[
     "blocked",
     "timeout",
     "aborted",
+    "unknown",
+    "approval-expired",
 ]
-"""How a settled call ended (``ToolExecutionResult.outcome`` and ``CallRecord.outcome``)."""
+"""How a settled call ended (``ToolExecutionResult.outcome`` and ``CallRecord.outcome``).
+
+A ``match`` over it that is exhaustive (mypy's ``assert_never``) needs every
+case: ``"unknown"`` (a call whose process stopped mid-body) and
+``"approval-expired"`` came in the fourth round.
+"""
 
 RecordOutcome: TypeAlias = Outcome | Literal["running"]
 """A journal record's outcome: an :data:`Outcome`, or ``"running"`` until the call settles."""
@@ -47,6 +54,8 @@ OUTCOME_BY_CODE: Final[Mapping[str, Outcome]] = MappingProxyType(
         "TOOL_TIMEOUT": "timeout",
         "ABORTED": "aborted",
         "ABORTED_BEFORE_DISPATCH": "aborted",
+        "TOOL_OUTCOME_UNKNOWN": "unknown",
+        "APPROVAL_EXPIRED": "approval-expired",
     }
 )
 """The one table of error codes to outcomes; every other code of an error result is ``"error"``."""

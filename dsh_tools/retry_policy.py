@@ -33,6 +33,7 @@ from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import ExecuteNext
 from dsh_tools.context.context import Context
+from dsh_tools.pipeline.effects import may_run_again, not_retried
 from dsh_tools.pipeline.plan import Attempt, CallPlan
 from dsh_tools.retry import Retry
 from dsh_tools.tool_types import RegisteredTool
@@ -83,6 +84,8 @@ class RetryPolicy:
                     plan.state.attempt = None
             if number >= retry.attempts or not _retriable(execution, retry, attempt, result):
                 return with_attempts(result, number)
+            if not may_run_again(plan.state if plan is not None else None, tool):  # type: ignore[arg-type]
+                return not_retried(result, execution.name)  # an approved effect runs at most once
             if plan is not None:
                 plan.tell_retrying(execution, number, result)
             if not await self._backoff(execution.signal, retry.delay_ms(number)):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 import math
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, cast
 
 from dsh_tools.content import ContentBlock, ToolOutput
 from dsh_tools.json_values import FrozenJson, JsonValue
@@ -23,11 +23,14 @@ if TYPE_CHECKING:
     from dsh_tools.presentation import ToolCallView, ToolResult, ToolResultView
 
 __all__ = [
+    "NeedsApproval",
     "RegisteredTool",
     "RenderValue",
     "ToolBody",
     "ToolDefinition",
     "ToolSchema",
+    "check_idempotent",
+    "check_needs_approval",
     "check_timeout_ms",
     "check_tool_name",
     "describe_value",
@@ -38,6 +41,9 @@ ToolBody = Callable[[Any, "ToolExecution"], Awaitable[Sequence[ContentBlock] | T
 
 RenderValue = Callable[[Any, Any], Sequence[ContentBlock]]
 """A typed tool's ``render(args, value)``: the model-facing content of a value."""
+
+NeedsApproval: TypeAlias = "bool | Callable[[ToolExecution], bool | Awaitable[bool]]"
+"""``needs_approval``: ``True``, or read per call from the validated call (sync or async)."""
 
 
 class ToolSchema(Record):
@@ -59,7 +65,10 @@ class ToolDefinition(Protocol):
     it makes the content itself. ``is_concurrency_safe(args) -> bool``
     (synchronous and pure; only an exact ``True`` lets the call's dispatch
     overlap its siblings'). ``retry: Retry | None`` (``RetryPolicy`` runs a
-    failing body again as it says).
+    failing body again as it says). ``idempotent: bool`` (a call may run
+    twice to the effect of once), ``needs_approval`` (:data:`NeedsApproval`)
+    and ``validate(args) -> list[str]`` (the violations of ``args``; a tool
+    that needs approval has its calls validated before anyone is asked).
     """
 
     @property
@@ -92,6 +101,9 @@ class RegisteredTool(Record):
             "freeze_output",
             "is_concurrency_safe",
             "retry",
+            "idempotent",
+            "needs_approval",
+            "validate",
         }
     )
     name: str
@@ -107,6 +119,10 @@ class RegisteredTool(Record):
     freeze_output: Callable[[object], object] | None = None
     is_concurrency_safe: Callable[[Any], object] | None = None
     retry: Retry | None = None
+    idempotent: bool = False
+    needs_approval: NeedsApproval = False
+    validate: Callable[[Any], object] | None = None
+    """The definition's own argument check (``validate(args) -> list[str]`` of violations), if it has one."""
 
     @property
     def schema(self) -> ToolSchema:
@@ -131,6 +147,23 @@ def check_tool_name(name: object) -> str:
     if has_lone_surrogate(name):
         raise ValueError(f"tool name must be Unicode text, got {ascii(name)} (a lone surrogate)")
     return name
+
+
+def check_idempotent(idempotent: object, tool: str) -> bool:
+    """``idempotent`` is an exact ``bool`` (a truthy object is no promise that a call may run twice)."""
+    if type(idempotent) is not bool:
+        raise TypeError(f'tool "{tool}": idempotent must be True or False, got {describe_value(idempotent)}')
+    return idempotent
+
+
+def check_needs_approval(needs_approval: object, tool: str) -> NeedsApproval:
+    """``needs_approval`` is ``True``, ``False`` or a callable ``(execution) -> bool | Awaitable[bool]``."""
+    if type(needs_approval) is bool or (needs_approval is not None and callable(needs_approval)):
+        return cast(NeedsApproval, needs_approval)
+    raise TypeError(
+        f'tool "{tool}": needs_approval must be True, False or a callable (execution) -> bool, '
+        f"got {describe_value(needs_approval)}"
+    )
 
 
 def check_timeout_ms(timeout_ms: object, tool: str) -> float | None:

@@ -131,8 +131,10 @@ class _Run:
                     if recorded.is_error:
                         raise CodeDispatchError(recorded.text)
                     return recorded.value if typed else recorded.text
+            # A sub-call's key is its program's and its number: the same call of a rerun has the same key.
             sub_call = ToolExecutionInput(
-                sub_id, name, frozen, self.outer.agent, self.outer.token, self.controller.signal
+                sub_id, name, frozen, self.outer.agent, self.outer.token, self.controller.signal,
+                f"{self.outer.idempotency_key}:{number}" if self.outer.idempotency_key else None,
             )
             self.numbers[sub_id] = (number, name)
             task = asyncio.ensure_future(self._dispatch(sub_call, self._submit(sub_call), number, typed))
@@ -199,7 +201,7 @@ class _Run:
         resumes = self.replay.program.resumes + 1 if self.replay is not None else 0
         calls = tuple(self.recorded[n] for n in sorted(self.recorded) if n != self.parked.number)
         program = ParkedProgram(self.outer.call_id, code, calls, self.parked.number, self.parked.name, resumes)
-        return program.set(seed=seed, clock=tuple(clock))
+        return program.set(seed=seed, clock=tuple(clock), run_key=self.outer.idempotency_key or None)
 
     def image_context(self) -> HookContext | None:
         """The content of the sub-calls that returned images, in dispatch order, or ``None``."""

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from dsh_tools.code_mode import RUN_CODE_NAME
-from dsh_tools.execution import ToolExecution, ToolExecutionResult
+from dsh_tools.execution import ToolExecution, ToolExecutionResult, mint_idempotency_key
 from dsh_tools.json_values import JsonValue, dumps, freeze_json, thaw_json
 from dsh_tools.pipeline.plan import CallPlan, plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
@@ -77,12 +77,14 @@ class ParkedProgram(Record):
     resumes: int = 0
     seed: int | None = None
     clock: tuple[float, ...] = ()
+    run_key: str | None = None
+    """The ``run_code`` call's idempotency key: its rerun keeps it (and so do its sub-calls')."""
 
     def wire(self) -> dict[str, object]:
         return {
             "runCallId": self.run_call_id, "code": self.code, "calls": [call.wire() for call in self.calls],
             "waiting": self.waiting, "waitingName": self.waiting_name, "resumes": self.resumes,
-            "seed": self.seed, "clock": list(self.clock),
+            "seed": self.seed, "clock": list(self.clock), "runKey": self.run_key,
         }
 
     @classmethod
@@ -97,7 +99,8 @@ class ParkedProgram(Record):
             )
             clock = tuple(float(t) for t in data.get("clock", ()))
             program = cls(data["runCallId"], data["code"], calls, data["waiting"], data["waitingName"], data["resumes"])
-            return program.set(seed=data.get("seed"), clock=clock)
+            run_key = data.get("runKey")
+            return program.set(seed=data.get("seed"), clock=clock, run_key=run_key if type(run_key) is str else None)
         except (AssertionError, KeyError, TypeError, ValueError):
             return None
 
@@ -167,7 +170,10 @@ async def resume_program(
         return sub_result
     approved = RecordedCall.of(program.waiting, parked.tool_name, parked.arguments, sub_result)
     code = freeze_json({"code": program.code}).unwrap()
-    run = ToolExecution(registry.mint_token(), program.run_call_id, RUN_CODE_NAME, code, execution.agent, signal=execution.signal)
+    run = ToolExecution(
+        registry.mint_token(), program.run_call_id, RUN_CODE_NAME, code, execution.agent, signal=execution.signal,
+        idempotency_key=program.run_key or mint_idempotency_key(),
+    )
     plan = plan_call(registry, run)
     plan.state.replay = Replay(program, approved)  # the rerun's bindings consult it (``replay_for``)
     plan.state.approval_id = parked.approval_id

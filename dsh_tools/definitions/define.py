@@ -37,7 +37,7 @@ from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import FrozenDict, FrozenJson, JsonValue, freeze_json, thaw_json
 from dsh_tools.record import Record
 from dsh_tools.retry import Retry, check_retry
-from dsh_tools.tool_types import check_timeout_ms, check_tool_name
+from dsh_tools.tool_types import NeedsApproval, check_idempotent, check_needs_approval, check_timeout_ms, check_tool_name
 from dsh_tools.presentation import (
     DiffCallView,
     DiffResultView,
@@ -69,7 +69,7 @@ def _identity(args: object) -> object:
     return args
 
 
-_SETTABLE: Final = frozenset({"name", "description", "timeout_ms", "retry"})
+_SETTABLE: Final = frozenset({"name", "description", "timeout_ms", "retry", "idempotent", "needs_approval"})
 """What :meth:`DefinedTool.set` may replace: the fields nothing else is derived from."""
 
 
@@ -100,6 +100,8 @@ class DefinedTool(Record, Generic[A]):
     args_type: type | None
     timeout_ms: float | None
     retry: Retry | None
+    idempotent: bool
+    needs_approval: NeedsApproval
     output_schema: FrozenDict[str, FrozenJson] | None
     body: Callable[[A, ToolExecution], Awaitable[Any]]
     validator: Callable[[object], list[str]]
@@ -115,7 +117,8 @@ class DefinedTool(Record, Generic[A]):
     if not TYPE_CHECKING:
 
         def set(self, *args, **kwargs):
-            """A copy with some of ``name``, ``description``, ``timeout_ms``, ``retry`` replaced, checked as ``define_tool`` checks them.
+            """A copy with some of ``name``, ``description``, ``timeout_ms``, ``retry``, ``idempotent``,
+            ``needs_approval`` replaced, checked as ``define_tool`` checks them.
 
             The other fields are derived together from the spec and the
             author's callables (``parameters`` and ``validator`` from ``spec``,
@@ -129,6 +132,8 @@ class DefinedTool(Record, Generic[A]):
             name = check_tool_name(changes.get("name", self.name))
             check_timeout_ms(changes.get("timeout_ms", self.timeout_ms), name)
             check_retry(changes.get("retry", self.retry), name)
+            check_idempotent(changes.get("idempotent", self.idempotent), name)
+            check_needs_approval(changes.get("needs_approval", self.needs_approval), name)
             return super().set(**changes)
 
         def evolver(self):
@@ -224,6 +229,8 @@ def define_tool(
     render: None = None,
     timeout_ms: float | None = None,
     retry: Retry | None = None,
+    idempotent: bool = False,
+    needs_approval: NeedsApproval = False,
     present_call: _CallPresenter[A] = None,
     present_result: _ResultPresenter[A] = None,
     is_concurrency_safe: Callable[[A], bool] | None = None,
@@ -241,6 +248,8 @@ def define_tool(
     render: Callable[[A, O], Sequence[ContentBlock]] | None = None,
     timeout_ms: float | None = None,
     retry: Retry | None = None,
+    idempotent: bool = False,
+    needs_approval: NeedsApproval = False,
     present_call: _CallPresenter[A] = None,
     present_result: _ResultPresenter[A] = None,
     is_concurrency_safe: Callable[[A], bool] | None = None,
@@ -258,6 +267,8 @@ def define_tool(
     render: Callable[[A, JsonValue], Sequence[ContentBlock]] | None = None,
     timeout_ms: float | None = None,
     retry: Retry | None = None,
+    idempotent: bool = False,
+    needs_approval: NeedsApproval = False,
     present_call: _CallPresenter[A] = None,
     present_result: _ResultPresenter[A] = None,
     is_concurrency_safe: Callable[[A], bool] | None = None,
@@ -275,6 +286,8 @@ def define_tool(
     render: None = None,
     timeout_ms: float | None = None,
     retry: Retry | None = None,
+    idempotent: bool = False,
+    needs_approval: NeedsApproval = False,
     present_call: _CallPresenter[_SpecArgs] = None,
     present_result: _ResultPresenter[_SpecArgs] = None,
     is_concurrency_safe: Callable[[_SpecArgs], bool] | None = None,
@@ -292,6 +305,8 @@ def define_tool(
     render: Callable[[_SpecArgs, O], Sequence[ContentBlock]] | None = None,
     timeout_ms: float | None = None,
     retry: Retry | None = None,
+    idempotent: bool = False,
+    needs_approval: NeedsApproval = False,
     present_call: _CallPresenter[_SpecArgs] = None,
     present_result: _ResultPresenter[_SpecArgs] = None,
     is_concurrency_safe: Callable[[_SpecArgs], bool] | None = None,
@@ -309,6 +324,8 @@ def define_tool(
     render: Callable[[_SpecArgs, JsonValue], Sequence[ContentBlock]] | None = None,
     timeout_ms: float | None = None,
     retry: Retry | None = None,
+    idempotent: bool = False,
+    needs_approval: NeedsApproval = False,
     present_call: _CallPresenter[_SpecArgs] = None,
     present_result: _ResultPresenter[_SpecArgs] = None,
     is_concurrency_safe: Callable[[_SpecArgs], bool] | None = None,
@@ -326,6 +343,8 @@ def define_tool(
     render: Callable[[Any, Any], Sequence[ContentBlock]] | None = None,
     timeout_ms: float | None = None,
     retry: Retry | None = None,
+    idempotent: bool = False,
+    needs_approval: NeedsApproval = False,
     present_call: Callable[[Any], ToolCallView | None] | None = None,
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None,
     is_concurrency_safe: Callable[[Any], bool] | None = None,
@@ -349,6 +368,13 @@ def define_tool(
     :class:`~dsh_tools.retry_policy.Retry` says (each attempt within
     ``timeout_ms``); a ``retry`` that is not a ``Retry`` is a ``TypeError``.
 
+    ``idempotent=True`` says that running a call twice has the effect of
+    running it once (its body forwards ``exec.idempotency_key`` to whatever it
+    changes): only such a tool's approved call is retried, and only such a
+    call is run again after its process stopped mid-body. ``needs_approval``
+    (``True``, or ``(exec) -> bool`` sync or async) makes the pre-execute
+    waterfall's default decision ``Ask``: see ``docs/policies.md``.
+
     ``is_concurrency_safe(args) -> bool`` opts a call into overlapping its
     siblings in ``execute_batch`` and Code Mode ``Promise.all``: answer
     ``True`` only when running this call at the same time as *any* other
@@ -360,6 +386,8 @@ def define_tool(
         raise ValueError(f'tool "{name}": description must be a str, got {type(description).__name__}')
     check_timeout_ms(timeout_ms, name)
     check_retry(retry, name)
+    check_idempotent(idempotent, name)
+    check_needs_approval(needs_approval, name)
     if not callable(execute):
         raise TypeError(f'tool "{name}": execute must be callable')
     callbacks: dict[str, object] = {
@@ -394,6 +422,8 @@ def define_tool(
         args_type=args,
         timeout_ms=timeout_ms,
         retry=retry,
+        idempotent=idempotent,
+        needs_approval=needs_approval,
         output_schema=output_schema,  # type: ignore[arg-type]
         body=execute,
         validator=compile_spec(spec),

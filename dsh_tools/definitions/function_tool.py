@@ -45,6 +45,7 @@ from dsh_tools.errors import OutputSchemaError, ToolOutputError
 from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import JsonValue, thaw_json
 from dsh_tools.retry import Retry
+from dsh_tools.tool_types import NeedsApproval
 
 if TYPE_CHECKING:
     from dsh_tools.context.context import Agent
@@ -83,6 +84,8 @@ def tool(
     is_concurrency_safe: ConcurrencySafety | None = None,
     output: object = None,
     retry: Retry | None = None,
+    idempotent: bool = False,
+    needs_approval: NeedsApproval = False,
 ) -> Callable[[F], FunctionTool[F]]: ...
 
 
@@ -96,6 +99,8 @@ def tool(
     is_concurrency_safe: ConcurrencySafety | None = None,
     output: object = None,
     retry: Retry | None = None,
+    idempotent: bool = False,
+    needs_approval: NeedsApproval = False,
 ) -> FunctionTool[Any] | Callable[[Callable[..., Any]], FunctionTool[Any]]:
     """Turn a typed function into a tool: ``@tool`` or ``@tool(name=..., description=..., ...)``.
 
@@ -125,7 +130,8 @@ def tool(
       decides per call from the validated arguments (a mapping of parameter
       name to value), as ``define_tool``'s does.
     * ``retry=Retry(attempts, ...)`` runs a failing body again, as
-      ``define_tool``'s does.
+      ``define_tool``'s does; ``idempotent`` and ``needs_approval`` mean what
+      they mean there.
 
     Raises at decoration time: ``TypeError`` naming the parameter for an
     unsupported or missing annotation, ``*args``/``**kwargs`` or a misdeclared
@@ -142,6 +148,8 @@ def tool(
         is_concurrency_safe=is_concurrency_safe,
         output=output,
         retry=retry,
+        idempotent=idempotent,
+        needs_approval=needs_approval,
     )
     return decorate if fn is None else decorate(fn)
 
@@ -155,6 +163,8 @@ def _function_tool(
     is_concurrency_safe: ConcurrencySafety | None,
     output: object,
     retry: Retry | None,
+    idempotent: bool,
+    needs_approval: NeedsApproval,
 ) -> FunctionTool[Any]:
     signature = read_function(fn, needs_return=output is None)
     tool_name = fn.__name__ if name is None else name
@@ -172,6 +182,8 @@ def _function_tool(
             timeout_ms=timeout_ms,
             is_concurrency_safe=_classifier(is_concurrency_safe),
             retry=retry,
+            idempotent=idempotent,
+            needs_approval=needs_approval,
         )
     except (TypeError, OutputSchemaError) as error:
         if output is not None or signature.output_kind == "content":

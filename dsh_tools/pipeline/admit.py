@@ -12,7 +12,7 @@ from __future__ import annotations
 from returns.result import Failure, Result, Success
 
 from dsh_tools.errors import ToolArgsError
-from dsh_tools.execution import ToolExecution, ToolExecutionInput, UnparsedArguments
+from dsh_tools.execution import IDEMPOTENCY_KEY_MAX, ToolExecution, ToolExecutionInput, UnparsedArguments, mint_idempotency_key
 from dsh_tools.context.context import Agent
 from dsh_tools.json_values import freeze_json
 from dsh_tools.json_walk import has_lone_surrogate, unicode_text
@@ -41,8 +41,12 @@ def admit(host: PipelineHost, call: ToolExecutionInput) -> Result[ToolExecution,
         else:
             name = unicode_text(call.name)  # a lone surrogate names no tool: as text, the call settles UNKNOWN_TOOL
             carried = {"arguments": frozen.unwrap()}  # frozen just now: the record takes it without a second look
+            key = call.idempotency_key or mint_idempotency_key()
             return Success(
-                ToolExecution._carrying(carried, host.mint_token(), call.call_id, name, agent=call.agent, parent=parent, signal=call.signal)
+                ToolExecution._carrying(
+                    carried, host.mint_token(), call.call_id, name, agent=call.agent, parent=parent, signal=call.signal,
+                    idempotency_key=key,
+                )
             )
     return _reject(host, call, problem, drop_parent=forged)
 
@@ -62,6 +66,7 @@ def _unparsed(host: PipelineHost, call: ToolExecutionInput, unparsed: UnparsedAr
         call.agent,
         call.parent,
         call.signal,
+        _given_key(call) or mint_idempotency_key(),
     )
     reason = problem if type(problem) is str else "the arguments could not be read"
     return Failure(Settled(execution, exception_result(call.call_id, ToolArgsError((reason,)))))
@@ -83,7 +88,17 @@ def identity_problem(call: ToolExecutionInput) -> str | None:
         return f"agent must be an Agent, got {type(agent).__name__}"
     if signal is not None and type(signal) is not AbortSignal:
         return f"signal must be an AbortSignal, got {type(signal).__name__}"
+    key: object = call.idempotency_key
+    if key is not None and (type(key) is not str or not key or len(key) > IDEMPOTENCY_KEY_MAX or has_lone_surrogate(key)):
+        return f"idempotency_key must be a non-empty str of at most {IDEMPOTENCY_KEY_MAX} characters (Unicode text)"
     return None
+
+
+def _given_key(call: ToolExecutionInput) -> str | None:
+    """The caller's key when it is one :func:`identity_problem` accepts (a rejected call gets a fresh one)."""
+    key: object = call.idempotency_key
+    ok = type(key) is str and key and len(key) <= IDEMPOTENCY_KEY_MAX and not has_lone_surrogate(key)
+    return key if ok else None  # type: ignore[return-value]
 
 
 def _reject(
@@ -99,6 +114,7 @@ def _reject(
         call.agent if call is not None and _is_agent(call.agent) else None,
         None if call is None or drop_parent else call.parent,
         call.signal if call is not None and type(call.signal) is AbortSignal else None,
+        (_given_key(call) if call is not None else None) or mint_idempotency_key(),
     )
     return Failure(Settled(execution, error_result(call_id, f"invalid tool call: {problem}")))
 

@@ -27,6 +27,7 @@ from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecution
 from dsh_tools.pipeline.admit import admit
 from dsh_tools.pipeline.cancellation import FATAL, CallerScope, cancel_requested
 from dsh_tools.pipeline.dispatch import dispatch
+from dsh_tools.pipeline.effects import maybe_took_effect
 from dsh_tools.pipeline.guards import check_guards
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.observe import finalize, notify_result
@@ -124,18 +125,17 @@ async def dispatch_call(host: PipelineHost, execution: ToolExecution) -> ToolExe
         if not cancel_requested():
             raise
         code: AbortCode = "ABORTED" if plan.state.body_started else "ABORTED_BEFORE_DISPATCH"
-        return aborted_result(execution, code, CANCELLED)
+        return maybe_took_effect(plan.state, plan.tool, aborted_result(execution, code, CANCELLED))
     finally:
         if tokens is not None:
             _end_dispatch(plan, tokens)
-    if result.is_error:
-        return result
-    signal = execution.signal
-    if signal is not None and signal.aborted:
-        return aborted_result(execution, "ABORTED", signal.reason)
-    if cancel_requested():
-        return aborted_result(execution, "ABORTED", CANCELLED)
-    return result
+    if not result.is_error:
+        signal = execution.signal
+        if signal is not None and signal.aborted:
+            result = aborted_result(execution, "ABORTED", signal.reason)
+        elif cancel_requested():
+            result = aborted_result(execution, "ABORTED", CANCELLED)
+    return maybe_took_effect(plan.state, plan.tool, result) if plan.state.approved else result
 
 
 def _end_dispatch(plan: CallPlan, tokens: Sequence[object]) -> None:

@@ -13,7 +13,7 @@ must not be talked out of a failure by its own members.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Generic, NamedTuple, NoReturn, TypeVar
 
 from returns.result import Failure, Result, Success
@@ -56,12 +56,17 @@ async def run_fail_closed(
     check: Callable[[object], Result[T, str]],
     event: str,
     logger: logging.Logger,
+    decide_default: Callable[[], Awaitable[T]] | None = None,
 ) -> Result[T, StageFailure]:
-    """Run a decision waterfall around ``default``; the first failure is the chain's (fail closed)."""
+    """Run a decision waterfall around ``default``; the first failure is the chain's (fail closed).
+
+    ``decide_default``, when given, answers instead of ``default`` (read only
+    when a listener's ``next()`` reaches the bottom of the chain).
+    """
     failures: list[StageFailure] = []
 
     async def base(*_: object) -> T:
-        return default
+        return default if decide_default is None else await decide_default()
 
     def stick(failure: StageFailure) -> NoReturn:
         failures.append(failure)

@@ -26,6 +26,7 @@ from dsh_tools.off_loop import off_loop
 from dsh_tools.pipeline.cancellation import cancel_requested, propagate_if_fatal
 from dsh_tools.pipeline.checks import check_result
 from dsh_tools.pipeline.containment import Contain
+from dsh_tools.pipeline.effects import second_start
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.orphans import Orphans
 from dsh_tools.pipeline.outcomes import aborted_result, exception_result
@@ -104,6 +105,9 @@ async def invoke_tool(host: PipelineHost, execution: ToolExecution) -> ToolExecu
         execution = execution.set(signal=state.fallback_signal())
     elif signal.aborted:
         return aborted_result(execution, "ABORTED_BEFORE_DISPATCH", signal.reason)
+    again = second_start(state, tool, call_id) if state.body_starts else None
+    if again is not None:
+        return again  # an approved effect runs at most once unless its tool is idempotent
     state.body_started = True
     state.body_starts += 1
     attempt = state.attempt  # a retry wrapper's view of this run of the body
@@ -117,11 +121,17 @@ async def invoke_tool(host: PipelineHost, execution: ToolExecution) -> ToolExecu
         if attempt is not None:
             attempt.raised = error
         propagate_if_fatal(error)
-        return exception_result(call_id, error)
+        result = exception_result(call_id, error)
+        if state.approved:
+            state.first_result = result
+        return result
     finally:
         if attempt is not None:
             attempt.running = False
-    return await off_loop(is_large_value(tool, output), tool_result, tool, execution, output)
+    result = await off_loop(is_large_value(tool, output), tool_result, tool, execution, output)
+    if state.approved:
+        state.first_result = result  # what a second start of an at-most-once call returns
+    return result
 
 
 _FALLBACK_ORPHANS: Final = Orphans()

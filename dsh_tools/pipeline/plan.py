@@ -44,7 +44,7 @@ from dsh_tools.tool_types import RegisteredTool
 if TYPE_CHECKING:
     from dsh_tools.approval import ApprovalService
     from dsh_tools.context.context import Agent
-    from dsh_tools.execution import ToolProgress, ToolExecutionResult
+    from dsh_tools.execution import ToolExecutionResult, ToolProgress
     from dsh_tools.pipeline.probe import CallProbe
 
 __all__ = ["Attempt", "CallPlan", "CallState", "plan_call", "plan_of"]
@@ -76,6 +76,8 @@ class CallState:
     __slots__ = (
         "body_started",
         "body_starts",
+        "approved",
+        "first_result",
         "attempt",
         "dispatched",
         "last_report",
@@ -95,6 +97,10 @@ class CallState:
         """The body was started at least once (an interrupted call is ``ABORTED``, not ``ABORTED_BEFORE_DISPATCH``)."""
         self.body_starts = 0
         """How many times the body was started (retries, a wrapper calling ``next()`` twice)."""
+        self.approved = False
+        """The call was approved (``allowed-once`` from a service, a resume, or a remembered rule)."""
+        self.first_result: ToolExecutionResult | None = None
+        """The first run's result, kept for an approved call that may start only once (:mod:`.effects`)."""
         self.attempt: Attempt | None = None
         """The attempt a retry wrapper is watching, if any."""
         self.dispatched: ToolExecution | None = None

@@ -9,6 +9,7 @@ continues only on ``"allowed-once"``; ``"deferred"`` parks the call for a later
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Final
 
 from returns.result import Failure, Result, Success
@@ -16,6 +17,7 @@ from returns.result import Failure, Result, Success
 from dsh_tools.approval import ApprovalRequest
 from dsh_tools.decisions import Allow, Ask, Deny, PreToolDecision
 from dsh_tools.execution import ToolExecution
+from dsh_tools.pipeline.approval_needed import default_decision, invalid_arguments
 from dsh_tools.pipeline.checks import check_pre_decision
 from dsh_tools.pipeline.containment import run_fail_closed
 from dsh_tools.pipeline.host import PipelineHost
@@ -32,11 +34,30 @@ _ALLOWED: Final[Result[PreToolDecision, StageFailure]] = Success(_ALLOW)  # immu
 
 
 async def run_pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[PreToolDecision, StageFailure]:
-    """Run the ``tools/pre-execute`` waterfall (default: ``Allow()``)."""
-    listeners = host.pre if type(host) is CallPlan else host.events.listeners(EVENT, execution.agent)
+    """Run the ``tools/pre-execute`` waterfall (default: ``Allow()``, or ``Ask`` for a tool that needs approval).
+
+    A tool declared ``needs_approval`` has its call's arguments validated
+    first (invalid ones fail as ``INVALID_ARGS``, and nobody is asked); then
+    the waterfall's *default* becomes ``Ask('tool "NAME" needs approval')``
+    (see :func:`~dsh_tools.pipeline.approval_needed.default_decision`). A
+    listener's own decision wins: ``Deny`` and ``Ask`` as they are, and an
+    explicit ``Allow`` lifts the default.
+    """
+    if type(host) is CallPlan:
+        listeners, tool = host.pre, host.tool
+    else:
+        listeners, tool = host.events.listeners(EVENT, execution.agent), host.resolve(execution.name, execution.agent)
+    if tool is None or tool.needs_approval is False:
+        if not listeners:
+            return _ALLOWED
+        return await run_fail_closed(listeners, (execution,), _ALLOW, check_pre_decision, EVENT, host.logger)
+    invalid = invalid_arguments(tool, execution)
+    if invalid is not None:
+        return Failure(invalid)
+    decide_default = partial(default_decision, tool, execution, host.logger)
     if not listeners:
-        return _ALLOWED
-    return await run_fail_closed(listeners, (execution,), _ALLOW, check_pre_decision, EVENT, host.logger)
+        return Success(await decide_default())
+    return await run_fail_closed(listeners, (execution,), _ALLOW, check_pre_decision, EVENT, host.logger, decide_default)
 
 
 async def decide(
@@ -75,6 +96,8 @@ async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -
         return failed(execution, StageFailure(f"approval service returned {type(outcome).__name__}, not a known outcome"))
     if outcome == "deferred":
         return await park(host, execution, ask.reason)
+    if outcome == "allowed-once" and type(host) is CallPlan:
+        host.state.approved = True
     return settle_verdict(execution, outcome)
 
 

@@ -19,6 +19,7 @@ from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.pipeline.compose import Gate, continue_call
 from dsh_tools.pipeline.guards import check_guards
 from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.pipeline.plan import plan_call
 from dsh_tools.pipeline.verdicts import settle_verdict
 
 __all__ = ["AFTER_APPROVAL", "resume_call"]
@@ -30,5 +31,12 @@ AFTER_APPROVAL: tuple[Gate, ...] = (check_guards,)
 async def resume_call(
     host: PipelineHost, execution: ToolExecution, verdict: str, *, gates: Sequence[Gate] = AFTER_APPROVAL
 ) -> ToolExecutionResult:
-    """Settle ``verdict`` for a parked ``execution`` and run what follows approval; never raises for a participant."""
+    """Settle ``verdict`` for a parked ``execution`` and run what follows approval; never raises for a participant.
+
+    ``host`` is the call's plan when the registry resumes (so the call is
+    known to be approved); any other host is planned here.
+    """
+    if verdict == "allowed-once":
+        host = plan_call(host, execution)
+        host.state.approved = True
     return await continue_call(host, settle_verdict(execution, verdict), gates)

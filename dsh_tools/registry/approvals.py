@@ -32,7 +32,7 @@ import orjson
 
 from dsh_tools.approval import PendingApproval
 from dsh_tools.errors import ApprovalStaleError, ApprovalUnavailableError, safe_str
-from dsh_tools.execution import ToolExecution, ToolExecutionResult
+from dsh_tools.execution import ToolExecution, mint_idempotency_key, ToolExecutionResult
 from dsh_tools.context.context import Agent, live_agent
 from dsh_tools.json_values import FrozenJson, JsonValue, thaw_json
 from dsh_tools.pipeline.outcomes import Settled, exception_result
@@ -109,6 +109,7 @@ class ParkingLot:
             output_schema=tool.output_schema,
             card=_card(tool, execution.arguments),
             parent_call_id=parent,
+            idempotency_key=execution.idempotency_key,
         )
         try:
             kept = await self.store.park(call, max_per_agent=self.max_per_agent)
@@ -127,7 +128,10 @@ class ParkingLot:
     def pending(self, tools: ToolRegistry, parked: ParkedCall) -> PendingApproval:
         """The registry's view of a stored parked call (``execution.agent`` is ``None`` if no live agent holds it)."""
         agent = live_agent(tools.context, parked.agent_id)
-        execution = ToolExecution(tools.mint_token(), parked.call_id, parked.tool_name, cast(FrozenJson, parked.arguments), agent)
+        execution = ToolExecution(
+            tools.mint_token(), parked.call_id, parked.tool_name, cast(FrozenJson, parked.arguments), agent,
+            idempotency_key=parked_key(parked),
+        )
         return PendingApproval(
             parked.approval_id,
             execution,
@@ -184,3 +188,8 @@ def decided_arguments(parked: ParkedCall) -> FrozenJson:
     if decision is not None and decision.arguments is not None:
         return cast(FrozenJson, decision.arguments)
     return cast(FrozenJson, parked.arguments)
+
+
+def parked_key(parked: ParkedCall) -> str:
+    """The idempotency key the call had when it parked (a record from before keys were kept gets a fresh one)."""
+    return parked.idempotency_key or mint_idempotency_key()

@@ -22,7 +22,7 @@ from dsh_tools.pipeline.compose import continue_call
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.plan import plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
-from dsh_tools.registry.approvals import OWNER, decided_arguments, stale_result
+from dsh_tools.registry.approvals import OWNER, decided_arguments, parked_key, stale_result
 from dsh_tools.tool_types import describe_value
 from dsh_tools.signals import checked_signal
 from dsh_tools.store.protocol import CallStore
@@ -150,7 +150,8 @@ class ParkedCalls:
         lot = self._core.lot
         claimed = await lot.store.claim(approval_id, owner=OWNER, lease_seconds=lot.lease_seconds)
         execution = ToolExecution(
-            self.mint_token(), claimed.call_id, claimed.tool_name, decided_arguments(claimed), agent, signal=signal
+            self.mint_token(), claimed.call_id, claimed.tool_name, decided_arguments(claimed), agent, signal=signal,
+            idempotency_key=parked_key(claimed),
         )
         return await lot.run_claimed(self._registry(), claimed, agent, execution)
 

@@ -15,7 +15,7 @@ from dsh_tools.definitions.output_schema import compile_value_check, compile_val
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import frozen_or_raise
 from dsh_tools.retry import check_retry
-from dsh_tools.tool_types import RegisteredTool, check_timeout_ms, check_tool_name
+from dsh_tools.tool_types import RegisteredTool, check_idempotent, check_needs_approval, check_timeout_ms, check_tool_name
 
 __all__ = ["snapshot"]
 
@@ -47,6 +47,7 @@ def snapshot(definition: object) -> RegisteredTool:
         "present_call": _attribute(definition, "present_call", name, required=False),
         "present_result": _attribute(definition, "present_result", name, required=False),
         "is_concurrency_safe": _attribute(definition, "is_concurrency_safe", name, required=False),
+        "validate": _attribute(definition, "validate", name, required=False),
     }
     for label, callback in (("execute", execute), *callbacks.items()):
         if callback is not None and not callable(callback):
@@ -55,8 +56,15 @@ def snapshot(definition: object) -> RegisteredTool:
         raise TypeError(f'tool "{name}": execute must be callable')
     timeout_ms = check_timeout_ms(_attribute(definition, "timeout_ms", name, required=False), name)
     retry = check_retry(_attribute(definition, "retry", name, required=False), name)
+    idempotent = _attribute(definition, "idempotent", name, required=False)
+    idempotent = False if idempotent is None else check_idempotent(idempotent, name)
+    needs_approval = _attribute(definition, "needs_approval", name, required=False)
+    needs_approval = False if needs_approval is None else check_needs_approval(needs_approval, name)
     typed = _typed_output(definition, name)
-    return RegisteredTool(name, description, parameters, execute, timeout_ms, **callbacks, **typed, retry=retry)
+    return RegisteredTool(
+        name, description, parameters, execute, timeout_ms, **callbacks, **typed, retry=retry,
+        idempotent=idempotent, needs_approval=needs_approval,
+    )
 
 
 def _typed_output(definition: object, name: str) -> dict[str, Any]:

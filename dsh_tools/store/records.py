@@ -68,6 +68,7 @@ class ParkedCall(Record):
     claimed_by: str | None = None
     lease_until: float | None = None
     program: JsonValue | None = None
+    idempotency_key: str | None = None
 
 
 class CallRecord(Record):
