@@ -32,6 +32,7 @@ from dsh_tools.code_mode.runtime import (
     CodeRunResult,
     FailureKind,
 )
+from dsh_tools.code_mode.weak import weak_callback
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json
 from dsh_tools.json_walk import unicode_text
@@ -134,8 +135,12 @@ class RunSession:
             asyncio.create_task(self._read_stderr()),
         ]
         budgets = self._budgets
-        watch = self._watch = Watch(
-            proc, cpu_ms=budgets.compute_ms, wall_ms=budgets.wall_ms, max_rss=budgets.max_rss, on_breach=self.stop
+        watch = self._watch = Watch(  # told weakly: the session holds its watch (a cycle would keep the run)
+            proc,
+            cpu_ms=budgets.compute_ms,
+            wall_ms=budgets.wall_ms,
+            max_rss=budgets.max_rss,
+            on_breach=weak_callback(self.stop),
         )
         self._watchdog.watch(watch)
         undo = self._signal.add_listener(self._on_abort) if self._signal is not None else None
