@@ -14,9 +14,13 @@ runs, :meth:`ProcessPool.take` raises :class:`PoolFull` at once. Topping the
 pool up never takes a slot a queued run is waiting for.
 
 A pooled process can die while it waits (the OOM killer, a stray ``kill
--9``). :meth:`take` checks the kernel's view of it (``/proc``), not only
-asyncio's, which learns of the death a loop turn or more later, so a dead
-process is retired and never handed to a run to be blamed on its program.
+-9``). :meth:`take` checks the kernel's view of it (``/proc``: a zombie, or
+a SIGKILL still pending, which is how a just-killed process reads for some
+milliseconds), not only asyncio's, which learns of the death a loop turn or
+more later, so a dead process is retired and never handed to a run to be
+blamed on its program. A kill after this check is the runtime's to notice:
+the process dies before it acknowledges its program, and the run goes to
+another one.
 """
 
 from __future__ import annotations
