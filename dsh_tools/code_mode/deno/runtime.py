@@ -24,11 +24,12 @@ from typing import Final
 
 import orjson
 
-from dsh_tools.code_mode.deno._pool import PoolFull, ProcessPool
+from dsh_tools.code_mode.deno._pool import ProcessPool
 from dsh_tools.code_mode.deno._process import Budgets, Limits, SandboxProcess, prepare_sandbox_dir
 from dsh_tools.code_mode.deno._run import MAX_CLOCK_READS, RunSession, abort_message
 from dsh_tools.code_mode.deno._watchdog import Watchdog
 from dsh_tools.code_mode.runtime import CodeRunFailure, CodeRunRequest, CodeRunResult
+from dsh_tools.code_mode.slots import DISPOSED, SlotsClosed, unless_aborted
 from dsh_tools.errors import CodeRuntimeBusyError
 from dsh_tools.signals import AbortSignal
 
@@ -208,13 +209,16 @@ class DenoCodeRuntime:
         raise AssertionError("unreachable: the last attempt returns")
 
     async def _checkout(self, signal: AbortSignal | None) -> SandboxProcess | CodeRunResult:
-        """A process for one run, or the run's ``abort`` result (its signal aborted, or ``dispose()``) while it waited."""
+        """A process for one run, or the run's ``abort`` result (its signal aborted, or ``dispose()``) while it waited.
+
+        Raises ``CodeRuntimeBusyError`` when every process is busy and the queue of waiting runs is full.
+        """
         try:
-            process = await self._take(signal)
-        except PoolFull as error:
-            if not self.disposed:
-                raise CodeRuntimeBusyError(str(error)) from None
+            process = await unless_aborted(self._pool.take(), signal, self._retire_later)
+        except SlotsClosed:
             process = None
+        except CodeRuntimeBusyError:
+            raise
         except Exception:
             if not self.disposed:
                 raise  # Deno itself cannot start: not a program outcome
@@ -222,32 +226,13 @@ class DenoCodeRuntime:
         if process is None or self.disposed:
             if process is not None:
                 await self._retire(process)
-            why = _DISPOSED if self.disposed or signal is None else abort_message(signal.reason)
+            why = DISPOSED if self.disposed or signal is None else abort_message(signal.reason)
             return CodeRunResult((), None, CodeRunFailure("abort", why))
         return process
 
-    async def _take(self, signal: AbortSignal | None) -> SandboxProcess | None:
-        """A process from the pool; ``None`` if ``signal`` aborted while the run waited for one."""
-        if signal is None:
-            return await self._pool.take()
-        task = asyncio.current_task()
-        before = task.cancelling() if task is not None else 0
-        take = asyncio.ensure_future(self._pool.take())
-
-        def stop_waiting(_reason: object) -> None:
-            take.cancel()
-
-        undo = signal.add_listener(stop_waiting)
-        try:
-            return await take
-        except asyncio.CancelledError:
-            if take.done() and not take.cancelled() and take.exception() is None:
-                asyncio.ensure_future(self._retire(take.result()))  # ours, but nobody will use it
-            if signal.aborted and (task is None or task.cancelling() == before):
-                return None
-            raise
-        finally:
-            undo()
+    def _retire_later(self, process: SandboxProcess) -> None:
+        """A process taken for a run that stopped waiting for it: ours, but nobody will use it."""
+        asyncio.ensure_future(self._retire(process))
 
     def _forget(self, session: RunSession, process: SandboxProcess, _retired: object) -> None:
         self._sessions.discard(session)
@@ -263,7 +248,7 @@ class DenoCodeRuntime:
 
     async def _shutdown(self) -> None:
         for session in list(self._sessions):
-            session.stop("abort", _DISPOSED)
+            session.stop("abort", DISPOSED)
         await asyncio.gather(*(s.finished.wait() for s in list(self._sessions)))
         for process in await self._pool.drain():
             await self._retire(process)
@@ -308,9 +293,6 @@ class DenoCodeRuntime:
                         await stream.read()
         else:  # spawned on another (closed) loop: all we can still do is kill it
             process.kill()
-
-
-_DISPOSED: Final = "the run was aborted: the code runtime was disposed"
 
 
 class _Owned:
