@@ -178,6 +178,8 @@ class MontyCodeRuntime:
             assert signal is not None  # only a signal stops the wait without raising
             return CodeRunResult((), None, CodeRunFailure("abort", abort_message(signal.reason)))
         try:
+            if self._disposed:  # while this run was handed its slot
+                return CodeRunResult((), None, CodeRunFailure("abort", DISPOSED))
             run = MontyRun(self, request)
             task = asyncio.ensure_future(run.execute(pool))
             self._runs.add(task)
@@ -234,7 +236,7 @@ async def _bounded(
             done, _ = await asyncio.wait({task}, timeout=wall_s)
         except asyncio.CancelledError:  # the caller's: the run ends with it, and its worker before its slot
             task.cancel()
-            await asyncio.wait({task})
+            await asyncio.wait({task}, timeout=_QUIESCENCE_S)
             raise
         if not done:
             stopped.append(CodeRunFailure("timeout", f"the run exceeded its wall-clock budget of {wall_s * 1000:.0f} ms"))
