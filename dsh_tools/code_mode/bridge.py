@@ -52,6 +52,7 @@ from dsh_tools.code_mode.runtime import (
 )
 from dsh_tools.content import ContentBlock, ToolOutput, text_block
 from dsh_tools.code_mode.replay import ParkedProgram, RecordedCall, Replay, replay_for
+from dsh_tools.code_mode.weak import weak_callback
 from dsh_tools.errors import ApprovalPendingError, CodeRunFailedError, ReplayDivergedError, ToolArgsError
 from dsh_tools.execution import HookContext, PluginSource, ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.json_values import JsonValue, dumps, freeze_json, frozen_or_raise
@@ -100,8 +101,13 @@ class _Run:
         self.recorded: dict[int, RecordedCall] = {}
         self.parked: _Parked | None = None
         self.diverged: str | None = None
+        # Told weakly: the run owns its lane, and a lane holding the run back would make the
+        # pair a cycle that keeps every recorded call until the collector runs.
         self.lane = CallLane(
-            registry, max_parallel=registry.max_parallel_sub_calls, gates=registry.gates, on_recorded=self._on_recorded
+            registry,
+            max_parallel=registry.max_parallel_sub_calls,
+            gates=registry.gates,
+            on_recorded=weak_callback(self._on_recorded),
         )
         self.numbers: dict[str, tuple[int, str]] = {}  # sub-call id -> (number, tool), for parking
         self.driver: asyncio.Task[None] | None = None

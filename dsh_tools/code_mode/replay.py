@@ -3,10 +3,10 @@
 A program cannot hold a sandbox open while a human decides, so when one of
 its calls is deferred the program *parks*: the sandbox ends, and the parked
 sub-call's record in the store gets the program (:class:`ParkedProgram`): its
-code and, in submission order, every call it made that settled (name,
-arguments and result). Resuming runs the approved call, then the program
-again from the start in a fresh sandbox. Each call the rerun makes is
-matched by number against the earlier run (:class:`Replay`):
+code and, in submission order, every call it made that settled (name, a
+digest of its arguments, and result). Resuming runs the approved call, then
+the program again from the start in a fresh sandbox. Each call the rerun
+makes is matched by number against the earlier run (:class:`Replay`):
 
 * a recorded call with the same tool and equal arguments gets its recorded
   result, silently (no pipeline, no observers, no journal row);
@@ -24,13 +24,14 @@ Code Mode plugin, which calls :func:`resume_program`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import hashlib
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
 from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, mint_idempotency_key
-from dsh_tools.json_values import JsonValue, dumps, freeze_json, thaw_json
+from dsh_tools.json_values import JsonValue, freeze_json, thaw_json
 from dsh_tools.pipeline.plan import CallPlan, plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.record import Record
@@ -41,15 +42,28 @@ if TYPE_CHECKING:
 
 __all__ = ["ParkedProgram", "RecordedCall", "Replay", "replay_for", "resume_program"]
 
+_HEAD_CHARS: Final = 200
+"""Characters of a call's JSON arguments a divergence quotes."""
+
 
 class RecordedCall(Record):
-    """One settled call of a program run, as its rerun gets it back."""
+    """One settled call of a program run, as its rerun gets it back.
 
-    _json_fields = frozenset({"arguments", "value"})
+    It keeps what a rerun needs, not the call's arguments: their digest,
+    against which the rerun's arguments are matched, and the head of their
+    JSON text, which a divergence quotes (:func:`arguments_key`). A
+    run records every call it makes (any of them may be the one a later
+    park needs), so keeping the arguments themselves cost the run up to
+    ``max_calls`` times ``max_arg_bytes``, and a parked program's stored
+    record as much.
+    """
+
+    _json_fields = frozenset({"value"})
     number: int
     call_id: str
     name: str
-    arguments: JsonValue
+    digest: str
+    head: str
     is_error: bool
     text: str
     value: JsonValue | None = None
@@ -57,13 +71,37 @@ class RecordedCall(Record):
     @classmethod
     def of(cls, number: int, name: str, arguments: JsonValue, result: ToolExecutionResult) -> RecordedCall:
         carried = {"value": result.value}  # the result's field: frozen by construction
-        return cls._carrying(carried, number, result.call_id, name, arguments, result.is_error, result.text)
+        digest, head = arguments_key(arguments)
+        return cls._carrying(carried, number, result.call_id, name, digest, head, result.is_error, result.text)
 
     def wire(self) -> dict[str, object]:
         return {
-            "number": self.number, "callId": self.call_id, "name": self.name, "arguments": thaw_json(self.arguments),
-            "isError": self.is_error, "text": self.text, "value": thaw_json(self.value),
+            "number": self.number, "callId": self.call_id, "name": self.name, "argumentsDigest": self.digest,
+            "argumentsHead": self.head, "isError": self.is_error, "text": self.text, "value": thaw_json(self.value),
         }
+
+    @classmethod
+    def read(cls, c: Any) -> RecordedCall:
+        """One wired call (``KeyError``/``TypeError`` if it is not one); a call parked before
+        digests were kept carries its ``arguments`` whole."""
+        if "arguments" in c:
+            digest, head = arguments_key(c["arguments"])
+        else:
+            digest, head = c["argumentsDigest"], c["argumentsHead"]
+            if type(digest) is not str or type(head) is not str:
+                raise TypeError("a recorded call's argumentsDigest and argumentsHead are strings")
+        return cls(c["number"], c["callId"], c["name"], digest, head, c["isError"], c["text"], c["value"])
+
+
+def arguments_key(arguments: JsonValue) -> tuple[str, str]:
+    """What a replay keeps of a call's arguments: the SHA-256 of their JSON with sorted keys (equal for
+    JSON-equal arguments; ``1`` and ``true`` differ), and the first ``_HEAD_CHARS`` characters of that
+    JSON, which a divergence quotes."""
+    try:
+        text = orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)  # frozen values are dicts and tuples to orjson
+    except TypeError:
+        text = orjson.dumps(thaw_json(arguments), option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(text).hexdigest(), text[: _HEAD_CHARS * 4].decode("utf-8", "ignore")[:_HEAD_CHARS]
 
 
 class ParkedProgram(Record):
@@ -93,23 +131,13 @@ class ParkedProgram(Record):
         data = thaw_json(stored)
         try:
             assert isinstance(data, dict)
-            calls = tuple(
-                RecordedCall(c["number"], c["callId"], c["name"], c["arguments"], c["isError"], c["text"], c["value"])
-                for c in data["calls"]
-            )
+            calls = tuple(RecordedCall.read(c) for c in data["calls"])
             clock = tuple(float(t) for t in data.get("clock", ()))
             program = cls(data["runCallId"], data["code"], calls, data["waiting"], data["waitingName"], data["resumes"])
             run_key = data.get("runKey")
             return program.set(seed=data.get("seed"), clock=clock, run_key=run_key if type(run_key) is str else None)
         except (AssertionError, KeyError, TypeError, ValueError):
             return None
-
-
-def _same_arguments(left: JsonValue, right: JsonValue) -> bool:
-    """JSON equality (``1`` and ``true`` differ, key order does not matter)."""
-    return orjson.dumps(thaw_json(left), option=orjson.OPT_SORT_KEYS) == orjson.dumps(
-        thaw_json(right), option=orjson.OPT_SORT_KEYS
-    )
 
 
 class Replay:
@@ -127,11 +155,11 @@ class Replay:
         entry = self.entries.get(number)
         if entry is None:
             return None
-        if entry.name != name or not _same_arguments(entry.arguments, arguments):
-            shown = dumps(arguments).decode()
+        digest, head = arguments_key(arguments)
+        if entry.name != name or entry.digest != digest:
             return (
                 f"the resumed program diverged at call {number}: the earlier run called {entry.name}"
-                f"({dumps(entry.arguments).decode()[:200]}), this run called {name}({shown[:200]})"
+                f"({entry.head}), this run called {name}({head})"
             )
         if not available and entry is not self.approved:
             return f"the resumed program diverged at call {number}: tool {name!r} is no longer available to the agent"

@@ -24,12 +24,14 @@ import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from deno_support import runtimes  # noqa: F401  # the fixture
 
 from dsh_tools.code_mode.deno import DenoCodeRuntime
-from dsh_tools.code_mode.runtime import CodeRunRequest, CodeRunResult
+from dsh_tools.code_mode.deno._process import SandboxProcess
+from dsh_tools.code_mode.runtime import CodeBindingNamespace, CodeRunRequest, CodeRunResult
 from dsh_tools.json_values import JsonValue
 
 DEADLINE_S = 20.0
@@ -128,6 +130,75 @@ async def test_a_pooled_process_killed_while_waiting_is_not_handed_to_a_run(runt
     assert pid not in rt.live_pids
 
 
+def sessions_given(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pid of every process a run session is started on, in order."""
+    from dsh_tools.code_mode.deno import runtime as runtime_module
+    from dsh_tools.code_mode.deno._run import RunSession
+
+    given: list[int] = []
+
+    class Spied(RunSession):
+        def __init__(self, process: SandboxProcess, *args: Any) -> None:
+            given.append(process.pid)
+            super().__init__(process, *args)
+
+    monkeypatch.setattr(runtime_module, "RunSession", Spied)
+    return given
+
+
+async def test_a_pooled_process_killed_right_before_a_run_is_never_handed_to_it(
+    runtimes: list[DenoCodeRuntime], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 34 #17 (pool_kill9): for about 10 ms after the kill the process still read as alive in
+    # /proc (running or sleeping, SIGKILL only pending), was handed out, and the run failed "killed".
+    given = sessions_given(monkeypatch)
+    rt = DenoCodeRuntime(pool_size=1)
+    runtimes.append(rt)
+    for _ in range(3):
+        await rt.warm()
+        await apoll(lambda: len(rt.live_pids) == 1, "the earlier run's process reaped, one in the pool")
+        (pid,) = rt.live_pids
+        os.kill(pid, signal.SIGKILL)  # and at once, no waiting for the kernel to finish it
+        result = await rt.run(CodeRunRequest("return 1 + 1", ()))
+        assert result.error is None, result.error
+        assert result.value == 2
+        assert pid not in given, "the killed process was handed to the run"
+
+
+async def test_a_process_killed_after_checkout_before_it_reads_its_program_is_replaced(
+    runtimes: list[DenoCodeRuntime], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The check at checkout cannot see a kill that comes after it: a process that dies before it
+    # has read its program never ran any of it, so the run goes to a fresh process.
+    given = sessions_given(monkeypatch)
+    rt = DenoCodeRuntime(pool_size=1)
+    runtimes.append(rt)
+    await rt.warm()
+    pool = rt._pool  # noqa: SLF001 - the one seam between the check and the run
+    take = pool.take
+    killed: list[int] = []
+
+    async def take_then_kill() -> SandboxProcess:
+        process = await take()
+        if not killed:
+            killed.append(process.pid)
+            os.kill(process.pid, signal.SIGKILL)
+        return process
+
+    monkeypatch.setattr(pool, "take", take_then_kill)
+    calls: list[JsonValue] = []
+
+    async def note(args: JsonValue) -> JsonValue:
+        calls.append(args)
+        return "noted"
+
+    request = CodeRunRequest("return await ns.note({ n: 1 })", [CodeBindingNamespace("ns", {"note": note})])
+    result = await rt.run(request)
+    assert result.error is None, result.error
+    assert result.value == "noted" and calls == [{"n": 1}]  # the program ran once, on the second process
+    assert given[0] == killed[0] and len(given) == 2 and given[1] != killed[0]
+
+
 # -- 14. the cap on processes ---------------------------------------------------------
 
 
@@ -136,7 +207,6 @@ async def test_runs_past_max_processes_queue_and_past_max_queued_runs_fail_clear
 ) -> None:
     # issue 24 #14: 20 concurrent runs made 22 processes; nothing bounded them.
     from dsh_tools import CodeRuntimeBusyError
-    from dsh_tools.code_mode.runtime import CodeBindingNamespace
 
     rt = DenoCodeRuntime(pool_size=2, max_processes=2, max_queued_runs=1)
     runtimes.append(rt)
@@ -166,7 +236,6 @@ async def test_runs_past_max_processes_queue_and_past_max_queued_runs_fail_clear
 
 async def test_a_queued_run_whose_signal_aborts_resolves_as_aborted(runtimes: list[DenoCodeRuntime]) -> None:
     from dsh_tools import AbortController
-    from dsh_tools.code_mode.runtime import CodeBindingNamespace
 
     rt = DenoCodeRuntime(pool_size=0, max_processes=1)
     runtimes.append(rt)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
 from dsh_tools import (
@@ -106,6 +107,57 @@ async def test_a_deferred_sub_call_parks_the_program_and_a_resume_replays_it() -
         ("run:code:3", "ok"),  # live after the replay, numbered on
         ("run", "ok"),
     ]
+
+
+async def test_a_parked_program_keeps_a_digest_of_each_calls_arguments_not_the_arguments() -> None:
+    # Issue 34 #17 (session_arg_retention): every recorded call kept its arguments whole, in the run
+    # and in the parked record; a rerun needs only to know that it repeats them.
+    big = "x" * 1_000_000
+    notes: list[str] = []
+
+    @tool
+    async def note(text: str) -> str:
+        """Keep a note."""
+        notes.append(text)
+        return "noted"
+
+    async def bulky(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
+        noted = await tools["note"]({"text": big})
+        paid = await tools["charge_card"]({"amount": 5})
+        return CodeRunResult(logs=(), value=f"{noted}; {paid}")
+
+    world = World()
+    ctx, agent = app(world, {"bulky": bulky})
+    ctx.tools.register(note)
+    parked = await ctx.tools.execute(run_code(agent, "bulky"))
+    approval_id = thaw_json(parked.meta)["approvalId"]  # type: ignore[index]
+    stored = await ctx.tools.store.get_parked(approval_id)
+    assert stored is not None and stored.program is not None
+    kept = orjson.dumps(thaw_json(stored.program))
+    assert len(kept) < 10_000, f"the parked record holds {len(kept)} bytes"
+    (call,) = thaw_json(stored.program)["calls"]  # type: ignore[index]
+    assert "arguments" not in call and call["argumentsHead"] == '{"text":"' + "x" * 191
+    result = await ctx.tools.resume(approval_id, "allowed-once")
+    assert result.text.endswith("noted; charged 5")
+    assert notes == [big] and world.charges == [5]  # the note was replayed by its digest, not taken again
+
+
+def test_a_call_recorded_with_its_arguments_before_digests_still_replays() -> None:
+    from dsh_tools.code_mode.replay import ParkedProgram, RecordedCall, Replay
+
+    call = {"number": 1, "callId": "run:code:1", "name": "lookup", "arguments": {"b": 1, "a": [True]},
+            "isError": False, "text": "customer ada", "value": None}
+    stored = {"runCallId": "run", "code": "checkout", "calls": [call], "waiting": 2, "waitingName": "charge_card",
+              "resumes": 0}
+    program = ParkedProgram.read(stored)
+    assert program is not None
+    approved = RecordedCall(2, "run:code:2", "charge_card", "", "", False, "charged 5")
+    replay = Replay(program, approved)
+    assert replay.match(1, "lookup", {"a": [True], "b": 1}, True) == program.calls[0]  # key order does not matter
+    assert "diverged at call 1" in str(replay.match(1, "lookup", {"a": [1], "b": 1}, True))  # 1 is not true
+    assert ParkedProgram.read({**stored, "calls": [{**call, "arguments": None, "argumentsDigest": 5}]}) is not None
+    del call["arguments"]
+    assert ParkedProgram.read({**stored, "calls": [{**call, "argumentsDigest": 5, "argumentsHead": ""}]}) is None
 
 
 async def test_a_rejection_rejects_inside_the_rerun_program() -> None:

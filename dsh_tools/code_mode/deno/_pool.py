@@ -6,17 +6,22 @@ Taking one tops the pool up again in the background, so runs that come back to
 back, or several at once, find a loaded process instead of paying start-up
 (about 30 ms of CPU each) on their critical path.
 
-The pool also owns the runtime's process *slots*: at most ``max_processes``
-processes exist at once (starting, waiting in the pool, or running a
-program; each costs a V8 heap). A run that finds every slot taken queues for
-the next one to be released, in arrival order; past ``max_waiting`` queued
-runs, :meth:`ProcessPool.take` raises :class:`PoolFull` at once. Topping the
-pool up never takes a slot a queued run is waiting for.
+The pool also owns the runtime's process *slots* (:class:`~dsh_tools.code_mode.slots.Slots`,
+the rule the Monty runtime follows too): at most ``max_processes`` processes
+exist at once (starting, waiting in the pool, or running a program; each
+costs a V8 heap). A run that finds every slot taken queues for the next one
+to be released, in arrival order; past ``max_waiting`` queued runs,
+:meth:`ProcessPool.take` raises ``CodeRuntimeBusyError`` at once. Topping
+the pool up never takes a slot a queued run is waiting for.
 
 A pooled process can die while it waits (the OOM killer, a stray ``kill
--9``). :meth:`take` checks the kernel's view of it (``/proc``), not only
-asyncio's, which learns of the death a loop turn or more later, so a dead
-process is retired and never handed to a run to be blamed on its program.
+-9``). :meth:`take` checks the kernel's view of it (``/proc``: a zombie, or
+a SIGKILL still pending, which is how a just-killed process reads for some
+milliseconds), not only asyncio's, which learns of the death a loop turn or
+more later, so a dead process is retired and never handed to a run to be
+blamed on its program. A kill after this check is the runtime's to notice:
+the process dies before it acknowledges its program, and the run goes to
+another one.
 """
 
 from __future__ import annotations
@@ -27,12 +32,9 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 
 from dsh_tools.code_mode.deno._process import SandboxProcess
+from dsh_tools.code_mode.slots import Slots
 
-__all__ = ["PoolFull", "ProcessPool"]
-
-
-class PoolFull(RuntimeError):
-    """Every process slot is taken and ``max_waiting`` runs already wait for one."""
+__all__ = ["ProcessPool"]
 
 
 class ProcessPool:
@@ -55,40 +57,30 @@ class ProcessPool:
         self._spawn = spawn
         self._retire = retire
         self._size = min(size, cap)
-        self._cap = cap
-        self._max_waiting = max_waiting
+        self._slots = Slots(cap, max_waiting)  # one per process starting, waiting here, or running
         self._waiting: deque[asyncio.Task[SandboxProcess]] = deque()
-        self._starting = 0
-        self._reserved = 0  # slots handed to queued runs that have not started their process yet
         self._held: set[SandboxProcess] = set()
-        self._queue: deque[asyncio.Future[None]] = deque()
 
     @property
     def queued(self) -> int:
         """Runs waiting for a process slot right now."""
-        return sum(1 for waiter in self._queue if not waiter.done())
-
-    def _used(self) -> int:
-        return self._starting + self._reserved + len(self._held)
+        return self._slots.queued
 
     def fill(self) -> None:
         """Start processes until ``size`` are starting or waiting, within the cap (needs a running loop)."""
         loop = asyncio.get_running_loop()
         for task in [t for t in self._waiting if t.get_loop() is not loop]:
             self._waiting.remove(task)  # started on a loop that is gone: the runtime retires it
-        while len(self._waiting) < self._size and self._used() < self._cap and not self._queue:
+        while len(self._waiting) < self._size and self._slots.try_take():
             self._waiting.append(asyncio.ensure_future(self._start()))
 
     async def _start(self) -> SandboxProcess:
-        """Spawn in a slot of its own: held once started, given back if the start fails."""
-        self._starting += 1
+        """Spawn in a slot already taken: held once started, given back if the start fails."""
         try:
             process = await self._spawn()
         except BaseException:
-            self._starting -= 1
             self._hand_on()
             raise
-        self._starting -= 1
         self._held.add(process)
         return process
 
@@ -100,26 +92,21 @@ class ProcessPool:
         self._hand_on()
 
     def _hand_on(self) -> None:
-        while self._queue:
-            waiter = self._queue.popleft()
-            if not waiter.done():
-                self._reserved += 1
-                waiter.set_result(None)
-                return
+        if self._slots.give_back():
+            return
         with contextlib.suppress(RuntimeError):  # no running loop (a finalizer): nothing to top up
             self.fill()
 
     async def take(self) -> SandboxProcess:
         """A loaded, living process for one run: a ready one, else the oldest starting, else a new one.
 
-        With every slot taken it waits for one (``PoolFull`` past ``max_waiting``).
+        With every slot taken it waits for one (``CodeRuntimeBusyError`` past ``max_waiting``).
         """
         loop = asyncio.get_running_loop()
         while True:
             task = self._pick(loop)
             if task is None:
-                if self._used() >= self._cap or self._queue:
-                    await self._wait_for_slot(loop)
+                await self._slots.take()
                 process = await self._start()
             else:
                 try:
@@ -137,26 +124,6 @@ class ProcessPool:
         self.fill()
         return process
 
-    async def _wait_for_slot(self, loop: asyncio.AbstractEventLoop) -> None:
-        if self.queued >= self._max_waiting:
-            raise PoolFull(
-                f"all {self._cap} sandbox processes are busy and {self._max_waiting} runs already wait for one "
-                "(max_processes, max_queued_runs)"
-            )
-        waiter: asyncio.Future[None] = loop.create_future()
-        self._queue.append(waiter)
-        try:
-            await waiter
-        except asyncio.CancelledError:
-            if waiter.done() and not waiter.cancelled():
-                self._reserved -= 1
-                self._hand_on()  # the slot was ours already: pass it on
-            else:
-                with contextlib.suppress(ValueError):
-                    self._queue.remove(waiter)
-            raise
-        self._reserved -= 1  # the slot is ours: _start, called next with no await between, counts it
-
     def _pick(self, loop: asyncio.AbstractEventLoop) -> asyncio.Task[SandboxProcess] | None:
         ours = [t for t in self._waiting if t.get_loop() is loop]
         if not ours:
@@ -172,10 +139,7 @@ class ProcessPool:
     async def drain(self) -> list[SandboxProcess]:
         """Stop topping up and fail queued runs; the processes that were waiting (the caller retires them)."""
         self._size = 0
-        for waiter in self._queue:
-            if not waiter.done():
-                waiter.set_exception(PoolFull("the code runtime is being disposed"))
-        self._queue.clear()
+        self._slots.close("the code runtime is being disposed")
         tasks, self._waiting = list(self._waiting), deque()
         processes = []
         for task in tasks:

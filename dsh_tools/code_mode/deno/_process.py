@@ -8,7 +8,9 @@ no colour, no update check), inside that private directory, with no
 (``RLIMIT_CPU``) as a backstop that holds even if the host stops watching. It
 is spawned *before* its run (the runtime keeps a small pool of them), so
 start-up cost is off the critical path: the harness loads and then waits for
-its program on stdin.
+its program on stdin. The bounds of a run live here too, in their two
+halves: :class:`Limits`, which the harness applies first (to spare the pipe),
+and :class:`Budgets`, which the host applies whatever the harness does.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ import orjson
 
 from dsh_tools.code_mode.deno._frames import new_secret
 
-__all__ = ["Limits", "SandboxProcess", "prepare_sandbox_dir"]
+__all__ = ["Budgets", "Limits", "SandboxProcess", "prepare_sandbox_dir"]
 
 _HERE: Final = Path(__file__).resolve().parent
 _CLOCK_TICKS: Final = os.sysconf("SC_CLK_TCK")
 _PAGE: Final = os.sysconf("SC_PAGE_SIZE")
 _HARNESS: Final = "harness.js"
+_SIGKILL_BIT: Final = 1 << (signal.SIGKILL - 1)
+"""SIGKILL in the pending-signal masks of ``/proc/<pid>/status``."""
 
 
 class Limits:
@@ -72,6 +76,49 @@ class Limits:
             "maxCalls": self.max_calls,
             "maxQueued": self.max_queued,
         }
+
+
+class Budgets:
+    """What the host enforces for each run (the harness applies the same bounds first)."""
+
+    __slots__ = (
+        "compute_ms",
+        "wall_ms",
+        "max_log",
+        "max_value",
+        "max_frame",
+        "max_rss",
+        "max_args",
+        "max_values",
+        "max_calls",
+        "max_queued",
+    )
+
+    def __init__(
+        self,
+        *,
+        compute_ms: int,
+        wall_ms: int,
+        max_log: int,
+        max_value: int,
+        max_rss: int,
+        max_args: int,
+        max_values: int,
+        max_calls: int,
+        max_queued: int,
+    ) -> None:
+        self.max_values = max_values
+        self.compute_ms = compute_ms
+        self.wall_ms = wall_ms
+        self.max_log = max_log
+        self.max_value = max_value
+        self.max_rss = max_rss
+        self.max_args = max_args
+        self.max_calls = max_calls
+        self.max_queued = max_queued
+        # Any frame a faithful harness writes fits (a call's arguments travel as a JSON
+        # string: at most twice their bytes; logs and values at most 8 bytes a character).
+        self.max_frame = 2 * max_args + 8 * (max_log + max_value) + 65_536
 
 
 def prepare_sandbox_dir(path: str) -> None:
@@ -147,18 +194,25 @@ class SandboxProcess:
         return self.proc.returncode is None
 
     def running(self) -> bool:
-        """Whether the process still runs as the kernel sees it now (``alive`` lags a loop turn or more).
+        """Whether the process runs and will go on running, as the kernel sees it now.
 
-        A process killed while it waited is a zombie, or already reaped by the
-        child watcher, before asyncio sets its return code.
+        ``alive`` (asyncio's return code) lags a loop turn or more, and so
+        does the process's state: ``kill()`` queues SIGKILL before it
+        returns, but the process reads as running or sleeping until it is
+        next scheduled to die, about 10 ms on a busy machine. So a pending
+        SIGKILL counts as dead, as does a zombie or a pid that is gone.
         """
         if not self.alive:
             return False
         try:
-            raw = Path(f"/proc/{self.proc.pid}/stat").read_bytes()
+            status = b"\n" + Path(f"/proc/{self.proc.pid}/status").read_bytes()
         except OSError:
             return False
-        return raw[raw.rfind(b")") + 2 : raw.rfind(b")") + 3] not in (b"Z", b"X", b"x")
+        state, pending = _status_field(status, b"State:"), 0
+        for name in (b"SigPnd:", b"ShdPnd:"):  # sent to the thread, and to the process
+            with contextlib.suppress(ValueError):
+                pending |= int(_status_field(status, name) or b"0", 16)
+        return state[:1] not in (b"", b"Z", b"X", b"x") and not pending & _SIGKILL_BIT
 
     async def send(self, line: bytes) -> bool:
         """Write one line to the harness and wait for the pipe; ``False`` if the process is gone."""
@@ -214,6 +268,16 @@ class SandboxProcess:
             return (int(fields[11]) + int(fields[12])) * 1000 / _CLOCK_TICKS, int(fields[21]) * _PAGE
         except (IndexError, ValueError):
             return None
+
+
+def _status_field(status: bytes, name: bytes) -> bytes:
+    """The value of one ``Name:\tvalue`` line of ``/proc/<pid>/status`` read after a newline (empty if missing)."""
+    start = status.find(b"\n" + name)
+    if start < 0:
+        return b""
+    start += len(name) + 1
+    end = status.find(b"\n", start)
+    return status[start : end if end >= 0 else len(status)].strip()
 
 
 @cache

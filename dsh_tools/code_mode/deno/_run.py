@@ -5,6 +5,9 @@ into plain values before use; a malformed frame is ignored, never raised. Each
 call id is answered exactly once (a call the host refuses is answered with the
 reason, so every ``await`` in the program settles), nothing is answered after
 the run settled, and the first outcome (done, budget, abort, death) wins.
+The harness acknowledges the run line before any of the program exists, so
+a process that dies before that acknowledgement never ran the program, and
+the session says so (``undelivered``) for the runtime to run it elsewhere.
 Budgets are enforced by the :class:`~._watchdog.Watchdog` thread, off the event
 loop; per-run bounds on calls and queued argument bytes are enforced here, and
 arguments too large to parse in passing are parsed on a worker thread.
@@ -23,7 +26,7 @@ from returns.result import Failure
 
 from dsh_tools.code_mode.deno._frames import FrameSplitter, Piece
 from dsh_tools.code_mode.deno._logs import LogSink
-from dsh_tools.code_mode.deno._process import SandboxProcess
+from dsh_tools.code_mode.deno._process import Budgets, SandboxProcess
 from dsh_tools.code_mode.deno._watchdog import Watch, Watchdog, compute_exceeded
 from dsh_tools.code_mode.runtime import (
     Binding,
@@ -32,13 +35,14 @@ from dsh_tools.code_mode.runtime import (
     CodeRunResult,
     FailureKind,
 )
+from dsh_tools.code_mode.weak import weak_callback
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json
 from dsh_tools.json_walk import unicode_text
 from dsh_tools.off_loop import INLINE_TEXT, count_over, off_loop
 from dsh_tools.signals import AbortSignal
 
-__all__ = ["MAX_CLOCK_READS", "Budgets", "RunSession", "abort_message"]
+__all__ = ["MAX_CLOCK_READS", "RunSession", "abort_message"]
 
 _LEVELS: Final = frozenset({"log", "info", "warn", "error", "debug"})
 _CHUNK: Final = 1 << 20
@@ -46,53 +50,11 @@ _DRAIN_S: Final = 2.0
 _SETTLE_TURNS: Final = 3
 _ERROR_NAMES: Final = frozenset({"TypeError", "RangeError"})
 _UNENCODABLE: Final = "the binding's result cannot be sent to the program: it is not JSON (a lone surrogate?)"
+_UNDELIVERED: Final = CodeRunFailure("worker-exit", "the Deno process died before it read its program")
 
 
 MAX_CLOCK_READS: Final = 10_000
 """The most clock reads a run records (and a rerun is answered with); past them the clock is live."""
-
-class Budgets:
-    """What the host enforces for each run (the harness applies the same bounds first)."""
-
-    __slots__ = (
-        "compute_ms",
-        "wall_ms",
-        "max_log",
-        "max_value",
-        "max_frame",
-        "max_rss",
-        "max_args",
-        "max_values",
-        "max_calls",
-        "max_queued",
-    )
-
-    def __init__(
-        self,
-        *,
-        compute_ms: int,
-        wall_ms: int,
-        max_log: int,
-        max_value: int,
-        max_rss: int,
-        max_args: int,
-        max_values: int,
-        max_calls: int,
-        max_queued: int,
-    ) -> None:
-        self.max_values = max_values
-        self.compute_ms = compute_ms
-        self.wall_ms = wall_ms
-        self.max_log = max_log
-        self.max_value = max_value
-        self.max_rss = max_rss
-        self.max_args = max_args
-        self.max_calls = max_calls
-        self.max_queued = max_queued
-        # Any frame a faithful harness writes fits (a call's arguments travel as a JSON
-        # string: at most twice their bytes; logs and values at most 8 bytes a character).
-        self.max_frame = 2 * max_args + 8 * (max_log + max_value) + 65_536
-
 
 class RunSession:
     """Drives one program to its :class:`CodeRunResult`; :meth:`stop` ends it from outside."""
@@ -119,6 +81,9 @@ class RunSession:
         self._clock: list[float] = []  # the program's clock reads, reported with its calls
         self._queued = 0
         self._calls: set[asyncio.Task[None]] = set()
+        self._received = False  # the harness said it read the run line (nothing of the program ran before)
+        self.undelivered = False
+        """Set if the process died on its own before it read its program: the program never ran."""
         self.retired: asyncio.Future[None] | None = None
         self.finished = asyncio.Event()
         """Set once the process is reaped, its pipes are closed and its binding tasks are done."""
@@ -134,14 +99,18 @@ class RunSession:
             asyncio.create_task(self._read_stderr()),
         ]
         budgets = self._budgets
-        watch = self._watch = Watch(
-            proc, cpu_ms=budgets.compute_ms, wall_ms=budgets.wall_ms, max_rss=budgets.max_rss, on_breach=self.stop
+        watch = self._watch = Watch(  # told weakly: the session holds its watch (a cycle would keep the run)
+            proc,
+            cpu_ms=budgets.compute_ms,
+            wall_ms=budgets.wall_ms,
+            max_rss=budgets.max_rss,
+            on_breach=weak_callback(self.stop),
         )
         self._watchdog.watch(watch)
         undo = self._signal.add_listener(self._on_abort) if self._signal is not None else None
         try:
             if not await proc.send(run_line):
-                self._settle(None, CodeRunFailure("worker-exit", "the Deno process died before its program was sent"))
+                self._settle(None, _UNDELIVERED, undelivered=True)
             value, error = await asyncio.shield(self._outcome)
         except asyncio.CancelledError:
             self.stop("abort", "the run was cancelled")
@@ -173,12 +142,13 @@ class RunSession:
 
     # -- outcome ---------------------------------------------------------------
 
-    def _settle(self, value: FrozenJson | None, error: CodeRunFailure | None) -> None:
+    def _settle(self, value: FrozenJson | None, error: CodeRunFailure | None, *, undelivered: bool = False) -> None:
         if self._outcome.done():
             return
         verdict = self._watch.verdict if self._watch is not None else None
         if verdict is not None:  # a budget was exceeded: that is the outcome, whatever was seen after the kill
-            value, error = None, CodeRunFailure(*verdict)
+            value, error, undelivered = None, CodeRunFailure(*verdict), False
+        self.undelivered = undelivered
         self._outcome.set_result((value, error))
         self._proc.kill()  # at once: the pipes reach EOF sooner and nothing runs on
 
@@ -203,7 +173,10 @@ class RunSession:
         self._pieces(splitter.finish())
         if not self._outcome.done():
             code = await self._proc.proc.wait()
-            self._settle(None, _exit_failure(code, self._budgets.compute_ms))
+            if self._received:
+                self._settle(None, _exit_failure(code, self._budgets.compute_ms))
+            else:  # killed while it waited in the pool, after the check at checkout
+                self._settle(None, _UNDELIVERED, undelivered=True)
 
     async def _read_stderr(self) -> None:
         stream = self._proc.proc.stderr
@@ -238,6 +211,8 @@ class RunSession:
             self._on_call(m.get("id"), m.get("ns"), m.get("fn"), m.get("args"))
         elif kind == "done":
             self._on_done(m)
+        elif kind == "received":
+            self._received = True
         elif kind == "idle":
             self._settle(None, CodeRunFailure("worker-exit", (
                 "the program's event loop emptied while it was still awaiting (a promise that never settles)"

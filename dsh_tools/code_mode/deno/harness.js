@@ -435,6 +435,9 @@ async function main() {
   // An orphan (its host was SIGKILLed) ends itself; unref'd, so it never keeps the loop alive.
   Deno.unrefTimer(setInterval(() => { if (Deno.ppid !== parentPid) exit(0); }, 1000));
   const run = parse(await nextLine());
+  // Before any of the program exists: a process that dies before the host reads this never ran
+  // it, so the host may run it on another process instead.
+  send({ t: "received" });
   const url = URL.createObjectURL(new Blob([HEADER + run.program + "\n}"], { type: "application/typescript" }));
   addListener("error", (e) => { e.preventDefault(); fail(e.error ?? e.message, url); });
   addListener("unhandledrejection", (e) => { e.preventDefault(); fail(e.reason, url); });

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import shutil
 import tempfile
@@ -23,17 +24,20 @@ from typing import Final
 
 import orjson
 
-from dsh_tools.code_mode.deno._pool import PoolFull, ProcessPool
-from dsh_tools.code_mode.deno._process import Limits, SandboxProcess, prepare_sandbox_dir
-from dsh_tools.code_mode.deno._run import MAX_CLOCK_READS, Budgets, RunSession, abort_message
+from dsh_tools.code_mode.deno._pool import ProcessPool
+from dsh_tools.code_mode.deno._process import Budgets, Limits, SandboxProcess, prepare_sandbox_dir
+from dsh_tools.code_mode.deno._run import MAX_CLOCK_READS, RunSession, abort_message
 from dsh_tools.code_mode.deno._watchdog import Watchdog
 from dsh_tools.code_mode.runtime import CodeRunFailure, CodeRunRequest, CodeRunResult
+from dsh_tools.code_mode.slots import DISPOSED, SlotsClosed, unless_aborted
 from dsh_tools.errors import CodeRuntimeBusyError
 from dsh_tools.signals import AbortSignal
 
 __all__ = ["DenoCodeRuntime"]
 
 _DIR_PREFIX: Final = "dsh-deno-"
+_ATTEMPTS: Final = 3
+"""Processes one run tries when each dies before it reads the program (killed while pooled)."""
 _CPU_BACKSTOP_S: Final = 2
 """Seconds of CPU beyond ``compute_ms`` (and start-up) at which the kernel kills a process
 the watchdog somehow missed."""
@@ -67,7 +71,8 @@ class DenoCodeRuntime:
     runs ``run`` raises :class:`~dsh_tools.errors.CodeRuntimeBusyError` at
     once (the ``run_code`` call then settles as an error saying so). A
     pooled process found dead at checkout is replaced, never blamed on the
-    program. A runtime dropped without :meth:`dispose` kills its processes
+    program, and so is one killed after checkout but before it read the
+    program (none of which has then run): the program runs on another. A runtime dropped without :meth:`dispose` kills its processes
     when it is garbage-collected (and every process dies with its host,
     through a parent-death signal set at spawn).
 
@@ -183,14 +188,37 @@ class DenoCodeRuntime:
         if isinstance(run_line, CodeRunFailure):  # decided before any process is taken
             return CodeRunResult((), None, run_line)
         signal = request.signal
-        if signal is not None and signal.aborted:
-            return CodeRunResult((), None, CodeRunFailure("abort", abort_message(signal.reason)))
+        for attempt in range(1, _ATTEMPTS + 1):
+            if signal is not None and signal.aborted:
+                return CodeRunResult((), None, CodeRunFailure("abort", abort_message(signal.reason)))
+            process = await self._checkout(signal)
+            if isinstance(process, CodeRunResult):
+                return process
+            session = RunSession(process, request.bindings, signal, self._budgets, self._watchdog)
+            self._sessions.add(session)
+            try:
+                result = await session.execute(run_line)  # its process is reaped whatever happens
+            finally:
+                retired = session.retired
+                assert retired is not None
+                retired.add_done_callback(functools.partial(self._forget, session, process))
+            # A process killed after the check at checkout but before it read the program never ran it:
+            # the program runs on another one (a few times at most: a harness that always dies says so).
+            if not session.undelivered or attempt == _ATTEMPTS or self.disposed:
+                return result
+        raise AssertionError("unreachable: the last attempt returns")
+
+    async def _checkout(self, signal: AbortSignal | None) -> SandboxProcess | CodeRunResult:
+        """A process for one run, or the run's ``abort`` result (its signal aborted, or ``dispose()``) while it waited.
+
+        Raises ``CodeRuntimeBusyError`` when every process is busy and the queue of waiting runs is full.
+        """
         try:
-            process = await self._take(signal)
-        except PoolFull as error:
-            if not self.disposed:
-                raise CodeRuntimeBusyError(str(error)) from None
+            process = await unless_aborted(self._pool.take(), signal, self._retire_later)
+        except SlotsClosed:
             process = None
+        except CodeRuntimeBusyError:
+            raise
         except Exception:
             if not self.disposed:
                 raise  # Deno itself cannot start: not a program outcome
@@ -198,41 +226,15 @@ class DenoCodeRuntime:
         if process is None or self.disposed:
             if process is not None:
                 await self._retire(process)
-            why = _DISPOSED if self.disposed or signal is None else abort_message(signal.reason)
+            why = DISPOSED if self.disposed or signal is None else abort_message(signal.reason)
             return CodeRunResult((), None, CodeRunFailure("abort", why))
-        session = RunSession(process, request.bindings, signal, self._budgets, self._watchdog)
-        self._sessions.add(session)
-        try:
-            return await session.execute(run_line)  # its process is reaped whatever happens
-        finally:
-            retired = session.retired
-            assert retired is not None
-            retired.add_done_callback(lambda _: self._forget(session, process))
+        return process
 
-    async def _take(self, signal: AbortSignal | None) -> SandboxProcess | None:
-        """A process from the pool; ``None`` if ``signal`` aborted while the run waited for one."""
-        if signal is None:
-            return await self._pool.take()
-        task = asyncio.current_task()
-        before = task.cancelling() if task is not None else 0
-        take = asyncio.ensure_future(self._pool.take())
+    def _retire_later(self, process: SandboxProcess) -> None:
+        """A process taken for a run that stopped waiting for it: ours, but nobody will use it."""
+        asyncio.ensure_future(self._retire(process))
 
-        def stop_waiting(_reason: object) -> None:
-            take.cancel()
-
-        undo = signal.add_listener(stop_waiting)
-        try:
-            return await take
-        except asyncio.CancelledError:
-            if take.done() and not take.cancelled() and take.exception() is None:
-                asyncio.ensure_future(self._retire(take.result()))  # ours, but nobody will use it
-            if signal.aborted and (task is None or task.cancelling() == before):
-                return None
-            raise
-        finally:
-            undo()
-
-    def _forget(self, session: RunSession, process: SandboxProcess) -> None:
+    def _forget(self, session: RunSession, process: SandboxProcess, _retired: object) -> None:
         self._sessions.discard(session)
         self._processes.discard(process)
         self._pool.release(process)
@@ -246,7 +248,7 @@ class DenoCodeRuntime:
 
     async def _shutdown(self) -> None:
         for session in list(self._sessions):
-            session.stop("abort", _DISPOSED)
+            session.stop("abort", DISPOSED)
         await asyncio.gather(*(s.finished.wait() for s in list(self._sessions)))
         for process in await self._pool.drain():
             await self._retire(process)
@@ -291,9 +293,6 @@ class DenoCodeRuntime:
                         await stream.read()
         else:  # spawned on another (closed) loop: all we can still do is kill it
             process.kill()
-
-
-_DISPOSED: Final = "the run was aborted: the code runtime was disposed"
 
 
 class _Owned:

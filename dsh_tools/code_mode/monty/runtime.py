@@ -39,6 +39,7 @@ from typing import Any, Final
 from dsh_tools.code_mode.deno._run import abort_message
 from dsh_tools.code_mode.monty._run import MontyRun
 from dsh_tools.code_mode.runtime import CodeRunFailure, CodeRunRequest, CodeRunResult
+from dsh_tools.code_mode.slots import DISPOSED, Slots, SlotsClosed, unless_aborted
 from dsh_tools.signals import AbortSignal
 
 __all__ = ["MontyCodeRuntime"]
@@ -60,6 +61,13 @@ class MontyCodeRuntime:
     binding calls (past them a call raises ``ValueError`` in the program).
     ``pool_size`` workers are kept started for the next runs.
 
+    At most ``max_processes`` runs hold a worker at once; a run that finds
+    them all busy waits for one, in arrival order, and past
+    ``max_queued_runs`` waiting runs ``run`` raises
+    :class:`~dsh_tools.errors.CodeRuntimeBusyError` at once: the rule of
+    the Deno runtime (:mod:`dsh_tools.code_mode.slots`). The wall clock of
+    a run starts when it holds its worker, not while it waits for one.
+
     The completion value is the returned value as JSON (tuples as lists);
     anything JSON cannot hold becomes its ``repr``.
     """
@@ -75,6 +83,8 @@ class MontyCodeRuntime:
         max_calls: int = 10_000,
         max_arg_bytes: int = 4 << 20,
         pool_size: int = 1,
+        max_processes: int = 8,
+        max_queued_runs: int = 64,
     ) -> None:
         for label, value in (
             ("compute_ms", compute_ms),
@@ -84,15 +94,18 @@ class MontyCodeRuntime:
             ("max_heap_mb", max_heap_mb),
             ("max_calls", max_calls),
             ("max_arg_bytes", max_arg_bytes),
+            ("max_processes", max_processes),
         ):
             if type(value) is not int or value <= 0:
                 raise ValueError(f"{label} must be a positive int, got {value!r}")
-        if type(pool_size) is not int or pool_size < 0:
-            raise ValueError(f"pool_size must be an int >= 0, got {pool_size!r}")
+        for label, value in (("pool_size", pool_size), ("max_queued_runs", max_queued_runs)):
+            if type(value) is not int or value < 0:
+                raise ValueError(f"{label} must be an int >= 0, got {value!r}")
         self.compute_ms, self.max_wall_ms = compute_ms, max_wall_ms
         self.max_log_bytes, self.max_value_bytes = max_log_bytes, max_value_bytes
         self.max_heap_mb, self.max_calls, self.max_arg_bytes = max_heap_mb, max_calls, max_arg_bytes
-        self._pool_size = pool_size
+        self._pool_size, self._max_processes = min(pool_size, max_processes), max_processes
+        self._slots = Slots(max_processes, max_queued_runs)
         self._pool: Any = None
         self._starting: asyncio.Task[Any] | None = None
         self._runs: set[asyncio.Task[CodeRunResult]] = set()
@@ -109,6 +122,11 @@ class MontyCodeRuntime:
     @property
     def disposed(self) -> bool:
         return self._disposed
+
+    @property
+    def queued_runs(self) -> int:
+        """Runs waiting for a worker because ``max_processes`` are busy."""
+        return self._slots.queued
 
     @property
     def live_pids(self) -> frozenset[int]:
@@ -132,7 +150,13 @@ class MontyCodeRuntime:
         # Each run is a fresh session: no state of an earlier run survives in the interpreter. The
         # worker process itself is reused (recycling it after every run, max_checkouts_per_worker=1,
         # measured as a SIGABRT at interpreter exit in about one process in ten with pydantic-monty 1.4).
-        pool = AsyncMonty(min_processes=self._pool_size, request_timeout=self.max_wall_ms / 1000 + 5)
+        # Monty's own cap is ours: the slots admit no more checkouts than it has workers for, so no run
+        # waits inside Monty, where neither its signal nor the queue bound could reach it.
+        pool = AsyncMonty(
+            min_processes=self._pool_size,
+            max_processes=self._max_processes,
+            request_timeout=self.max_wall_ms / 1000 + 5,
+        )
         await pool.__aenter__()
         self._pool = pool
         return pool
@@ -146,15 +170,31 @@ class MontyCodeRuntime:
         signal = request.signal
         if signal is not None and signal.aborted:
             return CodeRunResult((), None, CodeRunFailure("abort", abort_message(signal.reason)))
-        run = MontyRun(self, request)
-        task = asyncio.ensure_future(run.execute(pool))
-        self._runs.add(task)
-        task.add_done_callback(self._runs.discard)
-        return await _bounded(task, self.max_wall_ms / 1000, signal, run)
+        try:
+            holding = await unless_aborted(self._slots.take(), signal, lambda _: self._slots.give_back())
+        except SlotsClosed:
+            return CodeRunResult((), None, CodeRunFailure("abort", DISPOSED))
+        if not holding:
+            assert signal is not None  # only a signal stops the wait without raising
+            return CodeRunResult((), None, CodeRunFailure("abort", abort_message(signal.reason)))
+        try:
+            if self._disposed:  # while this run was handed its slot
+                return CodeRunResult((), None, CodeRunFailure("abort", DISPOSED))
+            run = MontyRun(self, request)
+            task = asyncio.ensure_future(run.execute(pool))
+            self._runs.add(task)
+            task.add_done_callback(self._runs.discard)
+            return await _bounded(task, self.max_wall_ms / 1000, signal, run)  # the wall clock starts here
+        finally:
+            self._slots.give_back()
 
     async def dispose(self) -> None:
-        """Stop in-flight runs and the pool, and wait until every worker is gone (idempotent)."""
+        """Stop in-flight runs and the pool, and wait until every worker is gone (idempotent).
+
+        Runs in flight, and runs still waiting for a worker, resolve as ``abort`` failures.
+        """
         self._disposed = True
+        self._slots.close(DISPOSED)
         for task in list(self._runs):
             task.cancel()
         await asyncio.gather(*self._runs, return_exceptions=True)
@@ -192,7 +232,12 @@ async def _bounded(
 
     follow = signal.add_listener(stop) if signal is not None else None
     try:
-        done, _ = await asyncio.wait({task}, timeout=wall_s)
+        try:
+            done, _ = await asyncio.wait({task}, timeout=wall_s)
+        except asyncio.CancelledError:  # the caller's: the run ends with it, and its worker before its slot
+            task.cancel()
+            await asyncio.wait({task}, timeout=_QUIESCENCE_S)
+            raise
         if not done:
             stopped.append(CodeRunFailure("timeout", f"the run exceeded its wall-clock budget of {wall_s * 1000:.0f} ms"))
             task.cancel()
@@ -200,6 +245,8 @@ async def _bounded(
     finally:
         if follow is not None:
             follow()
+    if not stopped and task.cancelled():  # not by us, nor by our caller (that raises above): by dispose()
+        stopped.append(CodeRunFailure("abort", DISPOSED))
     if stopped:
         return CodeRunResult(run.logs.entries, None, stopped[0], tuple(run.clock))
     return task.result()
