@@ -270,7 +270,7 @@ def main(rounds: int) -> int:
         spread = f"{min(samples[path]):.1f}–{max(samples[path]):.1f}"
         ratio = f"{median / base:.2f}" if base else "—"
         print(f"{path:{width}}  {median:>9.1f}  {spread:>20}  {ratio:>11}")
-    print(f"\nmedian of {rounds} rounds, each a fresh interpreter; × dsh-tools = µs/call over {BASELINE!r}'s")
+    print(f"\nmedians of {rounds} rounds, a fresh interpreter per path and round; × dsh-tools: over {BASELINE}")
     return 0
 
 
