@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test typecheck pytest demo bench bench-ab clean system-packages
+.PHONY: test typecheck pytest demo bench bench-ab bench-peers clean system-packages
 
 # The renderer modules setup.py compiles with mypyc: editing one rebuilds
 # (a stale build would be ignored at import anyway, see _implementation.py).
@@ -41,6 +41,21 @@ bench: $(STAMP)
 bench-ab: $(STAMP)
 	$(PY) -m benchmarks.ab $(BASE) $(if $(ONLY),--only $(ONLY))
 
+# The peer bench has a venv of its own, so nothing else depends on its packages.
+PEERS_VENV  := .venv-peers
+PEERS_PY    := $(PEERS_VENV)/bin/python
+PEERS_STAMP := $(PEERS_VENV)/.installed
+
+$(PEERS_STAMP): pyproject.toml setup.py benchmarks/peers-requirements.txt
+	test -x $(PEERS_PY) || $(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_PY) -m pip install --quiet --upgrade pip
+	$(PEERS_PY) -m pip install --quiet -e . -r benchmarks/peers-requirements.txt
+	touch $(PEERS_STAMP)
+
+# The same typed tool call through dsh-tools and its Python peers, in fresh interpreters.
+bench-peers: $(PEERS_STAMP)
+	$(PEERS_PY) -m benchmarks.peers
+
 clean:
-	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache
+	rm -rf $(VENV) $(PEERS_VENV) build *.egg-info .mypy_cache .pytest_cache
 	rm -f dsh_tools_codegen/*.so dsh_tools_codegen/_compiled_sources.json
