@@ -91,10 +91,15 @@ class ToolArgsError(HarnessError):
 
 
 class CodeRunFailedError(HarnessError):
-    """A Code Mode program failed (kind, message and captured logs in the text)."""
+    """A Code Mode program failed (kind, message and captured logs in the text).
 
-    def __init__(self, message: str) -> None:
+    A replay that failed after its approved call ran carries ``meta``
+    (``{"effects": [...]}``), as :class:`ReplayDivergedError` does.
+    """
+
+    def __init__(self, message: str, *, meta: dict[str, object] | None = None) -> None:
         super().__init__(message, "CODE_RUN_FAILED")
+        self.meta = meta
 
 
 class CodeRuntimeBusyError(HarnessError):
@@ -190,10 +195,12 @@ class ApprovalStaleError(HarnessError):
 
 class ReplayDivergedError(HarnessError):
     """A resumed Code Mode program did not repeat the calls of its earlier run (``REPLAY_DIVERGED``);
-    nothing already journaled was dispatched again."""
+    nothing already journaled was dispatched again. ``meta`` lists the calls that did run meanwhile
+    (``{"effects": [...]}``), so a model does not redo an effect that happened."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, meta: dict[str, object] | None = None) -> None:
         super().__init__(message, "REPLAY_DIVERGED")
+        self.meta = meta
 
 
 class ToolOutcomeUnknownError(HarnessError):

@@ -115,6 +115,7 @@ class _Run:
         self.dispatches = 0
         self.in_flight: set[asyncio.Task[JsonValue]] = set()
         self.images: list[tuple[int, Sequence[ContentBlock]]] = []
+        self.live: list[tuple[int, ToolExecutionResult, str]] = []  # a replay's calls that ran for real: (number, result, tool)
 
     def binding(self, name: str, *, typed: bool) -> Binding:
         async def call(args: JsonValue) -> JsonValue:
@@ -179,6 +180,8 @@ class _Run:
         self._log(sub_id, name, args, result, text)
         if result.outcome != "approval-pending":
             self.recorded[number] = RecordedCall.of(number, name, cast("JsonValue", args), result)
+        if self.replay is not None:
+            self.live.append((number, result, name))
         if result.is_error:
             raise CodeDispatchError(text)
         if any(block.get("type") == "image" for block in result.content):
@@ -208,6 +211,26 @@ class _Run:
         calls = tuple(self.recorded[n] for n in sorted(self.recorded) if n != self.parked.number)
         program = ParkedProgram(self.outer.call_id, code, calls, self.parked.number, self.parked.name, resumes)
         return program.set(seed=seed, clock=tuple(clock), run_key=self.outer.idempotency_key or None)
+
+    def effects(self) -> tuple[str, dict[str, object]]:
+        """What ran for real during this replay: the approved call, then each live sub-call, as text and as ``meta``.
+
+        A replay that diverges or fails after its approved call ran must say
+        so: a model that reads only "diverged" would retry, and charge again.
+        """
+        assert self.replay is not None
+        approved = self.replay.approved
+        ran: list[tuple[str, str, str, str | None]] = [
+            (approved.call_id, approved.name, self.replay.approved_outcome, approved.text)
+        ]
+        for _, result, name in sorted(self.live, key=lambda entry: entry[0]):
+            ran.append((result.call_id, name, result.outcome, None))
+        lines = ["calls that ran during this replay (their effects happened):"]
+        for call_id, name, outcome, text in ran:
+            shown = f": {text if len(text) <= SUMMARY_LIMIT else text[:SUMMARY_LIMIT] + '…'}" if text is not None else ""
+            lines.append(f"- {name} (call {call_id}): {outcome}{shown}")
+        meta: dict[str, object] = {"effects": [{"callId": c, "name": n, "outcome": o} for c, n, o, _ in ran]}
+        return "\n".join(lines), meta
 
     def image_context(self) -> HookContext | None:
         """The content of the sub-calls that returned images, in dispatch order, or ``None``."""
@@ -308,16 +331,28 @@ async def run_program(registry: ToolRegistry, args: object, execution: ToolExecu
         await run.drain()
         controller.abort(ended)
     if run.diverged is not None:
-        raise ReplayDivergedError(run.diverged)
+        raise _diverged(run, run.diverged)
     if run.parked is not None:
         await _keep_parked(registry, run.parked_program(code, seed, outcome.clock if outcome is not None else ()), run)
     assert outcome is not None  # a run that raised without parking or diverging raised above
     if run.replay is not None and outcome.error is None:
         unfinished = run.replay.unfinished(run.submitted)
         if unfinished is not None:
-            raise ReplayDivergedError(unfinished)
+            raise _diverged(run, unfinished)
     resumed = run.replay.approved.name if run.replay is not None else None
-    return _output(outcome, run.dispatches, run.image_context(), resumed)
+    try:
+        return _output(outcome, run.dispatches, run.image_context(), resumed)
+    except CodeRunFailedError as failed:
+        if run.replay is None:
+            raise
+        text, meta = run.effects()  # a replay that failed after its approved call ran
+        raise CodeRunFailedError(f"{failed.message}\n{text}", meta=meta) from None
+
+
+def _diverged(run: _Run, why: str) -> ReplayDivergedError:
+    """The divergence, naming every call that ran for real during the replay (the call it diverged at did not)."""
+    text, meta = run.effects()
+    return ReplayDivergedError(f"{why}\n{text}", meta=meta)
 
 
 async def _keep_parked(registry: ToolRegistry, program: ParkedProgram, run: _Run) -> None:

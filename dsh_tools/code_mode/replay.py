@@ -143,9 +143,11 @@ class ParkedProgram(Record):
 class Replay:
     """The matching state of one rerun: recorded calls by number, the approved one's real result among them."""
 
-    def __init__(self, program: ParkedProgram, approved: RecordedCall) -> None:
+    def __init__(self, program: ParkedProgram, approved: RecordedCall, approved_outcome: str = "ok") -> None:
         self.program = program
         self.approved = approved
+        self.approved_outcome = approved_outcome
+        """How the approved call ended when it ran, just before the rerun (the first effect a report names)."""
         self.entries: dict[int, RecordedCall] = {call.number: call for call in program.calls}
         self.entries[program.waiting] = approved
         self.last = max(self.entries)
@@ -203,6 +205,6 @@ async def resume_program(
         idempotency_key=program.run_key or mint_idempotency_key(),
     )
     plan = plan_call(registry, run)
-    plan.state.replay = Replay(program, approved)  # the rerun's bindings consult it (``replay_for``)
+    plan.state.replay = Replay(program, approved, sub_result.outcome)  # the rerun's bindings consult it (``replay_for``)
     plan.state.approval_id = parked.approval_id
     return await resume_call(plan, run, "allowed-once")

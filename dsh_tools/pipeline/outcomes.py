@@ -18,8 +18,16 @@ from typing import Literal
 
 from returns.result import Failure
 
-from dsh_tools.errors import ApprovalPendingError, HarnessError, ToolAbortedError, safe_str
+from dsh_tools.errors import (
+    ApprovalPendingError,
+    CodeRunFailedError,
+    HarnessError,
+    ReplayDivergedError,
+    ToolAbortedError,
+    safe_str,
+)
 from dsh_tools.execution import ToolErrorInfo, ToolExecution, ToolExecutionResult
+from dsh_tools.json_values import freeze_json
 from dsh_tools.json_walk import unicode_text
 from dsh_tools.outcome import Outcome
 from dsh_tools.record import Record
@@ -109,10 +117,18 @@ def exception_message(exception: BaseException) -> str:
 
 def exception_result(call_id: str, exception: BaseException) -> ToolExecutionResult:
     """The result of a raised exception (structured ``error`` for ``HarnessError``; an
-    ``ApprovalPendingError`` also brings its ``meta``: the approval id the caller resumes with)."""
+    ``ApprovalPendingError`` also brings its ``meta``: the approval id the caller resumes with, and a
+    replay's error the effects that ran during it)."""
     result = error_result(call_id, exception_message(exception), harness_error_info(exception))
-    if type(exception) is ApprovalPendingError:
-        return result.set(meta=exception.meta)
+    kind = type(exception)
+    if kind is ApprovalPendingError:
+        return result.set(meta=exception.meta)  # type: ignore[attr-defined]
+    if kind is ReplayDivergedError or kind is CodeRunFailedError:
+        meta = exception.meta  # type: ignore[attr-defined]
+        if meta is not None:
+            frozen = freeze_json(meta)
+            if type(frozen) is not Failure:
+                return result.set(meta=frozen.unwrap())
     return result
 
 

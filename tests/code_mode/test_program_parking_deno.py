@@ -180,3 +180,50 @@ async def test_an_unrepeatable_program_is_detected_as_a_divergence(runtime: Deno
     result = await ctx.tools.resume(thaw_json(parked.meta)["approvalId"], "allowed-once")  # type: ignore[index]
     assert result.error is not None and result.error.code == "REPLAY_DIVERGED", result.text
     assert "diverged at call 1" in result.text and len(lookups) == 1  # never dispatched again
+
+
+async def test_a_divergent_replay_names_the_approved_charge_that_ran(runtime: DenoCodeRuntime) -> None:
+    # Issue 34 item 4, as a new user met it: the lookup's argument is random, so the rerun diverges at call 1,
+    # after the approved charge ran. The result must say the charge happened, or a model charges again.
+    program = """
+    await tools.lookup({ name: crypto.randomUUID() });
+    await tools.charge_card({ amount: 7 });
+    """
+    lookups: list[str] = []
+    charges: list[int] = []
+    ctx = boot(mode="code", code_runtime=runtime)
+    install(ctx, lookups, charges)
+    agent = Agent(ctx, name="coder")
+    parked = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": program}, agent))
+    result = await ctx.tools.resume(thaw_json(parked.meta)["approvalId"], "allowed-once")  # type: ignore[index]
+    assert charges == [7] and len(lookups) == 1  # charged once; the diverging lookup was not dispatched
+    assert result.error is not None and result.error.code == "REPLAY_DIVERGED", result.text
+    assert "diverged at call 1" in result.text
+    assert "- charge_card (call run:code:2): ok: charged 7" in result.text.splitlines()
+    assert thaw_json(result.meta) == {"effects": [{"callId": "run:code:2", "name": "charge_card", "outcome": "ok"}]}
+    (record,) = [r for r in await ctx.tools.store.journal(call_id="run") if r.outcome != "approval-pending"]
+    assert record.outcome == "error" and thaw_json(record.meta) == thaw_json(result.meta)
+
+
+async def test_a_replay_that_fails_after_its_approved_call_lists_every_live_call(runtime: DenoCodeRuntime) -> None:
+    program = """
+    await tools.charge_card({ amount: 3 });
+    await tools.lookup({ name: "after" });
+    throw new Error("the program broke after paying");
+    """
+    lookups: list[str] = []
+    charges: list[int] = []
+    ctx = boot(mode="code", code_runtime=runtime)
+    install(ctx, lookups, charges)
+    agent = Agent(ctx, name="coder")
+    parked = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": program}, agent))
+    result = await ctx.tools.resume(thaw_json(parked.meta)["approvalId"], "allowed-once")  # type: ignore[index]
+    assert result.error is not None and result.error.code == "CODE_RUN_FAILED", result.text
+    assert charges == [3] and lookups == ["after"]
+    assert thaw_json(result.meta) == {
+        "effects": [
+            {"callId": "run:code:1", "name": "charge_card", "outcome": "ok"},
+            {"callId": "run:code:2", "name": "lookup", "outcome": "ok"},
+        ]
+    }
+    assert "- lookup (call run:code:2): ok" in result.text.splitlines()
