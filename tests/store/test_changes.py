@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
 
+from dsh_tools import Agent, ToolExecution, ToolExecutionInput, boot, tool
+from dsh_tools.store import MemoryStore
 from dsh_tools.store import CallRecord, CallStore, ChangeCursor, ChangeSource, ParkedCall, PostgresStore, SqliteStore
 from dsh_tools.store import sql
 
@@ -106,3 +109,39 @@ async def test_postgres_finds_a_row_committed_out_of_seq_order(store: CallStore)
             assert changed == ["late"]
         cursor, changed, _ = await look(store, cursor)
         assert changed == ["early"]
+
+
+
+class _Gates:
+    reported = asyncio.Event()
+    go = asyncio.Event()
+
+
+@tool
+async def slow(exec: ToolExecution) -> str:
+    """Report progress, then wait to be let go."""
+    await exec.report_progress(1, 2, "half")
+    _Gates.reported.set()
+    await _Gates.go.wait()
+    return "done"
+
+
+async def test_memory_running_calls_are_seen_as_they_move() -> None:
+    """A memory store never writes a running call: its journal shows it when read, and so does ``changes``."""
+    _Gates.reported, _Gates.go = asyncio.Event(), asyncio.Event()
+    ctx = boot()
+    ctx.tools.register(slow)
+    store = ctx.tools.store
+    assert isinstance(store, MemoryStore)
+    cursor, _, _ = await look(store, None)
+    running = asyncio.create_task(ctx.tools.execute(ToolExecutionInput("c1", "slow", {}, Agent(ctx, name="a"))))
+    await _Gates.reported.wait()
+    changes = await store.changes(cursor)
+    (record,) = changes.records
+    assert record.outcome == "running" and record.progress == {"progress": 1, "total": 2, "message": "half"}
+    cursor, changed, _ = await look(store, changes.cursor)
+    assert changed == []  # it did not move since
+    _Gates.go.set()
+    await running
+    _, changed, _ = await look(store, cursor)
+    assert changed == [record.record_id]
