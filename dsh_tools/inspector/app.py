@@ -8,8 +8,9 @@ runs the call).
 Security, because the page can approve what agents do:
 
 * every route needs the token: the ``?token=`` of the printed URL (traded at
-  once for an ``HttpOnly``, ``SameSite=Strict`` cookie and a redirect that
-  drops it from the address bar), the cookie, or ``Authorization: Bearer``;
+  once for a random session id in an ``HttpOnly``, ``SameSite=Strict``
+  cookie named for the port, and a redirect that drops the token from the
+  address bar), that session, or ``Authorization: Bearer`` (:mod:`.access`);
 * a state-changing request is a ``POST`` carrying ``X-CSRF-Token`` (a value
   derived from the token and given only to the authenticated page), and one
   whose ``Origin`` is not this server's is refused;
@@ -23,7 +24,6 @@ Security, because the page can approve what agents do:
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import hmac
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
@@ -35,22 +35,17 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from dsh_tools.inspector.access import Access, cookie_name, csrf_token, request_port
 from dsh_tools.inspector.views import MAX_ROWS, parked_view, record_view
 from dsh_tools.outcome import OUTCOMES
 from dsh_tools.store.protocol import CallStore
 
-__all__ = ["COOKIE", "LIVE_POLL_SECONDS", "csrf_token", "inspector_app"]
+__all__ = ["LIVE_POLL_SECONDS", "inspector_app"]
 
-COOKIE: Final = "dsh_inspector"
 LIVE_POLL_SECONDS: Final = 0.2
 """How often the live stream looks at the store for new calls and approvals."""
 
 _Handler = Callable[[Request], Awaitable[Response]]
-
-
-def csrf_token(token: str) -> str:
-    """The value a ``POST`` must carry in ``X-CSRF-Token`` (derived, so the token itself never sits in the page)."""
-    return hmac.new(token.encode(), b"dsh-inspector-csrf", hashlib.sha256).hexdigest()
 
 
 def _static(name: str) -> str:
@@ -61,29 +56,26 @@ def inspector_app(store: CallStore, *, token: str) -> Starlette:
     """The inspector as an ASGI application; ``token`` (at least 16 characters) guards every route."""
     if type(token) is not str or len(token) < 16:
         raise ValueError("the inspector's token must be a str of at least 16 characters")
+    access = Access(token)
     csrf = csrf_token(token)
     shell = _static("index.html").replace("{{csrf}}", csrf).replace("{{style}}", _static("style.css"))
     head, _, tail = shell.replace("{{script}}", _static("app.js")).partition("{{initial}}")
 
-    def authenticated(request: Request) -> bool:
-        offered = request.cookies.get(COOKIE) or request.query_params.get("token") or ""
-        header = request.headers.get("authorization", "")
-        if header.startswith("Bearer "):
-            offered = header[len("Bearer ") :]
-        return hmac.compare_digest(offered.encode(), token.encode())
-
     def guarded(handler: _Handler) -> _Handler:
         async def check(request: Request) -> Response:
-            if not authenticated(request):
+            if not access.allows(request):
                 return PlainTextResponse("the inspector needs its token: open the URL `dsh-tools inspect` printed", 401)
             return await handler(request)
 
         return check
 
     async def index(request: Request) -> Response:
-        if "token" in request.query_params:  # trade the URL's token for a cookie, and drop it from the address bar
+        if "token" in request.query_params:  # trade the URL's token for a session, and drop it from the address bar
             response: Response = RedirectResponse("/", status_code=303)
-            response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+            response.set_cookie(
+                cookie_name(request_port(request)), access.new_session(), httponly=True, samesite="strict", path="/",
+                secure=request.url.scheme == "https",
+            )
             return response
         parked, records = await store.parked(), await store.journal(limit=100)
         initial = {"approvals": [parked_view(call) for call in parked], "journal": [record_view(r) for r in records]}
