@@ -3,6 +3,7 @@
 It prints the page's URL with a fresh random token (the only way in), binds
 to loopback unless told otherwise, and says loudly when it is told otherwise:
 whoever reaches the page with the token can approve what agents do.
+SIGINT or SIGTERM stops it, open pages and all.
 """
 
 from __future__ import annotations
@@ -32,9 +33,7 @@ def is_loopback(host: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        import uvicorn
-
-        from dsh_tools.inspector import inspector_app
+        from dsh_tools.inspector.server import serve_inspector
     except ImportError:
         raise CliError("the inspector needs its extra: pip install 'dsh-tools[inspector]'") from None
     if not is_loopback(args.host):
@@ -56,11 +55,10 @@ def run(args: argparse.Namespace) -> int:
     port = listener.getsockname()[1]
     shown = f"[{args.host}]" if family == socket.AF_INET6 else args.host
     print(f"dsh-tools inspector: http://{shown}:{port}/?token={token}", flush=True)
-    server = uvicorn.Server(uvicorn.Config(inspector_app(store, token=token), log_level="warning"))
 
     async def serve() -> None:
         try:
-            await server.serve(sockets=[listener])
+            await serve_inspector(store, listener, token=token)
         finally:
             await store.aclose()
 
