@@ -1,4 +1,4 @@
-"""``dsh-tools inspect`` as a real process: SIGTERM ends it with a page's stream open."""
+"""``dsh-tools inspect`` as a real process: its URL answers when printed, and SIGTERM ends it with a page's stream open."""
 
 from __future__ import annotations
 
@@ -17,6 +17,33 @@ from dsh_tools.inspector.server import GRACEFUL_SHUTDOWN_SECONDS
 
 DSH_TOOLS = Path(sys.executable).parent / "dsh-tools"
 
+PROBE = """
+import socket, sys
+from dsh_tools.cli import main
+
+class Probe:
+    '''stdout that, the moment the URL is written, tries to connect to it.'''
+    def __init__(self, out):
+        self.out = out
+    def write(self, text):
+        if text.startswith("dsh-tools inspector: http://"):
+            port = int(text.split("/")[2].rsplit(":", 1)[1])
+            probe = socket.socket()
+            try:
+                probe.connect(("127.0.0.1", port))
+                self.out.write("probe: accepting\\n")
+            except OSError as error:
+                self.out.write(f"probe: {error}\\n")
+            finally:
+                probe.close()
+        return self.out.write(text)
+    def __getattr__(self, name):
+        return getattr(self.out, name)
+
+sys.stdout = Probe(sys.stdout)
+sys.exit(main(sys.argv[1:]))
+"""
+
 
 @pytest.fixture
 def inspector(tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
@@ -28,6 +55,18 @@ def inspector(tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
     if server.poll() is None:
         server.kill()
     server.wait(timeout=30)
+
+
+def test_the_url_is_printed_only_once_the_server_accepts_connections() -> None:
+    command = [sys.executable, "-c", PROBE, "inspect", "--store", "memory:", "--port", "0"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline().strip() == "probe: accepting"  # connecting at the moment of printing works
+        assert server.stdout.readline().startswith("dsh-tools inspector: http://127.0.0.1:")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def connect(port: int, *, timeout: float) -> socket.socket:
@@ -79,3 +118,14 @@ def test_sigterm_ends_inspect_promptly_while_a_page_holds_the_live_stream(inspec
     assert rest.endswith(b"0\r\n\r\n")  # the stream was ended cleanly, not cut
     assert took < GRACEFUL_SHUTDOWN_SECONDS, took  # by itself: before shutdown's cut would have come
 
+
+def test_ctrl_c_stops_inspect_without_a_traceback(tmp_path: Path) -> None:
+    server = subprocess.Popen(
+        [str(DSH_TOOLS), "inspect", "--store", "memory:", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal's foreground job
+    )
+    assert server.stdout is not None
+    assert server.stdout.readline().startswith("dsh-tools inspector: ")
+    server.send_signal(signal.SIGINT)
+    _, err = server.communicate(timeout=30)
+    assert server.returncode == 130 and "Traceback" not in err, (server.returncode, err)
