@@ -104,7 +104,8 @@ class LiveFeed:
 
     def position(self) -> str:
         """Where a page rendered now picks the stream up (``""`` while the watcher is idle: that page resets)."""
-        return f"{self._epoch}-{self._number}" if self._ready.is_set() else ""
+        watching = self._task is not None and not self._task.done() and self._ready.is_set()
+        return f"{self._epoch}-{self._number}" if watching else ""
 
     def poke(self) -> None:
         """Look at the store now (this server recorded a decision)."""
