@@ -16,9 +16,9 @@ import orjson
 from dsh_tools.approval import ApprovalVerdict
 
 from dsh_tools.cli.errors import CliError
-from dsh_tools.cli.store_access import opened_store
+from dsh_tools.cli.store_access import store_session
 from dsh_tools.json_values import thaw_json
-from dsh_tools.store import CallStore, ParkedCall, StoreError
+from dsh_tools.store import CallStore, ParkedCall
 
 __all__ = ["run"]
 
@@ -28,14 +28,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    async with opened_store(args.store) as store:
-        try:
-            if args.action == "list":
-                _list(await store.parked(), as_json=args.json)
-                return 0
-            return await _decide(store, args)
-        except StoreError as error:
-            raise CliError(str(error)) from None
+    async with store_session(args.store) as store:  # a store that fails is one clean line (store_access)
+        if args.action == "list":
+            _list(await store.parked(), as_json=args.json)
+            return 0
+        return await _decide(store, args)
 
 
 def _list(parked: list[ParkedCall], *, as_json: bool) -> None:

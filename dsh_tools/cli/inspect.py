@@ -1,8 +1,12 @@
 """``dsh-tools inspect --store URL [--host 127.0.0.1] [--port 8765]``: serve the inspector page.
 
-It prints the page's URL with a fresh random token (the only way in), binds
-to loopback unless told otherwise, and says loudly when it is told otherwise:
-whoever reaches the page with the token can approve what agents do.
+It connects to the store first (an unreachable one is one clean line and
+exit status 2, not a server answering 500), binds, and prints the page's URL
+with a fresh random token (the only way in) once the server accepts
+connections. It binds to loopback unless told otherwise, and says loudly
+when it is told otherwise: whoever reaches the page with the token can
+approve what agents do. SIGINT or SIGTERM stops it, open pages and all
+(Ctrl+C exits with status 130, without a traceback).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import socket
 import sys
 
 from dsh_tools.cli.errors import CliError
-from dsh_tools.cli.store_access import opened_store
+from dsh_tools.cli.store_access import store_session
 
 __all__ = ["is_loopback", "run"]
 
@@ -32,9 +36,7 @@ def is_loopback(host: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        import uvicorn
-
-        from dsh_tools.inspector import inspector_app
+        from dsh_tools.inspector.server import serve_inspector
     except ImportError:
         raise CliError("the inspector needs its extra: pip install 'dsh-tools[inspector]'") from None
     if not is_loopback(args.host):
@@ -44,25 +46,31 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
             flush=True,
         )
-    store = opened_store(args.store)
-    token = secrets.token_urlsafe(24)
-    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        listener.bind((args.host, args.port))
-    except OSError as error:
-        raise CliError(f"cannot listen on {args.host}:{args.port}: {error}") from None
-    port = listener.getsockname()[1]
-    shown = f"[{args.host}]" if family == socket.AF_INET6 else args.host
-    print(f"dsh-tools inspector: http://{shown}:{port}/?token={token}", flush=True)
-    server = uvicorn.Server(uvicorn.Config(inspector_app(store, token=token), log_level="warning"))
 
     async def serve() -> None:
-        try:
-            await server.serve(sockets=[listener])
-        finally:
-            await store.aclose()
+        async with store_session(args.store) as store:
+            listener = _bind(args.host, args.port)
+            token = secrets.token_urlsafe(24)
+            shown = f"[{args.host}]" if listener.family == socket.AF_INET6 else args.host
+            url = f"http://{shown}:{listener.getsockname()[1]}/?token={token}"
+            await serve_inspector(
+                store, listener, token=token, on_serving=lambda: print(f"dsh-tools inspector: {url}", flush=True)
+            )
 
-    asyncio.run(serve())
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:  # Ctrl+C: the server already stopped cleanly; no traceback for the usual way out
+        return 130
     return 0
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (``CliError`` when it cannot be)."""
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        raise CliError(f"cannot listen on {host}:{port}: {error}") from None
+    return listener

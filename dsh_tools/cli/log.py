@@ -1,4 +1,10 @@
-"""``dsh-tools log --store URL [--agent ID] [--tool NAME] [--errors] [--limit N] [--json]``: read the call journal."""
+"""``dsh-tools log --store URL [--agent ID] [--tool NAME] [--errors] [--limit N] [--json]``: read the call journal.
+
+Text is one line per call, newest last, and a line saying so when nothing
+matches (an empty store looked like a hung command). ``--json`` is JSON
+Lines, one record per line, so a journal with nothing to show prints
+nothing: every line a reader gets is a record.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +15,8 @@ import datetime
 import orjson
 
 from dsh_tools.cli.errors import CliError
-from dsh_tools.cli.store_access import opened_store
-from dsh_tools.store import MAX_JOURNAL_LIMIT, CallRecord, StoreError
+from dsh_tools.cli.store_access import store_session
+from dsh_tools.store import MAX_JOURNAL_LIMIT, CallRecord
 
 __all__ = ["run"]
 
@@ -22,15 +28,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    async with opened_store(args.store) as store:
-        try:
-            records = await store.journal(
-                agent_id=args.agent, tool_name=args.tool, is_error=True if args.errors else None, limit=args.limit
-            )
-        except StoreError as error:
-            raise CliError(str(error)) from None
+    async with store_session(args.store) as store:  # a store that fails is one clean line (store_access)
+        records = await store.journal(
+            agent_id=args.agent, tool_name=args.tool, is_error=True if args.errors else None, limit=args.limit
+        )
     for record in records:
         print(orjson.dumps(record.to_json()).decode() if args.json else _line(record))
+    if not records and not args.json:
+        filtered = args.agent is not None or args.tool is not None or args.errors
+        print("no recorded calls match these filters" if filtered else "no calls recorded")
     return 0
 
 

@@ -148,7 +148,9 @@ def _log(commands: Commands) -> argparse.ArgumentParser:
     parser.add_argument("--tool", metavar="NAME", help="only calls of this tool")
     parser.add_argument("--errors", action="store_true", help="only calls that ended as errors")
     parser.add_argument("--limit", type=int, default=50, metavar="N", help="the newest N records (default 50)")
-    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON object per line (JSON Lines: nothing when no call matches)"
+    )
     return parser
 
 

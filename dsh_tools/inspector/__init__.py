@@ -5,6 +5,7 @@
 prints its URL with a fresh token. See ``docs/inspector.md``.
 """
 
-from dsh_tools.inspector.app import COOKIE, csrf_token, inspector_app
+from dsh_tools.inspector.access import cookie_name, csrf_token
+from dsh_tools.inspector.app import inspector_app
 
-__all__ = ["COOKIE", "csrf_token", "inspector_app"]
+__all__ = ["cookie_name", "csrf_token", "inspector_app"]

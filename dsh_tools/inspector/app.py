@@ -8,8 +8,9 @@ runs the call).
 Security, because the page can approve what agents do:
 
 * every route needs the token: the ``?token=`` of the printed URL (traded at
-  once for an ``HttpOnly``, ``SameSite=Strict`` cookie and a redirect that
-  drops it from the address bar), the cookie, or ``Authorization: Bearer``;
+  once for a random session id in an ``HttpOnly``, ``SameSite=Strict``
+  cookie named for the port, and a redirect that drops the token from the
+  address bar), that session, or ``Authorization: Bearer`` (:mod:`.access`);
 * a state-changing request is a ``POST`` carrying ``X-CSRF-Token`` (a value
   derived from the token and given only to the authenticated page), and one
   whose ``Origin`` is not this server's is refused;
@@ -17,76 +18,81 @@ Security, because the page can approve what agents do:
   and ``&`` escaped, so no value can end its ``<script>`` element) and are
   written with ``textContent``, never as markup, so a tool result holding
   ``<script>`` shows as text;
-* responses are bounded (:mod:`.views`).
+* responses are bounded (:mod:`.views`), and so are live streams (:mod:`.live`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import hmac
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any, Final
 
 import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from dsh_tools.inspector.access import Access, cookie_name, csrf_token, request_port
+from dsh_tools.inspector.live import LIVE_POLL_SECONDS, MAX_STREAMS, LiveFeed
 from dsh_tools.inspector.views import MAX_ROWS, parked_view, record_view
 from dsh_tools.outcome import OUTCOMES
 from dsh_tools.store.protocol import CallStore
+from dsh_tools.store.sql import StoreError
 
-__all__ = ["COOKIE", "LIVE_POLL_SECONDS", "csrf_token", "inspector_app"]
-
-COOKIE: Final = "dsh_inspector"
-LIVE_POLL_SECONDS: Final = 0.2
-"""How often the live stream looks at the store for new calls and approvals."""
+__all__ = ["inspector_app"]
 
 _Handler = Callable[[Request], Awaitable[Response]]
-
-
-def csrf_token(token: str) -> str:
-    """The value a ``POST`` must carry in ``X-CSRF-Token`` (derived, so the token itself never sits in the page)."""
-    return hmac.new(token.encode(), b"dsh-inspector-csrf", hashlib.sha256).hexdigest()
 
 
 def _static(name: str) -> str:
     return (resources.files("dsh_tools.inspector") / "static" / name).read_text(encoding="utf-8")
 
 
-def inspector_app(store: CallStore, *, token: str) -> Starlette:
-    """The inspector as an ASGI application; ``token`` (at least 16 characters) guards every route."""
+def inspector_app(
+    store: CallStore, *, token: str, max_streams: int = MAX_STREAMS, poll_seconds: float = LIVE_POLL_SECONDS
+) -> Starlette:
+    """The inspector as an ASGI application; ``token`` (at least 16 characters) guards every route.
+
+    ``max_streams`` caps the live streams open at once (past it: ``503``);
+    ``poll_seconds`` is how often the one watcher looks at the store.
+    """
     if type(token) is not str or len(token) < 16:
         raise ValueError("the inspector's token must be a str of at least 16 characters")
+    access = Access(token)
+    feed = LiveFeed(store, poll_seconds=poll_seconds, max_streams=max_streams)
     csrf = csrf_token(token)
     shell = _static("index.html").replace("{{csrf}}", csrf).replace("{{style}}", _static("style.css"))
     head, _, tail = shell.replace("{{script}}", _static("app.js")).partition("{{initial}}")
 
-    def authenticated(request: Request) -> bool:
-        offered = request.cookies.get(COOKIE) or request.query_params.get("token") or ""
-        header = request.headers.get("authorization", "")
-        if header.startswith("Bearer "):
-            offered = header[len("Bearer ") :]
-        return hmac.compare_digest(offered.encode(), token.encode())
-
     def guarded(handler: _Handler) -> _Handler:
         async def check(request: Request) -> Response:
-            if not authenticated(request):
+            if not access.allows(request):
                 return PlainTextResponse("the inspector needs its token: open the URL `dsh-tools inspect` printed", 401)
-            return await handler(request)
+            try:
+                return await handler(request)
+            except StoreError as error:  # the store is away: say so, not a bare 500
+                return PlainTextResponse(f"the store cannot be read: {error}", 503)
 
         return check
 
     async def index(request: Request) -> Response:
-        if "token" in request.query_params:  # trade the URL's token for a cookie, and drop it from the address bar
+        if "token" in request.query_params:  # trade the URL's token for a session, and drop it from the address bar
             response: Response = RedirectResponse("/", status_code=303)
-            response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+            response.set_cookie(
+                cookie_name(request_port(request)), access.new_session(), httponly=True, samesite="strict", path="/",
+                secure=request.url.scheme == "https",
+            )
             return response
+        since = feed.position()  # before the reads: the stream replays whatever changes after them
         parked, records = await store.parked(), await store.journal(limit=100)
-        initial = {"approvals": [parked_view(call) for call in parked], "journal": [record_view(r) for r in records]}
+        initial = {
+            "approvals": [parked_view(call) for call in parked],
+            "journal": [record_view(r) for r in records],
+            "since": since,
+        }
         page = head.encode() + _script_safe(orjson.dumps(initial)) + tail.encode()
         return Response(page, media_type="text/html; charset=utf-8", headers=_NO_STORE)
 
@@ -123,10 +129,23 @@ def inspector_app(store: CallStore, *, token: str) -> Starlette:
             return PlainTextResponse(f"cannot decide: {error}", 404)
         except (TypeError, ValueError) as error:
             return PlainTextResponse(f"cannot decide: {error}", 400)
+        feed.poke()
         return _json({"approvalId": decision.approval_id, "outcome": decision.outcome})
 
     async def events(request: Request) -> Response:
-        return StreamingResponse(_live(store, request), media_type="text/event-stream", headers=_NO_STORE)
+        stream = feed.open(request.headers.get("last-event-id") or request.query_params.get("since"))
+        if stream is not None:
+            return stream
+        if not feed.live:
+            return PlainTextResponse("this store cannot feed a live view (it has no changes())", 501)
+        return PlainTextResponse(
+            f"too many live streams are open ({feed.max_streams}): close a tab, or try again", 503, headers={"retry-after": "10"}
+        )
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await feed.aclose()  # the watcher stops and every stream ends
 
     routes = [
         Route("/", guarded(index)),
@@ -135,7 +154,9 @@ def inspector_app(store: CallStore, *, token: str) -> Starlette:
         Route("/api/decide", guarded(decide), methods=["POST"]),
         Route("/api/events", guarded(events)),
     ]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.feed = feed  # for tests and health checks: how many streams, how many looks
+    return app
 
 
 _NO_STORE: Final = {"cache-control": "no-store"}
@@ -169,28 +190,3 @@ def _journal_query(request: Request) -> dict[str, Any] | str:
     except ValueError:
         return "limit must be a number"
     return query
-
-
-async def _live(store: CallStore, request: Request) -> AsyncIterator[bytes]:
-    """Server-sent events: ``journal`` with records new or changed since the last look, ``approvals`` when the list changed."""
-    seen: dict[str, tuple[object, ...]] = {}
-    parked_seen: tuple[str, ...] | None = None
-    yield b": live\n\n"  # the stream is open: the page says so
-    while not await request.is_disconnected():
-        records = await store.journal(limit=100)
-        changed = []
-        for record in records:
-            mark = (record.outcome, record.ended_at, record.progress)
-            if seen.get(record.record_id) != mark:
-                seen[record.record_id] = mark
-                changed.append(record_view(record))
-        if changed:
-            yield b"event: journal\ndata: " + orjson.dumps(changed) + b"\n\n"
-        parked = await store.parked()
-        ids = tuple(call.approval_id for call in parked)
-        if ids != parked_seen:
-            yield b"event: approvals\ndata: " + orjson.dumps([parked_view(call) for call in parked]) + b"\n\n"
-        parked_seen = ids
-        if len(seen) > 10_000:
-            seen = {record.record_id: (record.outcome, record.ended_at, record.progress) for record in records}
-        await asyncio.sleep(LIVE_POLL_SECONDS)

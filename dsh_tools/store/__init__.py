@@ -6,6 +6,7 @@ when, and what "exactly once" means here.
 """
 
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, MAX_JOURNAL_LIMIT, PREVIEW_CHARS
+from dsh_tools.store.changes import ChangeCursor, ChangeSource, StoreChanges
 from dsh_tools.store.memory import DEFAULT_MAX_RECORDS, MemoryStore
 from dsh_tools.store.postgres import PostgresStore
 from dsh_tools.store.protocol import CallStore
@@ -24,12 +25,15 @@ __all__ = [
     "ApprovalDecision",
     "CallRecord",
     "CallStore",
+    "ChangeCursor",
+    "ChangeSource",
     "MemoryStore",
     "ParkState",
     "ParkedCall",
     "PostgresStore",
     "SessionEvent",
     "SqliteStore",
+    "StoreChanges",
     "StoreError",
     "StoreHealth",
     "open_store",

@@ -14,11 +14,14 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
-from itertools import chain
+from itertools import chain, islice
 from typing import Final, Protocol
+
+from pyrsistent import pmap
 
 from dsh_tools.json_values import JsonValue
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, bounded
+from dsh_tools.store.changes import MAX_CHANGED, ChangeCursor, StoreChanges, diff_marks, record_mark
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
 
 __all__ = ["DEFAULT_MAX_RECORDS", "MemoryStore", "RunningSource"]
@@ -45,6 +48,7 @@ class MemoryStore(StoreBase):
         self.max_records = max_records
         self._parked: dict[str, ParkedCall] = {}
         self._records: OrderedDict[str, CallRecord] = OrderedDict()
+        self._written = 0  # records written ever: ``changes`` takes that many from the end of the ring
         self._running_sources: weakref.WeakSet[RunningSource] = weakref.WeakSet()
         self._events: dict[str, list[SessionEvent]] = {}
         self._decisions = asyncio.Event()
@@ -132,6 +136,7 @@ class MemoryStore(StoreBase):
     def write_now(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
         """``write``, synchronously: the journal's fast path for this store (nothing to await)."""
         kept = self._records
+        self._written += len(records)
         for record in records:
             kept[record.record_id] = bounded(record, self.max_value_bytes)
             kept.move_to_end(record.record_id)
@@ -152,11 +157,25 @@ class MemoryStore(StoreBase):
         """
         self._running_sources.add(source)
 
+    def _running(self) -> list[CallRecord]:
+        """The running calls' records, made now by their sources (they are never written here)."""
+        return [bounded(record, self.max_value_bytes) for source in list(self._running_sources) for record in source.running_records()]
+
+    async def changes(self, cursor: ChangeCursor | None = None) -> StoreChanges:
+        """The records written since ``cursor`` (the ring's tail: it is in write order) and the running calls that moved."""
+        running = self._running()
+        seen = cursor.marks if cursor is not None else pmap()
+        moved, kept = diff_marks(seen, ((r.record_id, record_mark(r), True) for r in running), first=cursor is None)
+        fresh = 0 if cursor is None else min(self._written - cursor.last, MAX_CHANGED, len(self._records))
+        written = list(islice(reversed(self._records.values()), fresh))[::-1]
+        by_id = {record.record_id: record for record in running}
+        records = (*written, *(by_id[record_id] for record_id in moved))
+        parked = tuple(p.approval_id for p in self._parked.values() if p.state == "parked")
+        return StoreChanges(ChangeCursor(self._written, pmap(kept)), records, parked)
+
     async def _journal(self, query: JournalQuery) -> list[CallRecord]:
         found: list[CallRecord] = []
-        running = [
-            bounded(record, self.max_value_bytes) for source in list(self._running_sources) for record in source.running_records()
-        ]
+        running = self._running()
         for record in chain(reversed(running), reversed(self._records.values())):
             if len(found) >= query.limit:
                 break

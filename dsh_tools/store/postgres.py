@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Self, TypeVar
 
 from dsh_tools.errors import safe_str
 from dsh_tools.store import sql
@@ -148,6 +148,12 @@ class PostgresStore(RelationalStore):
             return changed
 
         return await self._tx(work)
+
+    _ROW_MARK: ClassVar[str] = "xmin::text"
+    """The row version: it changes with every write of the row (store/changes.py)."""
+
+    _CHANGE_WINDOW: ClassVar[int] = 256
+    """Replicas commit rows out of ``seq`` order: ``changes`` looks this far below the last ``seq`` again."""
 
     async def _announce(self, agent_id: str) -> None:
         await self._read("SELECT pg_notify(?, ?)", (CHANNEL, agent_id))

@@ -10,13 +10,17 @@ written here, on the statements of :mod:`.sql`.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
+
+from pyrsistent import pmap
 
 from dsh_tools.json_values import JsonValue, dumps
 from dsh_tools.store import sql
 from dsh_tools.store.base import StoreBase
+from dsh_tools.store.changes import MAX_CHANGED, MAX_TRACKED, ChangeCursor, StoreChanges, diff_marks
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
 
 __all__ = ["RelationalStore", "Statement"]
@@ -25,6 +29,7 @@ Statement = tuple[str, Sequence[object]]
 """One SQL statement (``?`` placeholders) and its parameters."""
 
 _PARKED = f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked"
+_LOG = logging.getLogger("dsh_tools.store")
 
 
 class RelationalStore(StoreBase):
@@ -47,6 +52,16 @@ class RelationalStore(StoreBase):
 
     async def _announce(self, agent_id: str) -> None:
         """A decision for ``agent_id`` was committed (PostgreSQL notifies its listeners; SQLite is polled)."""
+
+    _ROW_MARK: ClassVar[str] = "NULL"
+    """SQL for what tells one version of a journal row from the next, beyond its outcome and end (see ``changes``)."""
+
+    _CHANGE_WINDOW: ClassVar[int] = 0
+    """How many ``seq`` below the last one seen ``changes`` looks again (rows committed out of ``seq`` order)."""
+
+    async def _change_gate(self) -> object:
+        """A cheap token that stays equal while nothing was committed, or ``None`` when the store has none."""
+        return None
 
     # -- parked calls -----------------------------------------------------------------
     @property
@@ -133,3 +148,50 @@ class RelationalStore(StoreBase):
             ("DELETE FROM dsh_parked WHERE state = 'done' AND created_at < ?", (before,)),
             ("DELETE FROM dsh_events WHERE at < ?", (before,)),
         ))
+
+    # -- what changed (store/changes.py) -------------------------------------------------
+    async def changes(self, cursor: ChangeCursor | None = None) -> StoreChanges:
+        """What changed since ``cursor``: the marks of new, windowed and running rows, then only changed bodies."""
+        gate = await self._change_gate()  # first: a commit after it changes the next gate
+        if cursor is not None and gate is not None and gate == cursor.gate:
+            return StoreChanges(cursor)
+        columns = f"seq, record_id, outcome, ended_at, {self._ROW_MARK} FROM dsh_journal"
+        window = self._CHANGE_WINDOW
+        if cursor is None:
+            rows = await self._read(f"SELECT {columns} ORDER BY seq DESC LIMIT ?", (MAX_TRACKED,))
+            seen: dict[str, tuple[object, ...]] = {}
+        else:
+            rows = await self._read(
+                f"SELECT {columns} WHERE seq > ? ORDER BY seq DESC LIMIT ?", (cursor.last - window, window + MAX_CHANGED)
+            )
+            seen = dict(cursor.marks)
+            looked = {row[1] for row in rows}
+            followed = [record_id for record_id in seen if record_id not in looked]
+            if followed:
+                rows += await self._read(f"SELECT {columns} WHERE record_id IN ({_placeholders(len(followed))})", followed)
+        rows.sort(key=lambda row: int(row[0]))
+        last = max([cursor.last if cursor is not None else 0, *(int(row[0]) for row in rows)])
+        now = ((row[1], tuple(row[2:]), row[2] == "running" or int(row[0]) > last - window) for row in rows)
+        changed, kept = diff_marks(seen, now, first=cursor is None)
+        records: list[CallRecord] = []
+        if changed:
+            bodies = await self._read(f"SELECT seq, body FROM dsh_journal WHERE record_id IN ({_placeholders(len(changed))})", changed)
+            records = _loaded(sorted(bodies, key=lambda row: int(row[0])))
+        parked = await self._read("SELECT approval_id FROM dsh_parked WHERE state = 'parked' ORDER BY created_at", ())
+        return StoreChanges(ChangeCursor(last, pmap(kept), gate), tuple(records), tuple(row[0] for row in parked))
+
+
+def _placeholders(count: int) -> str:
+    """``?, ?, ...``: the placeholders of an ``IN`` list of ``count`` values."""
+    return ", ".join("?" * count)
+
+
+def _loaded(rows: Sequence[tuple[Any, ...]]) -> list[CallRecord]:
+    """The records of ``(seq, body)`` rows; a row that does not read back is skipped and logged, never fatal."""
+    records = []
+    for _, body in rows:
+        try:
+            records.append(sql.load_record(CallRecord, body))
+        except (ValueError, sql.StoreError) as error:
+            _LOG.warning("skipped a journal row that does not read back: %s", error)
+    return records

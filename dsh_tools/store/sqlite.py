@@ -25,7 +25,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Final, TypeVar
+from typing import Any, ClassVar, Final, TypeVar
 
 from dsh_tools.store import sql
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
@@ -198,6 +198,13 @@ class SqliteStore(RelationalStore):
         if self._inline_writes % CHECKPOINT_EVERY == 0 and self._db is not None:
             self._thread.submit(self._db.execute, "PRAGMA wal_checkpoint(PASSIVE)")
         return True
+
+    _ROW_MARK: ClassVar[str] = "CASE WHEN outcome = 'running' AND json_valid(body) THEN json_extract(body, '$.progress') END"
+    """A running row changes its progress in place: its mark is the progress (store/changes.py)."""
+
+    async def _change_gate(self) -> object:
+        """``PRAGMA data_version`` (other connections' commits) and ``total_changes`` (this one's): no table read."""
+        return await self._run(lambda db: (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes))
 
     async def wait_for_decision(self, agent_id: str, timeout: float) -> None:
         deadline = time.monotonic() + timeout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
 from pathlib import Path
 
 import orjson
@@ -12,6 +13,8 @@ import pytest
 from dsh_tools import APPROVAL, Agent, ApprovalOutcome, ApprovalRequest, Ask, PreNext, PreToolDecision, ToolExecution, ToolExecutionInput, boot, tool
 from dsh_tools import thaw_json
 from dsh_tools.cli import main
+
+from cli_helpers import assert_usage_error, run_cli
 
 
 class Defer:
@@ -93,3 +96,28 @@ def test_approval_ids_never_look_like_command_line_options(url: str) -> None:
     """An id starting with ``-`` (about one URL-safe id in 64 did) was read by ``approvals approve`` as an option."""
     ids = asyncio.run(park_two(url))
     assert all(re.fullmatch(r"[0-9a-f]{32}", approval_id) for approval_id in ids), ids
+
+
+def test_log_on_an_empty_store_says_so(url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["log", "--store", url]) == 0
+    assert capsys.readouterr().out == "no calls recorded\n"
+    assert main(["log", "--store", url, "--tool", "write_file", "--errors"]) == 0
+    assert capsys.readouterr().out == "no recorded calls match these filters\n"
+    assert main(["log", "--store", url, "--json"]) == 0
+    assert capsys.readouterr().out == ""  # JSON Lines: every line is a record, so no record is no line
+
+
+def unreachable_postgres() -> str:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"postgresql://postgres@127.0.0.1:{port}/postgres"
+
+
+@pytest.mark.parametrize(
+    "argv", [["approvals", "--store", "PG", "list"], ["log", "--store", "PG"], ["inspect", "--store", "PG", "--port", "0"]]
+)
+def test_an_unreachable_postgres_is_one_clean_line_and_exit_2(argv: list[str]) -> None:
+    result = run_cli(*[unreachable_postgres() if part == "PG" else part for part in argv], timeout=60)
+    assert_usage_error(result, "cannot reach PostgreSQL")  # and for inspect: no URL printed, no server answering 500
+    assert result.stderr.count("\n") == 1, result.stderr

@@ -100,6 +100,35 @@ async def test_an_edit_that_breaks_the_schema_is_stopped_in_the_page(parked_agen
     assert parked_agent.stdout.readline().strip() == "ran ok wrote 2 bytes to safe.md"
 
 
+async def test_a_call_parked_while_the_page_is_open_appears_and_a_decision_elsewhere_takes_it_away(
+    store_url: str, parked_agent: subprocess.Popen[str], inspector_url: str
+) -> None:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        page = await browser.new_page()
+        await page.goto(inspector_url)
+        card = page.locator("li.card")
+        await expect(card).to_have_count(1)
+        await expect(page.locator("#live")).to_have_text("live")
+        second = subprocess.Popen([sys.executable, str(HERE / "agent_for_inspector.py"), store_url], stdout=subprocess.PIPE, text=True)
+        try:
+            assert second.stdout is not None
+            approval_id = second.stdout.readline().split()[1]
+            await expect(card).to_have_count(2)  # arrived on the stream: no reload
+            await expect(page.locator(f'li.card[data-approval="{approval_id}"]')).to_contain_text("write_file")
+            decided = subprocess.run(
+                [sys.executable, "-m", "dsh_tools.cli", "approvals", "--store", store_url, "reject", approval_id],
+                capture_output=True, text=True, timeout=60,
+            )
+            assert decided.returncode == 0, decided.stderr
+            await expect(card).to_have_count(1)  # decided in another process: gone from the page, live
+            await expect(page.locator(f'li.card[data-approval="{approval_id}"]')).to_have_count(0)
+        finally:
+            second.kill()
+            second.wait(timeout=30)
+        await browser.close()
+
+
 async def test_a_code_mode_run_shows_its_sub_calls_nested_under_it(store_url: str) -> None:
     import asyncio
 

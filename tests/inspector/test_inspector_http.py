@@ -14,7 +14,8 @@ import pytest
 
 from dsh_tools import thaw_json
 from dsh_tools.cli.inspect import is_loopback
-from dsh_tools.inspector import COOKIE, csrf_token, inspector_app
+from dsh_tools.inspector import cookie_name, csrf_token, inspector_app
+from dsh_tools.inspector.access import MAX_SESSIONS, Access
 from dsh_tools.store import CallRecord, MemoryStore, ParkedCall
 
 TOKEN = "t" * 32
@@ -55,14 +56,44 @@ async def test_every_route_needs_the_token(client: httpx2.AsyncClient, path: str
     assert (await client.post("/api/decide", content=b"{}")).status_code == 401
 
 
-async def test_the_urls_token_becomes_a_strict_cookie_and_leaves_the_address_bar(client: httpx2.AsyncClient) -> None:
+async def test_the_urls_token_becomes_a_session_cookie_named_for_the_port_and_leaves_the_address_bar(
+    client: httpx2.AsyncClient,
+) -> None:
     response = await client.get(f"/?token={TOKEN}")
     assert response.status_code == 303 and response.headers["location"] == "/"
     cookie = response.headers["set-cookie"]
-    assert f"{COOKIE}={TOKEN}" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
-    client.cookies.set(COOKIE, TOKEN)
+    name, _, rest = cookie.partition("=")
+    session = rest.split(";", 1)[0]
+    assert name == cookie_name(8765) == "dsh_inspector_8765"  # another port's server reads its own name
+    assert TOKEN not in cookie and len(session) >= 32  # a random session id, not the bearer token
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie
+    client.cookies.set(name, session)
     page = await client.get("/")
     assert page.status_code == 200 and csrf_token(TOKEN) in page.text and TOKEN not in page.text
+
+
+async def test_a_session_opens_nothing_anywhere_else(client: httpx2.AsyncClient, store: MemoryStore) -> None:
+    """A cookie reaches every server on the host: what it carries must be useless to all but this one."""
+    session = (await client.get(f"/?token={TOKEN}")).headers["set-cookie"].split(";", 1)[0].split("=", 1)[1]
+    other = inspector_app(store, token=TOKEN)  # another inspector, same store, even the same token
+    transport = httpx2.ASGITransport(app=other)
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as elsewhere:
+        elsewhere.cookies.set(cookie_name(8765), session)
+        assert (await elsewhere.get("/api/approvals")).status_code == 401
+    client.cookies.clear()
+    client.cookies.set(cookie_name(8765), TOKEN)  # the token itself is no session either
+    assert (await client.get("/api/approvals")).status_code == 401
+    client.cookies.clear()
+    client.cookies.set(cookie_name(9999), session)  # and this server reads only its own port's cookie
+    assert (await client.get("/api/approvals")).status_code == 401
+
+
+def test_sessions_are_bounded_the_oldest_ending_first() -> None:
+    access = Access(TOKEN)
+    sessions = [access.new_session() for _ in range(MAX_SESSIONS + 1)]
+    kept = access._sessions
+    assert len(kept) == MAX_SESSIONS
+    assert all(s not in sessions for s in kept)  # kept by digest, never the id itself
 
 
 async def test_a_post_needs_the_csrf_token_and_the_same_origin(client: httpx2.AsyncClient, store: MemoryStore) -> None:

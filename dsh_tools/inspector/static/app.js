@@ -29,13 +29,21 @@ async function getJson(path) {
 
 // -- approvals ------------------------------------------------------------------
 const cards = new Map(); // approvalId -> its card, kept across updates so an edit in progress survives
+const views = new Map(); // approvalId -> the parked call as the server shows it
+let approvalEvents = 0; // stream events seen: a fetch that started before one of them is older than it
 function renderApprovals(list) {
-  $("approval-count").textContent = String(list.length);
-  $("no-approvals").hidden = list.length > 0;
-  const wanted = new Set(list.map((call) => call.approvalId));
+  for (const call of list) views.set(call.approvalId, call);
+  showApprovals(list.map((call) => call.approvalId));
+}
+
+function showApprovals(ids) {
+  $("approval-count").textContent = String(ids.length);
+  $("no-approvals").hidden = ids.length > 0;
+  const wanted = new Set(ids);
   for (const id of [...cards.keys()]) if (!wanted.has(id)) cards.delete(id);
-  for (const call of list) if (!cards.has(call.approvalId)) cards.set(call.approvalId, approvalCard(call));
-  $("approvals").replaceChildren(...list.map((call) => cards.get(call.approvalId)));
+  for (const id of [...views.keys()]) if (!wanted.has(id)) views.delete(id);
+  for (const id of ids) if (!cards.has(id)) cards.set(id, approvalCard(views.get(id)));
+  $("approvals").replaceChildren(...ids.map((id) => cards.get(id)));
 }
 
 function approvalCard(call) {
@@ -104,7 +112,19 @@ function validate(value, schema, path) {
   return errors;
 }
 
-async function refreshApprovals() { renderApprovals(await getJson("/api/approvals")); }
+async function refreshApprovals() {
+  const before = approvalEvents;
+  const list = await getJson("/api/approvals");
+  if (approvalEvents === before) renderApprovals(list); // else the stream already said something newer
+}
+
+// The stream sends the ids of every waiting call and the views of the new ones only.
+function approvalsChanged(change) {
+  approvalEvents += 1;
+  for (const call of change.added) views.set(call.approvalId, call);
+  if (change.ids.every((id) => views.has(id))) showApprovals(change.ids);
+  else refreshApprovals(); // a view this page never got (it connected in between): ask for the list
+}
 
 // -- journal --------------------------------------------------------------------
 function renderJournal() {
@@ -151,9 +171,14 @@ function recordRows(record, nested) {
   return [row, el("tr", { class: "detail" }, detail)];
 }
 
+let streamed = null; // rows the stream sent while a journal fetch was in flight: newer than the fetch
 async function refreshJournal() {
+  streamed = new Map();
+  const rows = await getJson(`/api/journal?${filters}`);
   journalRows.clear();
-  for (const record of await getJson(`/api/journal?${filters}`)) journalRows.set(record.recordId, record);
+  for (const record of rows) journalRows.set(record.recordId, record);
+  for (const [id, record] of streamed) if (matchesFilters(record)) journalRows.set(id, record);
+  streamed = null;
   renderJournal();
 }
 
@@ -173,21 +198,39 @@ $("filters").addEventListener("submit", (event) => {
 });
 
 // -- live -------------------------------------------------------------------------
+// One stream per page; the server sends changed rows only. A page it cannot catch up gets "reset" and reloads.
+let since = "";
 function connect() {
-  const stream = new EventSource("/api/events");
+  const stream = new EventSource(`/api/events?since=${encodeURIComponent(since)}`);
   stream.addEventListener("open", () => { $("live").textContent = "live"; });
-  stream.addEventListener("error", () => { $("live").textContent = "reconnecting…"; });
-  stream.addEventListener("journal", (event) => {
-    for (const record of JSON.parse(event.data)) if (matchesFilters(record)) journalRows.set(record.recordId, record);
+  stream.addEventListener("error", () => {
+    if (stream.readyState !== EventSource.CLOSED) { $("live").textContent = "reconnecting…"; return; }
+    $("live").textContent = "live updates paused; retrying…"; // refused (too many streams, or signed out)
+    setTimeout(connect, 5000);
+  });
+  const on = (name, handle) => stream.addEventListener(name, (event) => {
+    since = event.lastEventId || since; // where a new stream picks up if this one is refused and retried
+    handle(JSON.parse(event.data));
+  });
+  on("journal", (records) => {
+    for (const record of records) {
+      if (streamed) streamed.set(record.recordId, record);
+      if (matchesFilters(record)) journalRows.set(record.recordId, record);
+    }
     renderJournal();
   });
-  stream.addEventListener("approvals", (event) => renderApprovals(JSON.parse(event.data)));
+  on("approvals", approvalsChanged);
+  on("reset", () => { refreshApprovals(); refreshJournal(); });
+  on("status", (status) => {
+    $("live").textContent = status.ok ? "live" : `the store cannot be read: ${status.error}`;
+  });
 }
 
 // The first view comes inside the page (one request to first paint); later ones from the API and the stream.
 const initial = JSON.parse($("initial").textContent);
 renderApprovals(initial.approvals);
 for (const record of initial.journal) journalRows.set(record.recordId, record);
+since = initial.since;
 renderJournal();
 document.body.dataset.ready = "1";
 document.body.dataset.readyMs = String(Math.round(performance.now())); // since navigation began: the first paint's cost
