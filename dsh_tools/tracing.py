@@ -25,7 +25,7 @@ An error result sets ``error.type`` (the result's error code, such as
 a tool body runs its span is the current span, so spans the body opens (an
 HTTP client's) nest under it.
 
-Built on the pipeline's internal probe seam (:mod:`dsh_tools.pipeline.probe`),
+Built on the call probes (:mod:`dsh_tools.context.probes`),
 not on the public listeners, so tracing adds no waterfall levels: the gates'
 start opens the span, the ``tools/pre-execute`` and ``tools/post-execute``
 stages hand it their decisions, dispatch runs with the span current, and the
@@ -57,7 +57,7 @@ from dsh_tools.decisions import Ask, Block, Deny, PostToolDecision, PreToolDecis
 from dsh_tools.disposer import Disposer
 from dsh_tools.context.events import PROBE_HOOKS
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
-from dsh_tools.pipeline.plan import CallState
+from dsh_tools.context.probes import CallSlots
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context as OtelContext
@@ -142,7 +142,7 @@ class _Call:
 
 
 class _Spans:
-    """The probe (:class:`~dsh_tools.pipeline.probe.CallProbe`): each call's span on its state's ``trace`` slot."""
+    """The probe (:class:`~dsh_tools.context.probes.CallProbe`): each call's span on its state's ``trace`` slot."""
 
     hears: Final = PROBE_HOOKS
     """Every hook: each becomes a span or an event on one."""
@@ -168,7 +168,7 @@ class _Spans:
         # each lets it pass at one type test; settled() still ends it.
         self._open: set[_Call | Span] = set()
 
-    def _start(self, call: CallState, execution: ToolExecution) -> _Call | Span | None:
+    def _start(self, call: CallSlots, execution: ToolExecution) -> _Call | Span | None:
         """Open and record the call's span (a bare placeholder as the span itself), or ``None`` outside the scope."""
         agent = execution.agent
         if self._scope is not None and agent is not self._scope:
@@ -202,7 +202,7 @@ class _Spans:
         self._open.add(opened)
         return opened
 
-    def _of(self, state: CallState) -> _Call | Span | None:
+    def _of(self, state: CallSlots) -> _Call | Span | None:
         """What this tracer keeps for the call (each tracer on the bus has its own entry on ``state.trace``)."""
         kept = state.trace
         return kept.get(self) if type(kept) is dict else None
@@ -213,10 +213,10 @@ class _Spans:
         call = f' tool call "{execution.name}" ({execution.call_id})' if execution is not None else " a span"
         self._logger.warning("tracing failed while %s%s; the call goes on untraced", what, call, exc_info=True)
 
-    def opened(self, state: CallState, execution: ToolExecution) -> None:
+    def opened(self, state: CallSlots, execution: ToolExecution) -> None:
         self._start(state, execution)
 
-    def pre_decided(self, state: CallState, execution: ToolExecution, decision: PreToolDecision) -> None:
+    def pre_decided(self, state: CallSlots, execution: ToolExecution, decision: PreToolDecision) -> None:
         call = self._of(state)
         if type(call) is not _Call:  # outside the scope, or a bare placeholder
             return
@@ -239,7 +239,7 @@ class _Spans:
             if call.recording:
                 call.span.add_event("asked", {"dsh_tools.reason": _clip(decision.reason or "")})
 
-    def dispatching(self, state: CallState, execution: ToolExecution) -> object:
+    def dispatching(self, state: CallSlots, execution: ToolExecution) -> object:
         call = self._of(state)
         if type(call) is not _Call:  # outside the scope, instrumented mid-call, or a bare placeholder
             return None
@@ -254,14 +254,14 @@ class _Spans:
             self._failed("making current the span of", execution)
             return None
 
-    def dispatched(self, state: CallState, token: object) -> None:
+    def dispatched(self, state: CallSlots, token: object) -> None:
         if token is not None:
             try:
                 self._detach(cast("Token[OtelContext]", token))
             except Exception:  # noqa: BLE001 - telemetry never changes the call
                 self._failed("leaving")
 
-    def progressed(self, state: CallState, execution: ToolExecution, progress: ToolProgress) -> None:
+    def progressed(self, state: CallSlots, execution: ToolExecution, progress: ToolProgress) -> None:
         call = self._of(state)
         if type(call) is _Call and call.recording:
             attributes: dict[str, str | float] = {"dsh_tools.progress": progress.progress}
@@ -271,7 +271,7 @@ class _Spans:
                 attributes["dsh_tools.progress.message"] = _clip(progress.message)
             call.span.add_event("progress", attributes)
 
-    def retrying(self, state: CallState, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
+    def retrying(self, state: CallSlots, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
         call = self._of(state)
         if type(call) is _Call:
             call.attempts = attempt + 1
@@ -279,7 +279,7 @@ class _Spans:
                 error = result.error.code if result.error is not None else "_OTHER"
                 call.span.add_event("retry", {"dsh_tools.attempt": attempt, "error.type": error})
 
-    def post_decided(self, state: CallState, execution: ToolExecution, decision: PostToolDecision) -> None:
+    def post_decided(self, state: CallSlots, execution: ToolExecution, decision: PostToolDecision) -> None:
         if type(decision) is not Block:
             return
         call = self._of(state)
@@ -292,7 +292,7 @@ class _Spans:
                 except Exception:  # noqa: BLE001 - telemetry never changes the call
                     self._failed("recording the post-execute decision of", execution)
 
-    def settled(self, state: CallState, execution: ToolExecution, result: ToolExecutionResult) -> None:
+    def settled(self, state: CallSlots, execution: ToolExecution, result: ToolExecutionResult) -> None:
         call = self._of(state)
         if call is None:  # refused at admission (it never reached the gates), or outside the scope
             call = self._start(state, execution)

@@ -5,19 +5,21 @@ under. ``listeners(name, scope)`` answers "who hears a call made by this agent":
 every global listener plus that agent's own, in composition order. The answer
 is cached per (name, scope) and the cache is dropped on any change, so the hot
 path of ``execute`` does no filtering.
+
+Call probes (:mod:`dsh_tools.context.probes`) are a typed listener kind kept
+on the same bus: ``add_probe`` files one under each hook it hears, and a
+call's plan reads them with its listener chains (:meth:`EventBus.call_chains`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, Literal, get_args
+from typing import Any, Final
 
 from dsh_tools.context.identity import WeakIdentityDict
+from dsh_tools.context.probes import PROBE_HOOKS, CallProbe, ProbeHook
 
-if TYPE_CHECKING:
-    from dsh_tools.pipeline.probe import CallProbe
-
-__all__ = ["EventBus"]
+__all__ = ["CALL_EVENTS", "PROBE_HOOKS", "CallChains", "EventBus", "ProbeHook"]
 
 
 class _Entry:
@@ -28,9 +30,6 @@ class _Entry:
         self.scope = scope
 
 
-ProbeHook = Literal["opened", "pre_decided", "dispatching", "progressed", "retrying", "post_decided", "settled"]
-"""What a stage probe may hear (``dispatching`` brings its ``dispatched``); see :mod:`dsh_tools.pipeline.probe`."""
-PROBE_HOOKS: Final[frozenset[ProbeHook]] = frozenset(get_args(ProbeHook))
 
 
 CALL_EVENTS: Final = ("tools/pre-execute", "tools/execute", "tools/post-execute", "tools/result", "tools/progress")
@@ -53,7 +52,7 @@ class EventBus:
 
     def __init__(self) -> None:
         self.probes: tuple[CallProbe, ...] = ()
-        """Internal stage probes (:mod:`dsh_tools.pipeline.probe`): the registry's journal, a tracer."""
+        """The call probes (:mod:`dsh_tools.context.probes`): the registry's journal, a tracer."""
         self.hearing: dict[ProbeHook, tuple[CallProbe, ...]] = dict.fromkeys(PROBE_HOOKS, ())
         """The probes by hook they hear, in the order added: what a stage tells."""
         self._entries: dict[str, list[_Entry]] = {}

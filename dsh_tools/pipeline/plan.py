@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from dsh_tools.approval import ApprovalService
     from dsh_tools.context.context import Agent
     from dsh_tools.execution import ToolExecutionResult, ToolProgress
-    from dsh_tools.pipeline.probe import CallProbe
+    from dsh_tools.context.probes import CallProbe
 
 __all__ = ["Attempt", "CallPlan", "CallState", "plan_call", "plan_of"]
 

@@ -1,6 +1,6 @@
 """The call journal: every call recorded when it opens and when it settles, committed before it is handed back.
 
-:class:`CallJournal` is a :class:`~dsh_tools.pipeline.probe.CallProbe`: the
+:class:`CallJournal` is a :class:`~dsh_tools.context.probes.CallProbe`: the
 stages already tell probes when a call opens and settles, so the journal
 costs the pipeline no stage of its own. A settled call's record is committed
 before ``execute()`` returns (``settled`` hands back the commit for
@@ -31,7 +31,7 @@ from dsh_tools.context.events import ProbeHook
 from dsh_tools.decisions import PostToolDecision, PreToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.json_values import FrozenJson, JsonValue
-from dsh_tools.pipeline.plan import CallState
+from dsh_tools.context.probes import CallSlots
 from dsh_tools.execution import ToolProgress
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.store.protocol import CallStore
@@ -49,7 +49,7 @@ class _Open:
 
     __slots__ = ("execution", "record_id", "started_at", "parent_call_id", "approval_id", "progress")
 
-    def __init__(self, execution: ToolExecution, record_id: str, started_at: float, call: CallState) -> None:
+    def __init__(self, execution: ToolExecution, record_id: str, started_at: float, call: CallSlots) -> None:
         self.execution, self.record_id, self.started_at = execution, record_id, started_at
         self.parent_call_id = call.parent_call_id
         self.approval_id = call.approval_id
@@ -97,7 +97,7 @@ class CallJournal:
     hears: Final[frozenset[ProbeHook]] = frozenset({"opened", "progressed", "settled"})
     """A call's opening, progress and settling: what its record holds (the stages tell it nothing else)."""
 
-    def opened(self, call: CallState, execution: ToolExecution) -> None:
+    def opened(self, call: CallSlots, execution: ToolExecution) -> None:
         entry = call.journal = _Open(execution, self._next_record_id(), time.time(), call)
         self._open.add(entry)
         self._running(entry)
@@ -114,19 +114,19 @@ class CallJournal:
         if self._running_flush is None:  # a call that outlives this delay is committed as running
             self._running_flush = asyncio.get_running_loop().call_later(RUNNING_FLUSH_S, self._flush_running)
 
-    def pre_decided(self, call: CallState, execution: ToolExecution, decision: PreToolDecision) -> None:
+    def pre_decided(self, call: CallSlots, execution: ToolExecution, decision: PreToolDecision) -> None:
         pass  # not in hears: never called
 
-    def dispatching(self, call: CallState, execution: ToolExecution) -> object:
+    def dispatching(self, call: CallSlots, execution: ToolExecution) -> object:
         return None  # not in hears: never called
 
-    def dispatched(self, call: CallState, token: object) -> None:
+    def dispatched(self, call: CallSlots, token: object) -> None:
         pass  # not in hears: never called
 
-    def post_decided(self, call: CallState, execution: ToolExecution, decision: PostToolDecision) -> None:
+    def post_decided(self, call: CallSlots, execution: ToolExecution, decision: PostToolDecision) -> None:
         pass  # not in hears: never called
 
-    def progressed(self, call: CallState, execution: ToolExecution, progress: ToolProgress) -> None:
+    def progressed(self, call: CallSlots, execution: ToolExecution, progress: ToolProgress) -> None:
         """The call's latest progress goes on its running record (and stays on its settled one)."""
         entry = call.journal
         if type(entry) is not _Open:
@@ -134,10 +134,10 @@ class CallJournal:
         entry.progress = {"progress": progress.progress, "total": progress.total, "message": progress.message}
         self._running(entry)
 
-    def retrying(self, call: CallState, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
+    def retrying(self, call: CallSlots, execution: ToolExecution, attempt: int, result: ToolExecutionResult) -> None:
         pass  # not in hears: never called
 
-    def settled(self, call: CallState, execution: ToolExecution, result: ToolExecutionResult) -> Awaitable[None] | None:
+    def settled(self, call: CallSlots, execution: ToolExecution, result: ToolExecutionResult) -> Awaitable[None] | None:
         """Queue the settled record; the commit the caller awaits before handing the result back."""
         entry = call.journal
         if type(entry) is _Open:

@@ -27,8 +27,9 @@ from dsh_tools import (
     define_tool,
     text_block,
 )
-from dsh_tools.context.events import PROBE_HOOKS, ProbeHook
+from dsh_tools.context.probes import PROBE_HOOKS, ProbeHook
 from dsh_tools.json_values import JsonValue
+from dsh_tools.context.probes import CallSlots
 from dsh_tools.pipeline import CallPlan, CallState, ExecuteStep, admit, plan_of
 
 
@@ -154,29 +155,29 @@ class _Hears:
         self.hears = hears
         self.told: list[str] = []
 
-    def opened(self, call: CallState, execution: ToolExecution) -> None:
+    def opened(self, call: CallSlots, execution: ToolExecution) -> None:
         self.told.append("opened")
 
-    def pre_decided(self, call: CallState, execution: ToolExecution, decision: object) -> None:
+    def pre_decided(self, call: CallSlots, execution: ToolExecution, decision: object) -> None:
         self.told.append("pre_decided")
 
-    def dispatching(self, call: CallState, execution: ToolExecution) -> object:
+    def dispatching(self, call: CallSlots, execution: ToolExecution) -> object:
         self.told.append("dispatching")
         return None
 
-    def dispatched(self, call: CallState, token: object) -> None:
+    def dispatched(self, call: CallSlots, token: object) -> None:
         self.told.append("dispatched")
 
-    def progressed(self, call: CallState, execution: ToolExecution, progress: object) -> None:
+    def progressed(self, call: CallSlots, execution: ToolExecution, progress: object) -> None:
         self.told.append("progressed")
 
-    def retrying(self, call: CallState, execution: ToolExecution, attempt: int, result: object) -> None:
+    def retrying(self, call: CallSlots, execution: ToolExecution, attempt: int, result: object) -> None:
         self.told.append("retrying")
 
-    def post_decided(self, call: CallState, execution: ToolExecution, decision: object) -> None:
+    def post_decided(self, call: CallSlots, execution: ToolExecution, decision: object) -> None:
         self.told.append("post_decided")
 
-    def settled(self, call: CallState, execution: ToolExecution, result: object) -> None:
+    def settled(self, call: CallSlots, execution: ToolExecution, result: object) -> None:
         self.told.append("settled")
 
 
