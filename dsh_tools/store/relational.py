@@ -18,8 +18,9 @@ from typing import Any, ClassVar
 from pyrsistent import pmap
 
 from dsh_tools.json_values import JsonValue, dumps
+from dsh_tools.tool_types import describe_value
 from dsh_tools.store import sql
-from dsh_tools.store.base import StoreBase
+from dsh_tools.store.base import StoreBase, storable_id
 from dsh_tools.store.changes import MAX_CHANGED, MAX_TRACKED, ChangeCursor, StoreChanges, diff_marks
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
 
@@ -81,7 +82,7 @@ class RelationalStore(StoreBase):
         return [sql.parked_from_row(row) for row in rows]
 
     async def get_parked(self, approval_id: str) -> ParkedCall | None:
-        if type(approval_id) is not str:
+        if not storable_id(approval_id):
             return None
         rows = await self._read(f"{_PARKED} WHERE approval_id = ?", (approval_id,))
         return sql.parked_from_row(rows[0]) if rows else None
@@ -102,20 +103,23 @@ class RelationalStore(StoreBase):
         return [sql.parked_from_row(row) for row in rows]
 
     async def claim(self, approval_id: str, *, owner: str, lease_seconds: float) -> ParkedCall:
-        if type(approval_id) is not str:
-            raise KeyError(f"no parked call {approval_id!r}")
+        if not storable_id(approval_id):
+            raise KeyError(f"no parked call {describe_value(approval_id)}")
         _, rows = await self._write(sql.CLAIM, (owner, time.time() + lease_seconds, approval_id))
         if not rows:
             raise KeyError(f"parked call {approval_id!r} is not waiting to run (unknown, undecided, or taken)")
         return sql.parked_from_row(rows[0])
 
     async def renew(self, approval_id: str, *, owner: str, lease_seconds: float) -> bool:
+        if not storable_id(approval_id):
+            return False
         now = time.time()
         changed, _ = await self._write(sql.RENEW, (now + lease_seconds, approval_id, owner, now))
         return changed == 1
 
     async def finish(self, approval_id: str, *, owner: str) -> None:
-        await self._write(sql.FINISH, (approval_id, owner))
+        if storable_id(approval_id):
+            await self._write(sql.FINISH, (approval_id, owner))
 
     async def interrupted(self) -> list[ParkedCall]:
         where = "state = 'interrupted' OR (state = 'claimed' AND lease_until < ?)"
