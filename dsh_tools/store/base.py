@@ -100,16 +100,28 @@ class StoreBase:
         self.max_value_bytes = max_value_bytes
         self._failures = 0
         self._last_error: str | None = None
+        self._unreadable = 0
 
     def health(self) -> StoreHealth:
-        """Writes that failed without failing a call, and why the last one did."""
-        return StoreHealth(self._failures, self._last_error)
+        """Writes that failed without failing a call, rows that did not read back, and why the last thing failed."""
+        return StoreHealth(self._failures, self._last_error, self._unreadable)
 
     def note_failure(self, error: BaseException) -> None:
         """Count and log a write that failed; the call it belonged to goes on."""
         self._failures += 1
         self._last_error = f"{type(error).__name__}: {safe_str(error)}"
         _LOG.warning("store write failed: %s", self._last_error, exc_info=(type(error), error, error.__traceback__))
+
+    def note_unreadable(self, what: str, error: BaseException) -> None:
+        """Count a stored row a read skipped (not JSON, not a record); the first is logged as a warning, the rest quietly.
+
+        A corrupt row is read again by every read that reaches it (a page
+        polling the journal), so one warning says the store needs a look and
+        the count says how often it was met.
+        """
+        self._unreadable += 1
+        self._last_error = f"an unreadable {what} row was skipped: {type(error).__name__}: {safe_str(error)}"
+        _LOG.log(logging.WARNING if self._unreadable == 1 else logging.DEBUG, "%s", self._last_error)
 
     async def decide(
         self,

@@ -108,12 +108,19 @@ class PostgresStore(RelationalStore):
 
     async def _tx(self, work: Callable[[AsyncCursor[Any]], Awaitable[T]]) -> T:
         """Run ``work`` in one transaction on the store's connection, one at a time."""
+        import psycopg
+
         conn = await self._connection()
         assert self._lock is not None
         async with self._lock:
-            async with conn.transaction():
-                async with conn.cursor() as cursor:
-                    return await work(cursor)
+            try:
+                async with conn.transaction():
+                    async with conn.cursor() as cursor:
+                        return await work(cursor)
+            except psycopg.Error as error:
+                if isinstance(error, psycopg.OperationalError):
+                    raise sql.StoreError(f"PostgreSQL failed: {type(error).__name__}: {safe_str(error)}") from error
+                raise sql.RecordRefused(f"PostgreSQL refused a row: {type(error).__name__}: {safe_str(error)}") from error
 
     # -- the primitives RelationalStore runs on ------------------------------------------
     async def _read(self, statement: str, params: Sequence[object]) -> list[tuple[Any, ...]]:

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from pyrsistent import pmap
 
+from dsh_tools.errors import safe_str
 from dsh_tools.json_values import JsonValue, dumps
 from dsh_tools.tool_types import describe_value
 from dsh_tools.store import sql
@@ -78,7 +79,7 @@ class RelationalStore(StoreBase):
             rows = await self._read(f"{_PARKED} WHERE state = 'parked' ORDER BY created_at", ())
         else:
             where = "agent_id = ? AND state IN ('parked', 'decided')"
-            rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY created_at", (agent_id,))
+            rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY created_at", (sql.column(agent_id),))
         return [sql.parked_from_row(row) for row in rows]
 
     async def get_parked(self, approval_id: str) -> ParkedCall | None:
@@ -99,7 +100,8 @@ class RelationalStore(StoreBase):
         await self._announce(rows[0][0])
 
     async def decided(self, agent_id: str) -> list[ParkedCall]:
-        rows = await self._read(f"{_PARKED} WHERE agent_id = ? AND state = 'decided' ORDER BY decided_at", (agent_id,))
+        where = "agent_id = ? AND state = 'decided'"
+        rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY decided_at", (sql.column(agent_id),))
         return [sql.parked_from_row(row) for row in rows]
 
     async def claim(self, approval_id: str, *, owner: str, lease_seconds: float) -> ParkedCall:
@@ -131,20 +133,53 @@ class RelationalStore(StoreBase):
 
     # -- the journal ------------------------------------------------------------------
     async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
-        rows = [sql.record_params(record, self.max_value_bytes) for record in records]
-        event_rows = [sql.event_params(event) for event in events]
-        batches = [(statement, batch) for statement, batch in ((sql.UPSERT_RECORD, rows), (sql.APPEND_EVENT, event_rows)) if batch]
-        if batches:
-            await self._write_all((), batches)
+        """Write ``records`` and ``events`` in one commit; one that cannot be stored is counted and logged, alone."""
+        rows, refused = sql.journal_rows(records, events, self.max_value_bytes)
+        self.note_refused(refused)
+        await self._write_rows(rows)
+
+    def note_refused(self, refused: Sequence[tuple[str, Exception]]) -> None:
+        """Count and log each journal row that could not be encoded (its neighbours are written)."""
+        for label, error in refused:
+            self.note_failure(sql.StoreError(f"{label} cannot be stored: {type(error).__name__}: {safe_str(error)}"))
+
+    async def _write_rows(self, rows: Sequence[sql.JournalRow]) -> None:
+        """Commit ``rows`` as one group; if the database refuses the group for a row's data, commit each alone.
+
+        So a record the database will not hold costs only itself: its
+        neighbours (other agents' calls, a batch sibling's settled record) are
+        written, and it is counted and logged by name.
+        """
+        if not rows:
+            return
+        try:
+            await self._write_all((), sql.batches(rows))
+        except sql.RecordRefused:
+            for row in rows:
+                try:
+                    await self._write_all(((row.statement, row.params),))
+                except sql.RecordRefused as error:
+                    self.note_failure(sql.StoreError(f"{row.label} was refused: {safe_str(error)}"))
 
     async def _journal(self, query: JournalQuery) -> list[CallRecord]:
         statement, params = sql.journal_query(query)
-        rows = await self._read(statement, params)
-        return [sql.load_record(CallRecord, row[0]) for row in reversed(rows)]
+        records = []
+        for (body,) in reversed(await self._read(statement, params)):
+            try:
+                records.append(sql.load_record(CallRecord, body))
+            except sql.UNREADABLE as error:
+                self.note_unreadable("journal", error)
+        return records
 
     async def session_events(self, agent_id: str) -> list[SessionEvent]:
         statement = "SELECT agent_id, type, at, data FROM dsh_events WHERE agent_id = ? ORDER BY seq"
-        return [sql.event_from_row(row) for row in await self._read(statement, (agent_id,))]
+        events = []
+        for row in await self._read(statement, (sql.column(agent_id),)):
+            try:
+                events.append(sql.event_from_row(row))
+            except sql.UNREADABLE as error:
+                self.note_unreadable("session event", error)
+        return events
 
     async def prune(self, *, before: float) -> int:
         return await self._write_all((
