@@ -28,6 +28,7 @@ __all__ = [
     "JournalRow",
     "RecordRefused",
     "StoreError",
+    "StoreUnavailable",
     "column",
     "dump_record",
     "journal_query",
@@ -44,6 +45,17 @@ R = TypeVar("R", bound=Record)
 
 class StoreError(Exception):
     """A store that cannot be used: unreadable, not ours, corrupt, newer than this code, or unreachable."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached now (refused, timed out, cut off); a later attempt may succeed.
+
+    A PostgreSQL store raises it while its database is away (it reconnects
+    with backoff on its own, and buffers journal writes meanwhile), so a
+    caller that can wait for the database, as ``watch_decisions`` does, tells
+    it from a store that stays broken, which raises a plain
+    :class:`StoreError`.
+    """
 
 
 class RecordRefused(StoreError):
