@@ -201,3 +201,15 @@ async def test_postgres_failover_a_store_closed_during_the_outage_counts_and_log
     await asyncio.to_thread(server.start)
     async with PostgresStore(database) as after:
         assert [r.record_id for r in await after.journal()] == ["r0"]
+
+
+def test_the_failover_docs_quote_the_code() -> None:
+    from pathlib import Path
+
+    from dsh_tools.store.backlog import DEFAULT_MAX_BUFFERED
+    from dsh_tools.store.reconnect import FIRST_DELAY_S, MAX_DELAY_S
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "durability.md"
+    text = " ".join(page.read_text(encoding="utf-8").split())
+    assert f"backoff from {FIRST_DELAY_S:g} s to {MAX_DELAY_S:g} s" in text
+    assert f"`PostgresStore(dsn, max_buffered=...)` rows ({DEFAULT_MAX_BUFFERED:,} by default)" in text
