@@ -247,22 +247,37 @@ def event_params(event: SessionEvent) -> tuple[object, ...]:
 
 
 class JournalRow(NamedTuple):
-    """One journal record or session event, encoded for the database, with what a log line calls it."""
+    """One journal record or session event, encoded for the database.
+
+    It holds nothing but its encoding: a row held while the database is away
+    (:mod:`.backlog`) keeps no full result alive beside its bounded body.
+    """
 
     statement: str
     params: tuple[object, ...]
-    label: str
     record_id: str | None
     """The record it writes (a later version of that record replaces it); ``None`` for an event, which is appended."""
 
+    @property
+    def label(self) -> str:
+        """What a log line calls it, read from its parameters (made only when a line is written)."""
+        params = self.params
+        if self.record_id is None:
+            return _event_label(params[1], params[0])
+        return _record_label(params[0], params[1], params[3])
 
-def _shown(text: str) -> str:
+
+def _shown(text: object) -> str:
     """Hostile text as a log line can carry it: cut, quoted, escaped to ASCII (no NUL or lone surrogate reaches a handler)."""
-    return ascii(text[:80])
+    return ascii(str(text)[:80])
 
 
-def _label(record: CallRecord) -> str:
-    return f"journal record {_shown(record.record_id)} (call {_shown(record.call_id)}, tool {_shown(record.tool_name)})"
+def _record_label(record_id: object, call_id: object, tool_name: object) -> str:
+    return f"journal record {_shown(record_id)} (call {_shown(call_id)}, tool {_shown(tool_name)})"
+
+
+def _event_label(kind: object, agent_id: object) -> str:
+    return f"session event {_shown(kind)} of agent {_shown(agent_id)}"
 
 
 def journal_rows(
@@ -278,15 +293,14 @@ def journal_rows(
     refused: list[tuple[str, Exception]] = []
     for record in records:
         try:
-            rows.append(JournalRow(UPSERT_RECORD, record_params(record, max_bytes), _label(record), record.record_id))
+            rows.append(JournalRow(UPSERT_RECORD, record_params(record, max_bytes), record.record_id))
         except (TypeError, ValueError, OverflowError) as error:
-            refused.append((_label(record), error))
+            refused.append((_record_label(record.record_id, record.call_id, record.tool_name), error))
     for event in events:
-        label = f"session event {_shown(event.type)} of agent {_shown(event.agent_id)}"
         try:
-            rows.append(JournalRow(APPEND_EVENT, event_params(event), label, None))
+            rows.append(JournalRow(APPEND_EVENT, event_params(event), None))
         except (TypeError, ValueError, OverflowError) as error:
-            refused.append((label, error))
+            refused.append((_event_label(event.type, event.agent_id), error))
     return rows, refused
 
 
