@@ -135,10 +135,10 @@ class RelationalStore(StoreBase):
     async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
         """Write ``records`` and ``events`` in one commit; one that cannot be stored is counted and logged, alone."""
         rows, refused = sql.journal_rows(records, events, self.max_value_bytes)
-        self.note_refused(refused)
+        self._note_refused(refused)
         await self._write_rows(rows)
 
-    def note_refused(self, refused: Sequence[tuple[str, Exception]]) -> None:
+    def _note_refused(self, refused: Sequence[tuple[str, Exception]]) -> None:
         """Count and log each journal row that could not be encoded (its neighbours are written)."""
         for label, error in refused:
             self.note_failure(sql.StoreError(f"{label} cannot be stored: {type(error).__name__}: {safe_str(error)}"))

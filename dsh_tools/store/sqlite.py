@@ -141,6 +141,12 @@ class SqliteStore(RelationalStore):
             )
 
     def _error(self, error: BaseException) -> sql.StoreError:
+        """A ``sqlite3`` failure as the store's callers read it: ``RecordRefused`` when a row's data caused it.
+
+        The journal writes a refused group again row by row; a failure of
+        the file itself (locked, unwritable, gone) is a plain ``StoreError``,
+        which row by row would only repeat.
+        """
         if isinstance(error, _REFUSED):
             return sql.RecordRefused(f"SQLite refused a row of {self.path!r}: {type(error).__name__}: {error}")
         return sql.StoreError(f"SQLite store {self.path!r} failed: {type(error).__name__}: {error}")
