@@ -103,6 +103,7 @@ class Link:
         self._connecting = asyncio.Lock()
         self.backoff = Backoff()
         self._why = ""
+        self._connected = False  # once: only a connection that was had can be lost (a first failure is the caller's error)
         self._lost_at: float | None = None
 
     @property
@@ -133,6 +134,7 @@ class Link:
                 raise
             self.backoff.succeeded()
             self._conn = conn
+            self._connected = True
             if self._lost_at is not None:
                 _LOG.warning("PostgreSQL is reachable again, after %.1f s", time.monotonic() - self._lost_at)
                 self._lost_at = None
@@ -159,7 +161,7 @@ class Link:
             self._went_away(error)
 
     def _went_away(self, error: StoreError) -> None:
-        if self._lost_at is None:
+        if self._connected and self._lost_at is None:
             self._lost_at = time.monotonic()
             _LOG.warning("PostgreSQL connection lost (%s); reconnecting with backoff", safe_str(error))
 

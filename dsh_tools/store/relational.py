@@ -10,9 +10,8 @@ written here, on the statements of :mod:`.sql`.
 
 from __future__ import annotations
 
-import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 from pyrsistent import pmap
@@ -31,7 +30,6 @@ Statement = tuple[str, Sequence[object]]
 """One SQL statement (``?`` placeholders) and its parameters."""
 
 _PARKED = f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked"
-_LOG = logging.getLogger("dsh_tools.store")
 
 
 class RelationalStore(StoreBase):
@@ -163,8 +161,12 @@ class RelationalStore(StoreBase):
 
     async def _journal(self, query: JournalQuery) -> list[CallRecord]:
         statement, params = sql.journal_query(query)
+        return self._readable(body for (body,) in reversed(await self._read(statement, params)))
+
+    def _readable(self, bodies: Iterable[str]) -> list[CallRecord]:
+        """The records of stored bodies; one that does not read back (not JSON, not a record) is skipped and counted."""
         records = []
-        for (body,) in reversed(await self._read(statement, params)):
+        for body in bodies:
             try:
                 records.append(sql.load_record(CallRecord, body))
             except sql.UNREADABLE as error:
@@ -215,7 +217,7 @@ class RelationalStore(StoreBase):
         records: list[CallRecord] = []
         if changed:
             bodies = await self._read(f"SELECT seq, body FROM dsh_journal WHERE record_id IN ({_placeholders(len(changed))})", changed)
-            records = _loaded(sorted(bodies, key=lambda row: int(row[0])))
+            records = self._readable(body for _, body in sorted(bodies, key=lambda row: int(row[0])))
         parked = await self._read("SELECT approval_id FROM dsh_parked WHERE state = 'parked' ORDER BY created_at", ())
         return StoreChanges(ChangeCursor(last, pmap(kept), gate), tuple(records), tuple(row[0] for row in parked))
 
@@ -224,13 +226,3 @@ def _placeholders(count: int) -> str:
     """``?, ?, ...``: the placeholders of an ``IN`` list of ``count`` values."""
     return ", ".join("?" * count)
 
-
-def _loaded(rows: Sequence[tuple[Any, ...]]) -> list[CallRecord]:
-    """The records of ``(seq, body)`` rows; a row that does not read back is skipped and logged, never fatal."""
-    records = []
-    for _, body in rows:
-        try:
-            records.append(sql.load_record(CallRecord, body))
-        except (ValueError, sql.StoreError) as error:
-            _LOG.warning("skipped a journal row that does not read back: %s", error)
-    return records
