@@ -26,6 +26,7 @@ from dsh_tools.registry.approvals import OWNER, decided_arguments, parked_key, s
 from dsh_tools.tool_types import describe_value
 from dsh_tools.signals import checked_signal
 from dsh_tools.store.protocol import CallStore
+from dsh_tools.store.sql import StoreUnavailable
 from dsh_tools.store.records import ParkedCall
 
 if TYPE_CHECKING:
@@ -132,13 +133,19 @@ class ParkedCalls:
         """Run each of ``agent``'s parked calls as its decision arrives, yielding its result; ends when the agent is disposed.
 
         PostgreSQL wakes it with ``NOTIFY``; SQLite is polled (at most
-        ``poll_seconds`` behind). Cancel the iterating task to stop earlier.
+        ``poll_seconds`` behind). While the database is away it waits
+        (``StoreUnavailable``); a store that stays broken raises. Cancel the
+        iterating task to stop earlier.
         """
         if type(agent) is not Agent:
             raise TypeError(f"watch_decisions() takes an Agent, got {describe_value(agent)}")
         store = self._core.lot.store
         while not agent.ctx.disposed:
-            for result in await self.resume_decided(agent):
+            try:
+                results = await self.resume_decided(agent)
+            except StoreUnavailable:
+                results = []  # the database is away (the store logs it and reconnects): look again after the wait
+            for result in results:
                 yield result
             await store.wait_for_decision(agent.id, poll_seconds)
 

@@ -11,7 +11,7 @@ from dsh_tools.store.memory import DEFAULT_MAX_RECORDS, MemoryStore
 from dsh_tools.store.postgres import PostgresStore
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, ParkState, SessionEvent, StoreHealth
-from dsh_tools.store.sql import SCHEMA_VERSION, StoreError
+from dsh_tools.store.sql import SCHEMA_VERSION, StoreError, StoreUnavailable
 from dsh_tools.store.sqlite import SqliteStore
 from dsh_tools.store.url import ACCEPTED_URLS, open_store
 
@@ -36,5 +36,6 @@ __all__ = [
     "StoreChanges",
     "StoreError",
     "StoreHealth",
+    "StoreUnavailable",
     "open_store",
 ]

@@ -10,16 +10,17 @@ from __future__ import annotations
 import logging
 import time
 from types import TracebackType
-from typing import Final, Self
+from typing import Final, Self, TypeGuard
 
 from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, frozen_or_raise
+from dsh_tools.json_walk import has_lone_surrogate
 from dsh_tools.tool_types import describe_value
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, StoreHealth
 
-__all__ = ["DEFAULT_MAX_VALUE_BYTES", "PREVIEW_CHARS", "StoreBase", "check_decision", "preview"]
+__all__ = ["DEFAULT_MAX_VALUE_BYTES", "PREVIEW_CHARS", "StoreBase", "check_decision", "preview", "storable_id"]
 
 DEFAULT_MAX_VALUE_BYTES: Final = 64 * 1024
 """A journaled value (arguments, content, value, meta) larger than this, as JSON, is kept as a preview."""
@@ -32,16 +33,29 @@ _LOG = logging.getLogger("dsh_tools.store")
 _PREVIEWED: Final = ("arguments", "content", "value", "meta")
 
 
+def storable_id(approval_id: object) -> TypeGuard[str]:
+    """Whether ``approval_id`` could name a stored call: a ``str`` without NUL or lone surrogates.
+
+    Ids arrive from pages, command lines and other processes. One that no
+    store can even encode (PostgreSQL's text refuses NUL, UTF-8 cannot carry
+    a lone surrogate) names no call, so every store answers it as an unknown
+    id, before the encoding underneath raises something else.
+    """
+    return type(approval_id) is str and "\x00" not in approval_id and not has_lone_surrogate(approval_id)
+
+
 def check_decision(
     approval_id: object, outcome: object, arguments: object, decided_by: object
 ) -> ApprovalDecision:
     """The decision these untrusted inputs describe, or ``KeyError``/``ValueError``/``TypeError`` naming what is wrong."""
-    if type(approval_id) is not str:
+    if not storable_id(approval_id):
         raise KeyError(f"no parked call {describe_value(approval_id)}")
     if type(outcome) is not str or outcome not in APPROVAL_VERDICTS:
         raise ValueError(f"a decision is one of {', '.join(APPROVAL_VERDICTS)}; got {describe_value(outcome)}")
     if decided_by is not None and type(decided_by) is not str:
         raise TypeError("decided_by must be a str or None")
+    if decided_by is not None and has_lone_surrogate(decided_by):
+        raise ValueError(f"decided_by must be Unicode text, got {ascii(decided_by)[:80]} (a lone surrogate)")
     frozen: FrozenJson | None = None
     if arguments is not None:
         if outcome != "allowed-once":
@@ -86,16 +100,28 @@ class StoreBase:
         self.max_value_bytes = max_value_bytes
         self._failures = 0
         self._last_error: str | None = None
+        self._unreadable = 0
 
     def health(self) -> StoreHealth:
-        """Writes that failed without failing a call, and why the last one did."""
-        return StoreHealth(self._failures, self._last_error)
+        """Writes that failed without failing a call, rows that did not read back, and why the last thing failed."""
+        return StoreHealth(self._failures, self._last_error, self._unreadable)
 
     def note_failure(self, error: BaseException) -> None:
         """Count and log a write that failed; the call it belonged to goes on."""
         self._failures += 1
         self._last_error = f"{type(error).__name__}: {safe_str(error)}"
         _LOG.warning("store write failed: %s", self._last_error, exc_info=(type(error), error, error.__traceback__))
+
+    def note_unreadable(self, what: str, error: BaseException) -> None:
+        """Count a stored row a read skipped (not JSON, not a record); the first is logged as a warning, the rest quietly.
+
+        A corrupt row is read again by every read that reaches it (a page
+        polling the journal), so one warning says the store needs a look and
+        the count says how often it was met.
+        """
+        self._unreadable += 1
+        self._last_error = f"an unreadable {what} row was skipped: {type(error).__name__}: {safe_str(error)}"
+        _LOG.log(logging.WARNING if self._unreadable == 1 else logging.DEBUG, "%s", self._last_error)
 
     async def decide(
         self,

@@ -135,7 +135,20 @@ class SessionEvent(Record):
 
 
 class StoreHealth(Record):
-    """What went wrong with the store without stopping a call: failed writes, and the last reason."""
+    """What went wrong with the store without stopping a call, and what is still owed to it.
+
+    ``write_failures``: writes that failed for good (a journal record the
+    database refused, a park that could not be committed, a renewal);
+    ``last_error``: why the last thing went wrong. ``unreadable_rows``: stored
+    rows a read skipped because they did not read back as records (counted
+    per read). ``buffered``: journal records and session events held in
+    memory while the database is away, to be written when it is back;
+    ``dropped``: those the bounded buffer could not hold, or that were still
+    held when the store closed (lost).
+    """
 
     write_failures: int = 0
     last_error: str | None = None
+    unreadable_rows: int = 0
+    buffered: int = 0
+    dropped: int = 0

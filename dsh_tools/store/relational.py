@@ -10,16 +10,17 @@ written here, on the statements of :mod:`.sql`.
 
 from __future__ import annotations
 
-import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 from pyrsistent import pmap
 
+from dsh_tools.errors import safe_str
 from dsh_tools.json_values import JsonValue, dumps
+from dsh_tools.tool_types import describe_value
 from dsh_tools.store import sql
-from dsh_tools.store.base import StoreBase
+from dsh_tools.store.base import StoreBase, storable_id
 from dsh_tools.store.changes import MAX_CHANGED, MAX_TRACKED, ChangeCursor, StoreChanges, diff_marks
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
 
@@ -29,7 +30,6 @@ Statement = tuple[str, Sequence[object]]
 """One SQL statement (``?`` placeholders) and its parameters."""
 
 _PARKED = f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked"
-_LOG = logging.getLogger("dsh_tools.store")
 
 
 class RelationalStore(StoreBase):
@@ -77,11 +77,11 @@ class RelationalStore(StoreBase):
             rows = await self._read(f"{_PARKED} WHERE state = 'parked' ORDER BY created_at", ())
         else:
             where = "agent_id = ? AND state IN ('parked', 'decided')"
-            rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY created_at", (agent_id,))
+            rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY created_at", (sql.column(agent_id),))
         return [sql.parked_from_row(row) for row in rows]
 
     async def get_parked(self, approval_id: str) -> ParkedCall | None:
-        if type(approval_id) is not str:
+        if not storable_id(approval_id):
             return None
         rows = await self._read(f"{_PARKED} WHERE approval_id = ?", (approval_id,))
         return sql.parked_from_row(rows[0]) if rows else None
@@ -98,24 +98,28 @@ class RelationalStore(StoreBase):
         await self._announce(rows[0][0])
 
     async def decided(self, agent_id: str) -> list[ParkedCall]:
-        rows = await self._read(f"{_PARKED} WHERE agent_id = ? AND state = 'decided' ORDER BY decided_at", (agent_id,))
+        where = "agent_id = ? AND state = 'decided'"
+        rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY decided_at", (sql.column(agent_id),))
         return [sql.parked_from_row(row) for row in rows]
 
     async def claim(self, approval_id: str, *, owner: str, lease_seconds: float) -> ParkedCall:
-        if type(approval_id) is not str:
-            raise KeyError(f"no parked call {approval_id!r}")
+        if not storable_id(approval_id):
+            raise KeyError(f"no parked call {describe_value(approval_id)}")
         _, rows = await self._write(sql.CLAIM, (owner, time.time() + lease_seconds, approval_id))
         if not rows:
             raise KeyError(f"parked call {approval_id!r} is not waiting to run (unknown, undecided, or taken)")
         return sql.parked_from_row(rows[0])
 
     async def renew(self, approval_id: str, *, owner: str, lease_seconds: float) -> bool:
+        if not storable_id(approval_id):
+            return False
         now = time.time()
         changed, _ = await self._write(sql.RENEW, (now + lease_seconds, approval_id, owner, now))
         return changed == 1
 
     async def finish(self, approval_id: str, *, owner: str) -> None:
-        await self._write(sql.FINISH, (approval_id, owner))
+        if storable_id(approval_id):
+            await self._write(sql.FINISH, (approval_id, owner))
 
     async def interrupted(self) -> list[ParkedCall]:
         where = "state = 'interrupted' OR (state = 'claimed' AND lease_until < ?)"
@@ -127,20 +131,57 @@ class RelationalStore(StoreBase):
 
     # -- the journal ------------------------------------------------------------------
     async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
-        rows = [sql.record_params(record, self.max_value_bytes) for record in records]
-        event_rows = [sql.event_params(event) for event in events]
-        batches = [(statement, batch) for statement, batch in ((sql.UPSERT_RECORD, rows), (sql.APPEND_EVENT, event_rows)) if batch]
-        if batches:
-            await self._write_all((), batches)
+        """Write ``records`` and ``events`` in one commit; one that cannot be stored is counted and logged, alone."""
+        rows, refused = sql.journal_rows(records, events, self.max_value_bytes)
+        self._note_refused(refused)
+        await self._write_rows(rows)
+
+    def _note_refused(self, refused: Sequence[tuple[str, Exception]]) -> None:
+        """Count and log each journal row that could not be encoded (its neighbours are written)."""
+        for label, error in refused:
+            self.note_failure(sql.StoreError(f"{label} cannot be stored: {type(error).__name__}: {safe_str(error)}"))
+
+    async def _write_rows(self, rows: Sequence[sql.JournalRow]) -> None:
+        """Commit ``rows`` as one group; if the database refuses the group for a row's data, commit each alone.
+
+        So a record the database will not hold costs only itself: its
+        neighbours (other agents' calls, a batch sibling's settled record) are
+        written, and it is counted and logged by name.
+        """
+        if not rows:
+            return
+        try:
+            await self._write_all((), sql.batches(rows))
+        except sql.RecordRefused:
+            for row in rows:
+                try:
+                    await self._write_all(((row.statement, row.params),))
+                except sql.RecordRefused as error:
+                    self.note_failure(sql.StoreError(f"{row.label} was refused: {safe_str(error)}"))
 
     async def _journal(self, query: JournalQuery) -> list[CallRecord]:
         statement, params = sql.journal_query(query)
-        rows = await self._read(statement, params)
-        return [sql.load_record(CallRecord, row[0]) for row in reversed(rows)]
+        return self._readable(body for (body,) in reversed(await self._read(statement, params)))
+
+    def _readable(self, bodies: Iterable[str]) -> list[CallRecord]:
+        """The records of stored bodies; one that does not read back (not JSON, not a record) is skipped and counted."""
+        records = []
+        for body in bodies:
+            try:
+                records.append(sql.load_record(CallRecord, body))
+            except sql.UNREADABLE as error:
+                self.note_unreadable("journal", error)
+        return records
 
     async def session_events(self, agent_id: str) -> list[SessionEvent]:
         statement = "SELECT agent_id, type, at, data FROM dsh_events WHERE agent_id = ? ORDER BY seq"
-        return [sql.event_from_row(row) for row in await self._read(statement, (agent_id,))]
+        events = []
+        for row in await self._read(statement, (sql.column(agent_id),)):
+            try:
+                events.append(sql.event_from_row(row))
+            except sql.UNREADABLE as error:
+                self.note_unreadable("session event", error)
+        return events
 
     async def prune(self, *, before: float) -> int:
         return await self._write_all((
@@ -176,7 +217,7 @@ class RelationalStore(StoreBase):
         records: list[CallRecord] = []
         if changed:
             bodies = await self._read(f"SELECT seq, body FROM dsh_journal WHERE record_id IN ({_placeholders(len(changed))})", changed)
-            records = _loaded(sorted(bodies, key=lambda row: int(row[0])))
+            records = self._readable(body for _, body in sorted(bodies, key=lambda row: int(row[0])))
         parked = await self._read("SELECT approval_id FROM dsh_parked WHERE state = 'parked' ORDER BY created_at", ())
         return StoreChanges(ChangeCursor(last, pmap(kept), gate), tuple(records), tuple(row[0] for row in parked))
 
@@ -185,13 +226,3 @@ def _placeholders(count: int) -> str:
     """``?, ?, ...``: the placeholders of an ``IN`` list of ``count`` values."""
     return ", ".join("?" * count)
 
-
-def _loaded(rows: Sequence[tuple[Any, ...]]) -> list[CallRecord]:
-    """The records of ``(seq, body)`` rows; a row that does not read back is skipped and logged, never fatal."""
-    records = []
-    for _, body in rows:
-        try:
-            records.append(sql.load_record(CallRecord, body))
-        except (ValueError, sql.StoreError) as error:
-            _LOG.warning("skipped a journal row that does not read back: %s", error)
-    return records

@@ -11,16 +11,31 @@ processes without a lock held in Python.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar
 
 import orjson
 
 from dsh_tools.json_values import dumps
+from dsh_tools.json_walk import has_lone_surrogate, unicode_text
 from dsh_tools.record import Record
 from dsh_tools.store.base import preview_of
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
 
-__all__ = ["SCHEMA_VERSION", "Dialect", "StoreError", "dump_record", "load_record", "journal_query", "upgrade_steps"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "UNREADABLE",
+    "Dialect",
+    "JournalRow",
+    "RecordRefused",
+    "StoreError",
+    "StoreUnavailable",
+    "column",
+    "dump_record",
+    "journal_query",
+    "journal_rows",
+    "load_record",
+    "upgrade_steps",
+]
 
 SCHEMA_VERSION: Final = 1
 """The table layout this code writes; an older store is upgraded at open, a newer one refused."""
@@ -30,6 +45,50 @@ R = TypeVar("R", bound=Record)
 
 class StoreError(Exception):
     """A store that cannot be used: unreadable, not ours, corrupt, newer than this code, or unreachable."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached now (refused, timed out, cut off); a later attempt may succeed.
+
+    A PostgreSQL store raises it while its database is away (it reconnects
+    with backoff on its own, and buffers journal writes meanwhile), so a
+    caller that can wait for the database, as ``watch_decisions`` does, tells
+    it from a store that stays broken, which raises a plain
+    :class:`StoreError`.
+    """
+
+
+class RecordRefused(StoreError):
+    """The database refused a statement for the data it carried (a constraint, a value it cannot hold), not for its own state.
+
+    A group of journal rows that fails this way is written again row by row,
+    so only the refused row is lost (:meth:`RelationalStore.write`); a
+    failure of the database itself (locked, unreachable) is a plain
+    :class:`StoreError`, which trying row by row would only repeat.
+    """
+
+
+UNREADABLE: Final = (StoreError, ValueError, TypeError)
+"""What reading a stored row back raises when the row is not what this code wrote (not JSON, not a record)."""
+
+
+def column(text: str) -> str:
+    """``text`` as a filtered column holds it: NUL and lone surrogates become U+FFFD.
+
+    PostgreSQL's text refuses NUL and UTF-8 cannot carry a lone surrogate, yet
+    both reach names and ids from models and MCP clients. The record's JSON
+    body keeps the exact text; only the columns a query filters on hold this
+    form, and a query's values are put in the same form, so a filter on the
+    exact text still finds the record (and text differing only there finds
+    both). One rule for both engines.
+    """
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
+    return unicode_text(text) if has_lone_surrogate(text) else text
+
+
+def _column(text: str | None) -> str | None:
+    return None if text is None else column(text)
 
 
 class Dialect:
@@ -162,38 +221,109 @@ _PARKED_SKIP: Final = frozenset({"state", "decision", "claimed_by", "lease_until
 
 
 def park_params(call: ParkedCall, max_per_agent: int) -> tuple[object, ...]:
-    return (call.approval_id, call.agent_id, call.created_at, dump_record(call, skip=_PARKED_SKIP), call.agent_id, max_per_agent)
+    agent_id = column(call.agent_id)
+    return (call.approval_id, agent_id, call.created_at, dump_record(call, skip=_PARKED_SKIP), agent_id, max_per_agent)
 
 
 def record_params(record: CallRecord, max_bytes: int) -> tuple[object, ...]:
+    body = dump_record(record, max_bytes=max_bytes)  # first: a record no JSON can carry fails before the rest is made
     return (
-        record.record_id,
-        record.call_id,
-        record.agent_id,
-        record.tool_name,
-        record.parent_call_id,
-        record.approval_id,
-        record.outcome,
+        column(record.record_id),
+        column(record.call_id),
+        _column(record.agent_id),
+        column(record.tool_name),
+        _column(record.parent_call_id),
+        _column(record.approval_id),
+        column(record.outcome),
         int(record.is_error),
         record.started_at,
         record.ended_at,
-        dump_record(record, max_bytes=max_bytes),
+        body,
     )
 
 
 def event_params(event: SessionEvent) -> tuple[object, ...]:
-    return (event.agent_id, event.type, event.at, dumps(event.data).decode())
+    return (column(event.agent_id), column(event.type), event.at, dumps(event.data).decode())
+
+
+class JournalRow(NamedTuple):
+    """One journal record or session event, encoded for the database.
+
+    It holds nothing but its encoding: a row held while the database is away
+    (:mod:`.backlog`) keeps no full result alive beside its bounded body.
+    """
+
+    statement: str
+    params: tuple[object, ...]
+    record_id: str | None
+    """The record it writes (a later version of that record replaces it); ``None`` for an event, which is appended."""
+
+    @property
+    def label(self) -> str:
+        """What a log line calls it, read from its parameters (made only when a line is written)."""
+        params = self.params
+        if self.record_id is None:
+            return _event_label(params[1], params[0])
+        return _record_label(params[0], params[1], params[3])
+
+
+def _shown(text: object) -> str:
+    """Hostile text as a log line can carry it: cut, quoted, escaped to ASCII (no NUL or lone surrogate reaches a handler)."""
+    return ascii(str(text)[:80])
+
+
+def _record_label(record_id: object, call_id: object, tool_name: object) -> str:
+    return f"journal record {_shown(record_id)} (call {_shown(call_id)}, tool {_shown(tool_name)})"
+
+
+def _event_label(kind: object, agent_id: object) -> str:
+    return f"session event {_shown(kind)} of agent {_shown(agent_id)}"
+
+
+def journal_rows(
+    records: Sequence[CallRecord], events: Sequence[SessionEvent], max_bytes: int
+) -> tuple[list[JournalRow], list[tuple[str, Exception]]]:
+    """The rows of ``records`` then ``events``, and, apart, what could not be encoded and why.
+
+    Each is encoded on its own, so one that no JSON can carry (a lone
+    surrogate, a number past 64 bits) is left out alone instead of failing
+    the group it arrived in.
+    """
+    rows: list[JournalRow] = []
+    refused: list[tuple[str, Exception]] = []
+    for record in records:
+        try:
+            rows.append(JournalRow(UPSERT_RECORD, record_params(record, max_bytes), record.record_id))
+        except (TypeError, ValueError, OverflowError) as error:
+            refused.append((_record_label(record.record_id, record.call_id, record.tool_name), error))
+    for event in events:
+        try:
+            rows.append(JournalRow(APPEND_EVENT, event_params(event), None))
+        except (TypeError, ValueError, OverflowError) as error:
+            refused.append((_event_label(event.type, event.agent_id), error))
+    return rows, refused
+
+
+def batches(rows: Sequence[JournalRow]) -> list[tuple[str, list[tuple[object, ...]]]]:
+    """``rows`` as ``executemany`` batches: one per run of the same statement, in order."""
+    grouped: list[tuple[str, list[tuple[object, ...]]]] = []
+    for row in rows:
+        if grouped and grouped[-1][0] == row.statement:
+            grouped[-1][1].append(row.params)
+        else:
+            grouped.append((row.statement, [row.params]))
+    return grouped
 
 
 def journal_query(query: JournalQuery) -> tuple[str, list[object]]:
     """``SELECT body ...`` for the newest ``query.limit`` matching records (newest first), and its parameters."""
     where: list[str] = []
     params: list[object] = []
-    for column in ("agent_id", "tool_name", "call_id", "parent_call_id", "outcome"):
-        value = getattr(query, column)
+    for name in ("agent_id", "tool_name", "call_id", "parent_call_id", "outcome"):
+        value = getattr(query, name)
         if value is not None:
-            where.append(f"{column} = ?")
-            params.append(value)
+            where.append(f"{name} = ?")
+            params.append(column(value))
     if query.is_error is not None:
         where.append("is_error = ?")
         params.append(int(query.is_error))

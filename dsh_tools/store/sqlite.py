@@ -40,6 +40,12 @@ _DIALECT: Final = sql.Dialect(serial="INTEGER PRIMARY KEY AUTOINCREMENT", placeh
 CHECKPOINT_EVERY: Final = 256
 """Inline journal writes between two WAL checkpoints (run on the store's thread)."""
 
+_FAILURES: Final = (sqlite3.Error, OverflowError)
+"""What ``sqlite3`` raises for a statement that failed (``OverflowError``: an int past 64 bits)."""
+
+_REFUSED: Final = (sqlite3.IntegrityError, sqlite3.DataError, sqlite3.InterfaceError, OverflowError)
+"""Of those, the failures a row's data causes (a constraint, a value SQLite cannot hold), not the file's state."""
+
 POLL_SECONDS: Final = 0.25
 """How often ``wait_for_decision`` looks for a decision made by another process (SQLite has no notifications)."""
 
@@ -62,6 +68,7 @@ class SqliteStore(RelationalStore):
         self._inline: sqlite3.Connection | None = None
         self._inline_writes = 0
         self._closed = False
+        self._file: tuple[int, int] | None = None  # (device, inode) of the file opened: see _check_file
         try:
             self._thread.submit(self._open).result()
         except BaseException:
@@ -78,6 +85,7 @@ class SqliteStore(RelationalStore):
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             self._upgrade(db)
+            self._file = _identity(self.path)
         except sqlite3.DatabaseError as error:
             db.close()
             raise sql.StoreError(f"{self.path!r} is not a usable dsh-tools store: {error}") from None
@@ -107,8 +115,41 @@ class SqliteStore(RelationalStore):
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         if self._closed or self._db is None:
             raise sql.StoreError(f"SQLite store {self.path!r} is closed")
-        db = self._db
-        return await asyncio.get_running_loop().run_in_executor(self._thread, work, db)
+        return await asyncio.get_running_loop().run_in_executor(self._thread, self._guarded, work, self._db)
+
+    def _guarded(self, work: Callable[[sqlite3.Connection], T], db: sqlite3.Connection) -> T:
+        """``work(db)``, its ``sqlite3`` errors raised as :class:`StoreError` (``RecordRefused`` for a row's data)."""
+        self._check_file()
+        try:
+            return work(db)
+        except _FAILURES as error:
+            raise self._error(error) from error
+
+    def _check_file(self) -> None:
+        """Refuse to go on when the path no longer names the file this store opened (deleted, or replaced).
+
+        The open connections would keep reading and writing the old file,
+        which no other process can open any more: parked calls nobody else
+        can see or decide, a journal nobody reads. One ``stat`` per statement
+        finds it, and the store then fails loudly (counted by the callers
+        that count write failures) instead of quietly.
+        """
+        if self._file is not None and _identity(self.path) != self._file:
+            raise sql.StoreError(
+                f"SQLite store file {self.path!r} was deleted or replaced after it was opened: "
+                "what is written now would reach no other process; open the store again"
+            )
+
+    def _error(self, error: BaseException) -> sql.StoreError:
+        """A ``sqlite3`` failure as the store's callers read it: ``RecordRefused`` when a row's data caused it.
+
+        The journal writes a refused group again row by row; a failure of
+        the file itself (locked, unwritable, gone) is a plain ``StoreError``,
+        which row by row would only repeat.
+        """
+        if isinstance(error, _REFUSED):
+            return sql.RecordRefused(f"SQLite refused a row of {self.path!r}: {type(error).__name__}: {error}")
+        return sql.StoreError(f"SQLite store {self.path!r} failed: {type(error).__name__}: {error}")
 
     @staticmethod
     def _write_steps(db: sqlite3.Connection, steps: Callable[[sqlite3.Connection], T]) -> T:
@@ -155,18 +196,20 @@ class SqliteStore(RelationalStore):
         The call journal's fast path for a lone call: no task, no thread hop;
         and one record alone is one statement, its own transaction.
         """
-        rows = [sql.record_params(record, self.max_value_bytes) for record in records]
-        event_rows = [sql.event_params(event) for event in events]
-        if len(rows) == 1 and not event_rows:
-            return self._write_inline(None, (sql.UPSERT_RECORD, rows[0]))
+        rows, refused = sql.journal_rows(records, events, self.max_value_bytes)
+        if refused:
+            return False  # the thread path (``write``) writes the rest and counts these, once
+        try:
+            if len(rows) == 1 and rows[0].record_id is not None:
+                return self._write_inline(None, (rows[0].statement, rows[0].params))
 
-        def steps(db: sqlite3.Connection) -> None:
-            if rows:
-                db.executemany(sql.UPSERT_RECORD, rows)
-            if event_rows:
-                db.executemany(sql.APPEND_EVENT, event_rows)
+            def steps(db: sqlite3.Connection) -> None:
+                for statement, batch in sql.batches(rows):
+                    db.executemany(statement, batch)
 
-        return self._write_inline(steps)
+            return self._write_inline(steps)
+        except sql.RecordRefused:
+            return False  # the thread path writes the group row by row, losing only the refused row
 
     def _write_inline(self, steps: Callable[[sqlite3.Connection], object] | None, single: Statement | None = None) -> bool:
         """The journal's fast path (module docstring): ``True`` if written here, ``False`` if the lock was taken.
@@ -176,6 +219,7 @@ class SqliteStore(RelationalStore):
         """
         if self._closed:
             raise sql.StoreError(f"SQLite store {self.path!r} is closed")
+        self._check_file()
         db = self._inline
         if db is None:
             db = self._inline = sqlite3.connect(self.path, timeout=0, isolation_level=None, check_same_thread=False)
@@ -185,13 +229,17 @@ class SqliteStore(RelationalStore):
             db.execute("BEGIN IMMEDIATE") if single is None else db.execute(*single)
         except sqlite3.OperationalError as error:
             if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
-                raise
+                raise self._error(error) from error
             return False  # another writer holds the lock: the thread waits for it instead
+        except _FAILURES as error:
+            raise self._error(error) from error
         if steps is not None:
             try:
                 steps(db)
-            except BaseException:
+            except BaseException as error:
                 db.execute("ROLLBACK")
+                if isinstance(error, _FAILURES):
+                    raise self._error(error) from error
                 raise
             db.execute("COMMIT")
         self._inline_writes += 1
@@ -224,3 +272,14 @@ class SqliteStore(RelationalStore):
         if db is not None:
             await asyncio.get_running_loop().run_in_executor(self._thread, db.close)
         self._thread.shutdown(wait=False)
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """The (device, inode) of the file at ``path``; ``None`` if there is none (or ``path`` names no file, ``:memory:``)."""
+    if path in ("", ":memory:"):
+        return None
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import pytest
 
 from dsh_tools.store import CallStore, MemoryStore, PostgresStore, SqliteStore
 
-from postgres_server import postgres_server
+from postgres_server import fresh_database, postgres_server
 
 
 @pytest.fixture(scope="session")
@@ -22,12 +21,7 @@ def postgres_dsn() -> Iterator[str]:
 @pytest.fixture
 def fresh_postgres(postgres_dsn: str) -> Iterator[str]:
     """A database of its own for one test (so tests never see each other's rows)."""
-    import psycopg
-
-    name = f"t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres_dsn, autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}".encode())
-    yield postgres_dsn.rsplit("/", 1)[0] + f"/{name}"
+    yield fresh_database(postgres_dsn)
 
 
 @pytest.fixture(params=["memory", "sqlite", "postgres"])
