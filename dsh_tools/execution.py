@@ -14,7 +14,7 @@ import secrets
 from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn, Protocol
 
-from dsh_tools.content import ContentBlock
+from dsh_tools.content import ContentBlock, HookContext, MessageSource, PluginSource, UserSource
 from dsh_tools.json_values import FrozenJson, JsonValue
 from dsh_tools.outcome import Outcome, outcome_for
 from dsh_tools.record import Record, wire_value
@@ -202,30 +202,6 @@ class ToolErrorInfo(Record):
 
     name: str
     code: str
-
-
-class UserSource(Record):
-    """Context that came from the user."""
-
-    _wire_tag = ("kind", "user")
-
-
-class PluginSource(Record):
-    """Context a plugin attached (named, so a reader knows who said it)."""
-
-    _wire_tag = ("kind", "plugin")
-    plugin: str
-
-
-MessageSource = UserSource | PluginSource
-
-
-class HookContext(Record):
-    """Extra context a ``tools/post-execute`` listener ferries up to the loop."""
-
-    _json_fields = frozenset({"content"})
-    content: Sequence[ContentBlock]
-    source: MessageSource
 
 
 class ToolExecutionResult(Record):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-from dsh_tools.approval import ApprovalVerdict
+from dsh_tools.approval import ApprovalDecision, ApprovalVerdict
 from dsh_tools.json_values import JsonValue
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.record import Record
@@ -19,21 +19,6 @@ __all__ = ["ApprovalDecision", "CallRecord", "JournalQuery", "ParkState", "Parke
 
 ParkState: TypeAlias = Literal["parked", "decided", "claimed", "done", "interrupted"]
 """Where a parked call is in its one life: waiting, decided, running somewhere, finished, or lost mid-run."""
-
-
-class ApprovalDecision(Record):
-    """A verdict on a parked call, recorded by whoever made it (a UI, a CLI, another replica).
-
-    ``arguments`` are edited arguments (only with ``"allowed-once"``); the
-    parked record keeps the original ones beside them.
-    """
-
-    _json_fields = frozenset({"arguments"})
-    approval_id: str
-    outcome: ApprovalVerdict
-    arguments: JsonValue | None = None
-    decided_by: str | None = None
-    decided_at: float = 0.0
 
 
 class ParkedCall(Record):

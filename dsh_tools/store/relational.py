@@ -19,7 +19,7 @@ from pyrsistent import pmap
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import JsonValue, dumps
 from dsh_tools.tool_types import describe_value
-from dsh_tools.store import sql
+import dsh_tools.store.sql as sql
 from dsh_tools.store.base import StoreBase, storable_id
 from dsh_tools.store.changes import MAX_CHANGED, MAX_TRACKED, ChangeCursor, StoreChanges, diff_marks
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
