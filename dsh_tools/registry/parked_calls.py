@@ -23,6 +23,7 @@ from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.plan import plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.registry.approvals import OWNER, decided_arguments, parked_key, stale_result
+from dsh_tools.registry.recovery import recover
 from dsh_tools.tool_types import describe_value
 from dsh_tools.signals import checked_signal
 from dsh_tools.store.protocol import CallStore
@@ -114,6 +115,19 @@ class ParkedCalls:
         elif arguments is not None:
             raise ValueError("arguments come with an outcome (edited arguments are part of a decision)")
         return await self._run_decided(approval_id, agent, checked)
+
+    async def recover(self, agent: Agent) -> list[ToolExecutionResult]:
+        """Settle ``agent``'s calls that a stopped process left running (their lease lapsed); their results.
+
+        An idempotent tool's call runs again with the same ``idempotency_key``
+        (through the staleness check, the guards, dispatch and post-execute;
+        not the approval again); any other call, ``run_code`` included,
+        settles ``TOOL_OUTCOME_UNKNOWN`` (outcome ``"unknown"``). Each is
+        taken in the store first, so concurrent recoveries settle each call
+        once. See :mod:`dsh_tools.registry.recovery` and ``docs/durability.md``.
+        """
+        core = self._core
+        return await recover(self._registry(), agent, lease_seconds=core.lot.lease_seconds, queued=core.queued_recovery)
 
     async def resume_decided(self, agent: Agent) -> list[ToolExecutionResult]:
         """Run every decided, not yet run parked call of ``agent`` (those another process claims first are skipped)."""
