@@ -174,9 +174,11 @@ def _union_check(alternatives: tuple[Shape, ...]) -> Check:
     """Valid when one alternative accepts the value.
 
     Only alternatives whose JSON type admits the value are tried, so the
-    report is about the member the value was evidently meant for (its first
-    such member's problems), or, when no member admits its type, one line
-    naming every type the union accepts: ``expected integer or string, got boolean``.
+    report is about the member the value was evidently meant for: of those,
+    the one with the fewest problems (the first on a tie), so a tagged
+    object whose tag matches is reported on its own fields, not on the
+    other member's tag. When no member admits its type, one line names
+    every type the union accepts: ``expected integer or string, got boolean``.
     """
     members = tuple(
         (None if alt.types is None else frozenset().union(*(_PYTHON_TYPES[word] for word in alt.types)), compile_shape(alt))
@@ -198,7 +200,8 @@ def _union_check(alternatives: tuple[Shape, ...]) -> Check:
             found = member_check(value)
             if found is None:
                 return None
-            first = first or found
+            if first is None or len(found) < len(first):
+                first = found
         if only_enums:
             return [("", one_of)]
         return first or [("", expected + type_word(value))]
