@@ -83,7 +83,7 @@ def _compare(a: Any, b: Any, memo: dict[tuple[int, int], str | None]) -> str | N
             if left is None or right is None or left & right:
                 words = {word for node in (a, b) for word in _words(node)}
                 if kind == "number" and words >= {"integer", "number"}:
-                    return "every integer is also a number (JSON has one number type); declare the number alone"
+                    return "every integer is also a JSON number; declare the number alone"
                 noun = "integers" if kind == "number" and words & {"integer", "number"} == {"integer"} else _PLURAL[kind]
                 return f"both admit the same {noun} (only Literal members with none in common are apart)"
     return None

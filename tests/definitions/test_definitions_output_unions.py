@@ -154,7 +154,7 @@ def test_frozen_and_prop_spellings_are_judged_alike() -> None:
     schema = {"anyOf": [INT, NUM]}
     assert typed_violations(freeze_json(schema).unwrap()) == typed_violations(schema) != []
     assert isinstance(freeze_json(schema).unwrap(), FrozenDict)
-    with pytest.raises(OutputSchemaError, match="every integer is also a number"):
+    with pytest.raises(OutputSchemaError, match="every integer is also a JSON number"):
         compile_value_check(Prop(any_of=[Prop("integer"), Prop("number")]).to_json(), tool="t")
     compile_value_check(Prop("object", additional_properties=Prop("integer")).to_json(), tool="t")
 

@@ -7,11 +7,12 @@ definition error naming the tool, for ``@tool`` and ``define_tool`` alike.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal, NotRequired, Optional, TypedDict, Union
 
 import pytest
 
-from dsh_tools import OutputSchemaError, ToolExecution, tool
+from dsh_tools import OutputSchemaError, ToolExecution, ToolOutput, tool
 from dsh_tools.definitions import define_tool
 from dsh_tools.json_values import thaw_json
 
@@ -135,7 +136,7 @@ def test_members_told_apart_by_key_tag_or_type_are_accepted(output: object) -> N
 
 
 AMBIGUOUS = [
-    (int | float, "(integer) and 1 (number) cannot be told apart by their JSON shape: every integer is also a number"),
+    (int | float, "(integer) and 1 (number) cannot be told apart by their JSON shape: every integer is also a JSON number"),
     (Found | Renamed, 'both are objects, and neither requires a key the other cannot hold'),
     (Loose | Sparse, "members 0 (object with no required key) and 1 (object with no required key)"),
     (dict[str, int] | Found, "members 0 (object of any keys)"),
@@ -168,7 +169,7 @@ def test_a_union_inside_a_record_is_judged_where_it_is() -> None:
         defined(list[Scored])
     assert caught.value.violations == (
         "items.properties.score: anyOf members 0 (integer) and 1 (number) cannot be told apart by their JSON shape: "
-        "every integer is also a number (JSON has one number type); declare the number alone",
+        "every integer is also a JSON number; declare the number alone",
     )
 
 
@@ -200,3 +201,22 @@ def test_other_unsupported_annotations_are_still_type_errors_naming_the_field() 
         defined(dict[int, str])
     with pytest.raises(TypeError, match=r'tool "t": output field "\(root\)\[\*\]\.when": unsupported type'):
         defined(dict[str, Bad])
+
+
+def test_the_refusal_quoted_in_the_docs_is_the_one_raised() -> None:
+    """docs/typed-outputs.md quotes the whole message (too long for a ``#>`` line); it stays true."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "typed-outputs.md").read_text(encoding="utf-8")
+    quoted = page.split('```text\ntool "locate"', 1)[1].split("\n```", 1)[0]
+
+    class Query(TypedDict):
+        name: str
+
+    with pytest.raises(OutputSchemaError) as caught:
+        define_tool(name="locate", description="Locate.", args=Query, output=Found | Renamed, execute=body)
+    assert str(caught.value) == 'tool "locate"' + quoted
+
+
+def test_a_union_beside_tool_output_is_the_value_type() -> None:
+    """``-> Hit | Miss | ToolOutput``: the body may also make its own content; the value is still the union."""
+    assert thaw_json(decorated(Hit | Miss | ToolOutput).output_schema) == {"anyOf": [HIT, MISS]}
+    assert thaw_json(decorated(str | int | ToolOutput).output_schema) == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
