@@ -14,7 +14,8 @@ from typing import Any, Literal, TypedDict
 
 import pytest
 
-from dsh_tools import Accept, ToolExecution, ToolExecutionInput, ToolExecutionResult, boot, tool
+from dsh_tools import Accept, Agent, ToolExecution, ToolExecutionInput, ToolExecutionResult, boot, tool
+from dsh_tools.code_mode.deno import DenoCodeRuntime
 from dsh_tools.context.context import Context
 from dsh_tools.json_values import FrozenDict, JsonValue, thaw_json
 from dsh_tools.off_loop import INLINE_VALUES
@@ -163,3 +164,26 @@ async def test_accept_value_is_checked_against_the_union(ctx: Context) -> None:
     replacement = {"kind": "miss"}
     result = await run(ctx, "find", {"kind": "hit", "path": "secret.py"})
     assert result.text == 'Error: Accept(value=...): tool "find": invalid output: reason: missing required property'
+
+
+async def test_a_typescript_program_narrows_a_union_and_walks_a_record() -> None:
+    """Code Mode hands the program the values themselves: a tagged union to narrow, a Record to walk."""
+    runtime = DenoCodeRuntime()
+    try:
+        ctx = boot(mode="code", code_runtime=runtime)
+        for defined in (find, counts):
+            ctx.tools.register(defined)
+        RETURNS["find"] = {"kind": "miss", "reason": "not indexed"}
+        RETURNS["counts"] = {"to": 2, "be": 2, "or": 1}
+        program = """
+        const found = await tools.find({ query: "main" });
+        const counted = await tools.counts({ query: "to be or" });
+        const total = Object.values(counted).reduce((sum, n) => sum + n, 0);
+        return [found.kind === "hit" ? found.path : found.reason, total, Object.keys(counted)];
+        """
+        agent = Agent(ctx, name="coder")
+        result = await ctx.tools.execute(ToolExecutionInput("outer", "run_code", {"code": program}, agent=agent))
+        assert not result.is_error, result.text
+        assert result.text == '["not indexed",5,["to","be","or"]]'
+    finally:
+        await runtime.dispose()
