@@ -35,7 +35,8 @@ def output_json_schema(output: object, tool: str) -> dict[str, Any]:
     """The JSON Schema ``output`` declares (a fresh plain ``dict``).
 
     Raises ``TypeError`` naming the tool (and the field) for an annotation
-    outside the mapping, or a schema mapping that is not JSON.
+    outside the mapping (one nested deeper than the Prop limit included), or
+    a schema mapping that is not JSON.
     """
     if type(output) is Prop:
         return prop_to_json_schema(output)
@@ -46,5 +47,5 @@ def output_json_schema(output: object, tool: str) -> dict[str, Any]:
         if is_typed_dict(output):
             return schema_spec_to_json_schema(typed_dict_spec(output, wide=True))  # type: ignore[arg-type]
         return prop_to_json_schema(annotation_prop(output, where="output", wide=True))
-    except TypeError as error:
+    except (TypeError, ValueError) as error:  # ValueError: list[list[...]] past MAX_PROP_DEPTH
         raise TypeError(f'tool "{tool}": {error}') from None

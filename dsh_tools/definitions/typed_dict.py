@@ -94,6 +94,7 @@ class _Reader:
         self.root = root
         self.label = label if label is not None else f"{root} field"
         self.wide = wide
+        self.depth = 0  # annotation levels being read: a hostile list[list[...]] is refused, not recursed into
 
     def fail(self, path: str, problem: str) -> TypeError:
         return TypeError(f'{self.label} "{path}": {problem}')
@@ -117,7 +118,20 @@ class _Reader:
         return spec
 
     def field(self, hint: Any, path: str, required: bool, stack: tuple[type, ...]) -> tuple[Prop, bool]:
-        """Peel ``Required``/``NotRequired``/``Annotated`` (any order), then read the type."""
+        """Peel ``Required``/``NotRequired``/``Annotated`` (any order), then read the type.
+
+        At most :data:`MAX_PROP_DEPTH` levels deep, as a ``Prop`` may be: a deeper
+        annotation is a ``TypeError`` here rather than a ``RecursionError`` later.
+        """
+        if self.depth >= MAX_PROP_DEPTH:
+            raise self.fail(path, f"the type nests deeper than {MAX_PROP_DEPTH} levels")
+        self.depth += 1
+        try:
+            return self.read_field(hint, path, required, stack)
+        finally:
+            self.depth -= 1
+
+    def read_field(self, hint: Any, path: str, required: bool, stack: tuple[type, ...]) -> tuple[Prop, bool]:
         annotations: list[Prop] = []
         while True:
             origin = get_origin(hint)

@@ -8,6 +8,7 @@ definition error naming the tool, for ``@tool`` and ``define_tool`` alike.
 from __future__ import annotations
 
 from pathlib import Path
+from types import GenericAlias
 from typing import Any, Literal, NotRequired, Optional, TypedDict, Union
 
 import pytest
@@ -220,3 +221,53 @@ def test_a_union_beside_tool_output_is_the_value_type() -> None:
     """``-> Hit | Miss | ToolOutput``: the body may also make its own content; the value is still the union."""
     assert thaw_json(decorated(Hit | Miss | ToolOutput).output_schema) == {"anyOf": [HIT, MISS]}
     assert thaw_json(decorated(str | int | ToolOutput).output_schema) == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+
+
+class Recursive(TypedDict):
+    child: Recursive | int
+
+
+def dict_of(hint: Any) -> Any:
+    return GenericAlias(dict, (str, hint))
+
+
+def list_of(hint: Any) -> Any:
+    return GenericAlias(list, (hint,))
+
+
+def list_or_str(hint: Any) -> Any:
+    return GenericAlias(list, (hint,)) | str
+
+
+def nested(make: Any, depth: int) -> Any:
+    hint: Any = int
+    for _ in range(depth):
+        hint = make(hint)
+    return hint
+
+
+@pytest.mark.parametrize(
+    ("output", "problem"),
+    [
+        (nested(dict_of, 3_000), "the type nests deeper than 64 levels"),
+        (nested(list_of, 70), "the type nests deeper than 64 levels"),
+        (nested(list_or_str, 70), "the type nests deeper than 64 levels"),
+        (Recursive | str, "recursive TypedDict Recursive is not supported"),
+        (Any | str, "unsupported type typing.Any"),
+        (dict[str, Any], "unsupported type typing.Any"),
+    ],
+)
+def test_a_hostile_annotation_is_a_type_error_naming_the_tool_never_a_crash(output: object, problem: str) -> None:
+    with pytest.raises(TypeError, match='^tool "t": output field "') as caught:
+        defined(output)
+    assert problem in str(caught.value)
+
+
+def test_a_parameter_nested_too_deep_is_refused_by_the_same_reader() -> None:
+    async def probe(data: str) -> str:
+        """Probe."""
+        return data
+
+    probe.__annotations__ = {"data": nested(dict_of, 70), "return": str}
+    with pytest.raises(TypeError, match='@tool probe: parameter "data.*the type nests deeper than 64 levels'):
+        tool(probe)
