@@ -193,18 +193,18 @@ def _union_check(alternatives: tuple[Shape, ...]) -> Check:
 
     def check(value: object) -> Problems | None:
         kind = type(value)
-        first: Problems | None = None
+        best: Problems | None = None
         for admits, member_check in members:
             if admits is not None and kind not in admits:
                 continue
             found = member_check(value)
             if found is None:
                 return None
-            if first is None or len(found) < len(first):
-                first = found
+            if best is None or len(found) < len(best):
+                best = found
         if only_enums:
             return [("", one_of)]
-        return first or [("", expected + type_word(value))]
+        return best or [("", expected + type_word(value))]
 
     return check
 
