@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal, TypeAlias
 
 from dsh_tools.approval import ApprovalDecision, ApprovalVerdict
+from dsh_tools.execution import meta_member
 from dsh_tools.json_values import JsonValue
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.record import Record
@@ -107,6 +108,14 @@ class CallRecord(Record):
     fingerprint: str | None = None
     """The fingerprint of the tool the call ran (a recovery runs it again only if the tool is still the same)."""
     late_note: JsonValue | None = None
+
+    def meta_get(self, key: str) -> JsonValue | None:
+        """``meta[key]`` when ``meta`` is a JSON object holding ``key``; ``None`` otherwise.
+
+        The journal's twin of ``ToolExecutionResult.meta_get``: a typed read
+        of one key (``record.meta_get("approvalId")``) with no narrowing.
+        """
+        return meta_member(self.meta, key)
 
 
 class InterruptedCall(Record):
