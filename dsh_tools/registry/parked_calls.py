@@ -22,7 +22,8 @@ from dsh_tools.pipeline.compose import continue_call
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.plan import plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
-from dsh_tools.registry.approvals import OWNER, decided_arguments, parked_key, stale_result
+from dsh_tools.code_mode import RUN_CODE_NAME
+from dsh_tools.registry.approvals import OWNER, decided_arguments, parked_key, stale_result, tampered, tampered_result
 from dsh_tools.registry.recovery import recover
 from dsh_tools.tool_types import describe_value
 from dsh_tools.signals import checked_signal
@@ -188,6 +189,8 @@ class ParkedCalls:
         plan.state.approval_id = parked.approval_id
         if parked.parent_call_id is not None:
             plan.state.parent_call_id = parked.parent_call_id
+        if tampered(parked):  # what was read back is not what parked: nothing runs
+            return await continue_call(plan, Failure(tampered_result(execution)), ())
         if parked.program is not None:
             return await self._core.code_mode.resume_program(plan, parked, execution, stale)
         return await self.settle_parked(plan, parked, execution, stale)
@@ -209,7 +212,9 @@ class ParkedCalls:
         core = self._core
         plan = plan_of(execution)
         parent = plan.state.parent_call_id if plan is not None else None
-        approval_id = await core.lot.park(self._registry(), execution, reason, parent)
+        # A program's sub-call is held until its program is attached (the program parks with it).
+        hold = plan is not None and plan.parent is not None and plan.parent.name == RUN_CODE_NAME
+        approval_id = await core.lot.park(self._registry(), execution, reason, parent, hold=hold)
         agent = execution.agent
         store = core.lot.store
         if agent is not None and not store.durable and agent not in core.forgetting:

@@ -75,9 +75,9 @@ class MemoryStore(StoreBase):
 
     async def set_program(self, approval_id: str, program: JsonValue) -> bool:
         parked = self._parked.get(approval_id)
-        if parked is None or parked.state != "parked":
+        if parked is None or parked.state not in ("held", "parked"):
             return False
-        self._parked[approval_id] = parked.set(program=program)
+        self._parked[approval_id] = parked.set(program=program, state="parked")
         return True
 
     async def _decide(self, decision: ApprovalDecision) -> None:
@@ -206,7 +206,7 @@ class MemoryStore(StoreBase):
         gone = [k for k, r in self._records.items() if r.ended_at is not None and r.ended_at < before]
         for key in gone:
             del self._records[key]
-        done = [k for k, p in self._parked.items() if p.state == "done" and p.created_at < before]
+        done = [k for k, p in self._parked.items() if p.state in ("done", "held") and p.created_at < before]
         for key in done:
             del self._parked[key]
         return len(gone) + len(done)

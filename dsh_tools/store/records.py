@@ -27,8 +27,13 @@ __all__ = [
     "StoreHealth",
 ]
 
-ParkState: TypeAlias = Literal["parked", "decided", "claimed", "done", "interrupted"]
-"""Where a parked call is in its one life: waiting, decided, running somewhere, finished, or lost mid-run."""
+ParkState: TypeAlias = Literal["held", "parked", "decided", "claimed", "done", "interrupted"]
+"""Where a parked call is in its one life: held for its program, waiting, decided, running somewhere, finished, or lost mid-run.
+
+A Code Mode sub-call parks ``"held"``: nobody lists, decides or runs it until
+its program is attached (``set_program``), which makes it ``"parked"`` in the
+same step. So no reader ever sees the call without the program it belongs to.
+"""
 
 
 class ParkedCall(Record):
@@ -64,6 +69,8 @@ class ParkedCall(Record):
     lease_until: float | None = None
     program: JsonValue | None = None
     idempotency_key: str | None = None
+    digest: str | None = None
+    """A hash of what the call would run, made when it parked; a resume that reads back anything else runs nothing."""
 
 
 class CallRecord(Record):

@@ -79,7 +79,7 @@ class RelationalStore(StoreBase):
         else:
             where = "agent_id = ? AND state IN ('parked', 'decided')"
             rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY created_at", (sql.column(agent_id),))
-        return [sql.parked_from_row(row) for row in rows]
+        return self._parked_rows(rows)
 
     async def get_parked(self, approval_id: str) -> ParkedCall | None:
         if not storable_id(approval_id):
@@ -101,7 +101,17 @@ class RelationalStore(StoreBase):
     async def decided(self, agent_id: str) -> list[ParkedCall]:
         where = "agent_id = ? AND state = 'decided'"
         rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY decided_at", (sql.column(agent_id),))
-        return [sql.parked_from_row(row) for row in rows]
+        return self._parked_rows(rows)
+
+    def _parked_rows(self, rows: Iterable[tuple[Any, ...]]) -> list[ParkedCall]:
+        """The parked calls of stored rows; one that does not read back is skipped and counted (its neighbours are listed)."""
+        found = []
+        for row in rows:
+            try:
+                found.append(sql.parked_from_row(row))
+            except sql.UNREADABLE as error:
+                self.note_unreadable("parked call", error)
+        return found
 
     async def claim(self, approval_id: str, *, owner: str, lease_seconds: float) -> ParkedCall:
         if not storable_id(approval_id):
@@ -226,7 +236,7 @@ class RelationalStore(StoreBase):
     async def prune(self, *, before: float) -> int:
         return await self._write_all((
             ("DELETE FROM dsh_journal WHERE ended_at < ?", (before,)),
-            ("DELETE FROM dsh_parked WHERE state = 'done' AND created_at < ?", (before,)),
+            ("DELETE FROM dsh_parked WHERE state IN ('done', 'held') AND created_at < ?", (before,)),
             ("DELETE FROM dsh_events WHERE at < ?", (before,)),
         ))
 

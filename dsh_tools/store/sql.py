@@ -15,7 +15,7 @@ from typing import Any, Final, NamedTuple, TypeVar
 
 import orjson
 
-from dsh_tools.json_values import dumps
+from dsh_tools.json_values import JsonValue, dumps
 from dsh_tools.json_walk import has_lone_surrogate, unicode_text
 from dsh_tools.record import Record
 from dsh_tools.store.base import preview_of
@@ -165,11 +165,14 @@ def upgrade_steps(row: Sequence[Any] | None, where: str) -> Iterator[tuple[Seque
         yield MIGRATIONS[step], step + 1
 
 PARK: Final = (
-    "INSERT INTO dsh_parked (approval_id, agent_id, state, created_at, body) SELECT ?, ?, 'parked', ?, ?"
+    "INSERT INTO dsh_parked (approval_id, agent_id, state, created_at, body) SELECT ?, ?, ?, ?, ?"
     " WHERE (SELECT count(*) FROM dsh_parked WHERE agent_id = ? AND state IN ('parked', 'decided')) < ?"
 )
 PARKED_COLUMNS: Final = "state, decision, claimed_by, lease_until, program, body"
-SET_PROGRAM: Final = "UPDATE dsh_parked SET program = ? WHERE approval_id = ? AND state = 'parked'"
+SET_PROGRAM: Final = (
+    "UPDATE dsh_parked SET program = ?, state = 'parked' WHERE approval_id = ? AND state IN ('held', 'parked')"
+)
+"""Attach a parked program and, in the same step, let its held sub-call be seen (``ParkState``)."""
 DECIDE: Final = (
     "UPDATE dsh_parked SET state = 'decided', decision = ?, decided_at = ? WHERE approval_id = ? AND state = 'parked'"
 )
@@ -245,10 +248,22 @@ def parked_from_row(row: Sequence[Any]) -> ParkedCall:
     """A ``ParkedCall`` from the ``PARKED_COLUMNS`` of one row."""
     state, decision, claimed_by, lease_until, program, body = row
     decided = None if decision is None else load_record(ApprovalDecision, decision)
-    kept = None if program is None else orjson.loads(program)
+    kept = None if program is None else _program(program)
     return load_record(
         ParkedCall, body, state=state, decision=decided, claimed_by=claimed_by, lease_until=lease_until, program=kept
     )
+
+
+def _program(text: str | bytes) -> JsonValue:
+    """A stored program's JSON; one that is not JSON reads as a marker, which its resume refuses (``RECORD_TAMPERED``).
+
+    So one damaged program costs its own call, not every listing of parked calls.
+    """
+    try:
+        value: JsonValue = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return {"$unreadable": "the stored program is not JSON"}
+    return value
 
 
 _PARKED_SKIP: Final = frozenset({"state", "decision", "claimed_by", "lease_until", "program"})
@@ -256,7 +271,8 @@ _PARKED_SKIP: Final = frozenset({"state", "decision", "claimed_by", "lease_until
 
 def park_params(call: ParkedCall, max_per_agent: int) -> tuple[object, ...]:
     agent_id = column(call.agent_id)
-    return (call.approval_id, agent_id, call.created_at, dump_record(call, skip=_PARKED_SKIP), agent_id, max_per_agent)
+    body = dump_record(call, skip=_PARKED_SKIP)
+    return (call.approval_id, agent_id, call.state, call.created_at, body, agent_id, max_per_agent)
 
 
 _RECORD_SKIP: Final = frozenset({"late_note"})
