@@ -222,9 +222,5 @@ class ParkedCalls:
             agent.ctx.track(lambda: store.forget_agent(agent.id))
         return approval_id
 
-    def record_event(self, agent_id: str, kind: str, data: FrozenJson) -> None:
-        """Internal (``SessionLog``): an agent's session event, for the store."""
-        self._core.journal.record_event(agent_id, kind, data)
-
     def _registry(self) -> ToolRegistry:
         return cast("ToolRegistry", self)  # the mixin's one host; no import of it, which imports this module
