@@ -187,3 +187,30 @@ async def test_settle_interrupted_refuses_what_is_not_interrupted(url: str) -> N
                 await store.settle_interrupted(bogus, decided_by=None)
         with pytest.raises(KeyError):
             await store.settle_interrupted(7, decided_by=None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3, 5])
+async def test_a_call_cancelled_while_its_lease_is_committed_is_still_recorded(url: str, turns: int) -> None:
+    # A non-idempotent call commits its leased running record before its body; a caller that cancels during
+    # that commit must still get the call recorded (ABORTED_BEFORE_DISPATCH), never left "running".
+    from dsh_tools import tool
+
+    ctx = boot(store=url, lease_seconds=LEASE)
+
+    @tool
+    async def charge(cents: int) -> str:
+        """Charge a card."""
+        return "charged"
+
+    ctx.tools.register(charge)
+    agent = Agent(ctx, name="shop", id="shop-9")
+    task = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput(f"t{turns}", "charge", {"cents": 1}, agent)))
+    for _ in range(turns):
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    records = await ctx.tools.store.journal(call_id=f"t{turns}")
+    assert records == [] or [r.outcome for r in records] in (["aborted"], ["ok"])  # settled, never left running
+    assert await ctx.tools.store.journal(outcome="running") == []
+    await ctx.tools.store.aclose()
