@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from dbos import DBOS, DBOSClient, EnqueueOptions
@@ -85,7 +86,7 @@ def configure(store_url: str, *, queues: Mapping[str, QueueOptions]) -> DbosQueu
     )
     try:
         for name, option in options.items():
-            client.register_queue(name, **queue_arguments(option), application_name=app_name(name))
+            _off_loop(lambda: client.register_queue(name, **queue_arguments(option), application_name=app_name(name)))
     except BaseException:
         client.destroy()
         raise
@@ -202,14 +203,18 @@ class DbosQueues:
         return any(step["function_name"] == STARTED_STEP for step in steps)
 
     async def queued_calls_of(self, agent_id: str) -> list[QueuedCall]:
+        # By id prefix, not DBOS's attribute filter (SQLite has none); the attribute then tells "a" from "a:b".
         found = await self._client.list_workflows_async(
-            workflow_id_prefix=WORKFLOW_PREFIX, attributes={AGENT_ATTRIBUTE: agent_id}, load_input=False, load_output=False
+            workflow_id_prefix=f"{WORKFLOW_PREFIX}{agent_id}:", load_input=False, load_output=False
         )
         calls = []
         for status in found:
-            detail = (status.attributes or {}).get(CALL_ATTRIBUTE)
-            if not isinstance(detail, list) or len(detail) != 4 or status.queue_name is None:
-                continue  # not one of ours, whatever its id says
+            attributes = status.attributes or {}
+            detail = attributes.get(CALL_ATTRIBUTE)
+            if attributes.get(AGENT_ATTRIBUTE) != agent_id or not isinstance(detail, list) or len(detail) != 4:
+                continue  # another agent's whose id extends this one, or not one of ours
+            if status.queue_name is None:
+                continue
             call_id, tool_name, key, dispatch = detail
             calls.append(QueuedCall(
                 status.workflow_id, status.queue_name, None if agent_id == "-" else agent_id, call_id, tool_name, key,
@@ -263,6 +268,17 @@ def build_request(plan: CallPlan, queue: str, execution: ToolExecution, print_: 
         trace=trace_carrier(),
         language=registry.code_language if registry is not None else "typescript",
     )
+
+
+def _off_loop(action: Callable[[], object]) -> None:
+    """Run a blocking DBOS call on a thread of its own when an event loop runs here (DBOS warns otherwise)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        action()
+        return
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(action).result()
 
 
 def _reason(error: BaseException) -> str:
