@@ -129,7 +129,7 @@ class DbosQueues:
             "application_name": app_name(queue),
             "attributes": {
                 AGENT_ATTRIBUTE: request.agent_id or "-",
-                CALL_ATTRIBUTE: [request.call_id, request.name, request.idempotency_key, request.dispatch],
+                CALL_ATTRIBUTE: [request.call_id, request.name, request.idempotency_key, request.dispatch, queue],
             },
         }
         if options.partition_by_agent:
@@ -211,13 +211,11 @@ class DbosQueues:
         for status in found:
             attributes = status.attributes or {}
             detail = attributes.get(CALL_ATTRIBUTE)
-            if attributes.get(AGENT_ATTRIBUTE) != agent_id or not isinstance(detail, list) or len(detail) != 4:
+            if attributes.get(AGENT_ATTRIBUTE) != agent_id or not isinstance(detail, list) or len(detail) != 5:
                 continue  # another agent's whose id extends this one, or not one of ours
-            if status.queue_name is None:
-                continue
-            call_id, tool_name, key, dispatch = detail
+            call_id, tool_name, key, dispatch, queue = detail  # the queue too: DBOS clears it when it cancels
             calls.append(QueuedCall(
-                status.workflow_id, status.queue_name, None if agent_id == "-" else agent_id, call_id, tool_name, key,
+                status.workflow_id, queue, None if agent_id == "-" else agent_id, call_id, tool_name, key,
                 dispatch, str(status.status), status.executor_id,
             ))
         return calls

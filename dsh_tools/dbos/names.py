@@ -36,7 +36,7 @@ WORKFLOW_PREFIX: Final = "dsh:"
 AGENT_ATTRIBUTE: Final = "dshAgent"
 """The workflow attribute holding the caller's agent id (DBOS filters on attributes exactly)."""
 CALL_ATTRIBUTE: Final = "dshCall"
-"""The workflow attribute holding ``[call_id, tool_name, idempotency_key, n]``."""
+"""The workflow attribute holding ``[call_id, tool_name, idempotency_key, n, queue]``."""
 
 
 def system_database_url(store_url: str) -> str:

@@ -20,6 +20,7 @@ import asyncio
 import hashlib
 import signal
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -108,6 +109,7 @@ async def serve(
         await stop.wait()
         print(f"dsh-tools worker {executor_id}: stopping (draining up to {drain_seconds} s)", file=sys.stderr, flush=True)
         await asyncio.to_thread(DBOS.destroy, workflow_completion_timeout_sec=drain_seconds)
+        loop.set_default_executor(ThreadPoolExecutor())  # DBOS lent this loop its executor, and shut it down
         handed = await asyncio.to_thread(hand_back, system_url, executor_id)
         if handed:
             print(f"dsh-tools worker {executor_id}: handed back {handed} unfinished call(s)", file=sys.stderr, flush=True)
@@ -116,6 +118,7 @@ async def serve(
         workflows.serving(None)
         if running_dbos() is not None:
             await asyncio.to_thread(DBOS.destroy)
+            loop.set_default_executor(ThreadPoolExecutor())
         await ctx.dispose()
         await store.aclose()
         if code_runtime is not None:

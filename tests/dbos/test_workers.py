@@ -1,0 +1,202 @@
+"""Queued calls end to end: this process is the caller, three ``dsh-tools worker`` processes serve queue "work".
+
+Each test runs on a SQLite store (DBOS's system database a sibling file) and
+on a real PostgreSQL database (DBOS's schema in the store's database). The
+workers write what their bodies do to a shared log (``queue_tools``); the
+tests read it, never sleep to synchronise, and bound every wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+import queue_tools
+from cluster import Cluster, log_lines, until
+from dsh_tools import Agent, Context, Deny, PreNext, PreToolDecision, ToolExecution, ToolExecutionInput, boot, tool
+from dsh_tools.dbos import QueueOptions, configure
+
+WAIT = 20.0
+
+
+@asynccontextmanager
+async def caller(url: str, options: QueueOptions | None = None, **boot_options: object) -> AsyncIterator[Context]:
+    """A caller process's context: the queue configured, every tool routed to it, the same tools registered."""
+    queues = configure(url, queues={"work": options or QueueOptions()})
+    ctx = boot(store=url, queues={"*": "work"}, **boot_options)  # type: ignore[arg-type]
+    store = ctx.tools.store
+    try:
+        yield ctx
+    finally:
+        queues.close()
+        await ctx.dispose()
+        await store.aclose()
+
+
+def events_of(folder: Path, call_prefix: str, event: str | None = None) -> list[list[str]]:
+    return [line for line in log_lines(folder) if line[1].startswith(call_prefix) and (event is None or line[0] == event)]
+
+
+async def test_calls_spread_over_workers_and_each_body_runs_once(backend: tuple[str, Path], cluster: Cluster) -> None:
+    url, folder = backend
+    async with caller(url) as ctx:
+        queue_tools.register(ctx)
+        agent = Agent(ctx, name="spreader", id="spreader")
+        calls = [ctx.tools.execute(ToolExecutionInput(f"spread-{i}", "record", {"n": i}, agent)) for i in range(200)]
+        results = await asyncio.wait_for(asyncio.gather(*calls), WAIT)
+        assert [(r.outcome, r.text) for r in results] == [("ok", f"recorded {i}") for i in range(200)]
+        bodies = events_of(folder, "spread-", "body")
+        assert len(bodies) == 200 and len({line[2] for line in bodies}) == 200  # each body exactly once
+        assert len({line[3] for line in bodies}) > 1  # on more than one worker
+        journal = await ctx.tools.store.journal(agent_id="spreader", limit=500)
+        assert len(journal) == 200 and {record.outcome for record in journal} == {"ok"}  # journaled by the caller
+
+
+async def test_a_queued_result_is_the_record_a_local_call_gives(backend: tuple[str, Path], cluster: Cluster) -> None:
+    url, _ = backend
+    local = boot()
+    queue_tools.register(local)
+    async with caller(url) as ctx:
+        queue_tools.register(ctx)
+        for name, arguments in (("record", {"n": 3}), ("echo", {"text": "hé"}), ("record", {"n": "x"}), ("nope", {})):
+            here = await local.tools.execute(ToolExecutionInput("same", name, arguments))
+            there = await ctx.tools.execute(ToolExecutionInput("same", name, arguments))
+            assert (there.to_json(), there.value, there.outcome) == (here.to_json(), here.value, here.outcome)
+
+
+async def test_a_pre_execute_deny_stops_the_call_before_any_worker_sees_it(backend: tuple[str, Path], cluster: Cluster) -> None:
+    url, folder = backend
+
+    async def no_record(exec: ToolExecution, next: PreNext) -> PreToolDecision:
+        return Deny("not today") if exec.name == "record" else await next()
+
+    async with caller(url) as ctx:
+        queue_tools.register(ctx)
+        ctx.on("tools/pre-execute", no_record)
+        agent = Agent(ctx, name="denied", id="denied-agent")
+        result = await ctx.tools.execute(ToolExecutionInput("denied-1", "record", {"n": 1}, agent))
+        assert (result.outcome, result.text) == ("denied", "Error: not today")
+        from dsh_tools.dbos import queued_calls_of
+
+        assert await queued_calls_of("denied-agent") == []  # nothing was enqueued
+    assert events_of(folder, "denied-") == []
+
+
+async def test_a_tool_that_differs_on_the_worker_settles_tool_mismatch(backend: tuple[str, Path], cluster: Cluster) -> None:
+    url, folder = backend
+
+    @tool(name="record", idempotent=True)
+    async def record(n: int) -> str:
+        """Record that it ran, in this caller's own words."""
+        return "never here"
+
+    async with caller(url) as ctx:
+        ctx.tools.register(record)
+        result = await ctx.tools.execute(ToolExecutionInput("mismatch-1", "record", {"n": 1}))
+        assert result.error is not None and result.error.code == "TOOL_MISMATCH"
+        assert result.text == 'Error: tool "record" on the worker differs from the one the caller approved'
+    assert events_of(folder, "mismatch-") == []
+
+
+async def test_payloads_past_the_limit_settle_payload_too_large(backend: tuple[str, Path], cluster: Cluster) -> None:
+    url, _ = backend
+    async with caller(url, QueueOptions(max_payload_bytes=4096)) as ctx:
+        queue_tools.register(ctx)
+        agent = Agent(ctx, name="big", id="payload-agent")
+        arguments = await ctx.tools.execute(ToolExecutionInput("payload-in", "echo", {"text": "y" * 5000}, agent))
+        result = await ctx.tools.execute(ToolExecutionInput("payload-out", "big", {"size": 5000}, agent))
+        fits = await ctx.tools.execute(ToolExecutionInput("payload-fits", "big", {"size": 100}, agent))
+        text = "Error: the call's arguments or result exceed the queue's 4096-byte limit"
+        assert (arguments.text, result.text, fits.text) == (text, text, "x" * 100)
+        assert arguments.error is not None and arguments.error.code == "PAYLOAD_TOO_LARGE"
+        from dsh_tools.dbos import queued_calls_of
+
+        assert sorted(call.call_id for call in await queued_calls_of("payload-agent")) == ["payload-fits", "payload-out"]
+
+
+@pytest.mark.parametrize("how", ["restart", "recover"])
+async def test_a_killed_worker_s_calls_come_back(backend: tuple[str, Path], cluster: Cluster, how: str) -> None:
+    """SIGKILL mid-body; then the same executor id starts again, or ``worker --recover`` re-enqueues its work."""
+    url, folder = backend
+    prefix = f"killed-{how}-"
+    async with caller(url) as ctx:
+        queue_tools.register(ctx)
+        agent = Agent(ctx, name="victim", id=f"victim-{how}")
+        again = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput(prefix + "idem", "hold_again", {"ms": 120_000}, agent)))
+        once = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput(prefix + "once", "hold", {"ms": 120_000}, agent)))
+        try:
+            await until(lambda: len(events_of(folder, prefix, "start")) == 2, WAIT, "both bodies to start")
+            victims = [cluster.by_pid(int(pid)) for pid in {line[3] for line in events_of(folder, prefix, "start")}]
+            for victim in victims:
+                victim.kill()
+            if how == "restart":
+                for victim in victims:
+                    cluster.restart(victim)
+            else:
+                for victim in victims:
+                    recovered = _cli("worker", "--recover", victim.executor_id, "--store", url)
+                    assert recovered.returncode == 0, recovered.stderr
+                    assert "re-enqueued" in recovered.stdout
+            idem, unknown = await asyncio.wait_for(asyncio.gather(again, once), WAIT)
+        finally:
+            again.cancel()
+            once.cancel()
+        assert (idem.outcome, idem.text) == ("ok", "held again 120000")
+        idem_starts = events_of(folder, prefix + "idem", "start")
+        assert len(idem_starts) == 2 and len({line[2] for line in idem_starts}) == 1  # ran again, with the same key
+        assert unknown.outcome == "unknown" and unknown.error is not None and unknown.error.code == "TOOL_OUTCOME_UNKNOWN"
+        assert len(events_of(folder, prefix + "once", "start")) == 1 and events_of(folder, prefix + "once", "end") == []
+    if how == "recover":
+        for victim in victims:
+            cluster.restart(victim)
+
+
+async def test_sigterm_finishes_what_the_worker_holds(backend: tuple[str, Path], cluster: Cluster) -> None:
+    url, folder = backend
+    async with caller(url) as ctx:
+        queue_tools.register(ctx)
+        call = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput("drained-1", "hold", {"ms": 600})))
+        try:
+            await until(lambda: bool(events_of(folder, "drained-", "start")), WAIT, "the body to start")
+            worker = cluster.by_pid(int(events_of(folder, "drained-", "start")[0][3]))
+            assert await asyncio.to_thread(worker.terminate) == 0
+            result = await asyncio.wait_for(call, WAIT)
+        finally:
+            call.cancel()
+        assert (result.outcome, result.text) == ("ok", "held 600")
+        cluster.restart(worker)
+
+
+async def test_the_caller_s_cancellation_cancels_the_workflow(backend: tuple[str, Path], cluster: Cluster) -> None:
+    url, folder = backend
+    async with caller(url) as ctx:
+        queue_tools.register(ctx)
+        agent = Agent(ctx, name="canceller", id="canceller")
+        call = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput("cancelled-1", "hold", {"ms": 120_000}, agent)))
+        await until(lambda: bool(events_of(folder, "cancelled-", "start")), WAIT, "the body to start")
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        (record,) = await ctx.tools.store.journal(call_id="cancelled-1")
+        assert record.outcome == "aborted" and record.error is not None
+        from dsh_tools.dbos import queued_calls_of
+
+        async def cancelled() -> bool:
+            return [call.status for call in await queued_calls_of("canceller")] == ["CANCELLED"]
+
+        deadline = asyncio.get_running_loop().time() + WAIT
+        while not await cancelled():
+            assert asyncio.get_running_loop().time() < deadline, f"not cancelled: {await queued_calls_of('canceller')}"
+            await asyncio.sleep(0.05)
+
+
+def _cli(*arguments: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, "-m", "dsh_tools.cli", *arguments], capture_output=True, text=True, timeout=120, env=env)
