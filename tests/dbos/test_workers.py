@@ -200,3 +200,60 @@ async def test_the_caller_s_cancellation_cancels_the_workflow(backend: tuple[str
 def _cli(*arguments: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
     return subprocess.run([sys.executable, "-m", "dsh_tools.cli", *arguments], capture_output=True, text=True, timeout=120, env=env)
+
+
+PROGRAM = """
+const a = await tools.record({n: 7});
+const b = await tools.gated({note: "go"});
+return a + " / " + b;
+"""
+
+
+async def test_a_queued_program_s_sub_calls_are_journaled_and_one_parks_and_resumes(
+    backend: tuple[str, Path], cluster: Cluster
+) -> None:
+    url, folder = backend
+    async with caller(url, mode="code") as ctx:
+        queue_tools.register(ctx)
+        agent = Agent(ctx, name="coder", id="coder-1")
+        parked = await asyncio.wait_for(ctx.tools.execute(ToolExecutionInput("program-1", "run_code", {"code": PROGRAM}, agent)), WAIT)
+        assert parked.outcome == "approval-pending", parked.text
+        subs = await ctx.tools.store.journal(parent_call_id="program-1")
+        assert [(r.tool_name, r.outcome, r.agent_id) for r in subs] == [
+            ("record", "ok", "coder-1"), ("gated", "approval-pending", "coder-1"),
+        ]  # journaled by the worker, as the caller's agent, under the run_code call
+        (pending,) = await ctx.tools.pending_approvals(agent)  # parked under the caller's agent id
+        assert pending.tool_name == "gated"
+        resumed = await asyncio.wait_for(ctx.tools.resume(pending.approval_id, "allowed-once"), WAIT)
+        assert resumed.outcome == "ok" and "recorded 7 / gated go" in resumed.text, resumed.text
+        assert len(events_of(folder, "program-1", "body")) == 1  # the rerun replayed the recorded call
+        assert len(events_of(folder, "program-1", "gated")) == 1
+        from dsh_tools.dbos import queued_calls_of
+
+        dispatches = sorted((call.tool_name, call.dispatch) for call in await queued_calls_of("coder-1"))
+        assert dispatches == [("gated", 1), ("run_code", 1), ("run_code", 2)]  # the rerun was new work
+
+
+async def test_an_agent_with_scoped_parts_cannot_send_programs_to_a_queue() -> None:
+    ctx = boot(mode="code", queues={"run_code": "work"})
+    agent = Agent(ctx, name="loner", id="loner")
+
+    @tool
+    async def mine() -> str:
+        """Only this agent's."""
+        return "mine"
+
+    async def watch(exec: ToolExecution, next: PreNext) -> PreToolDecision:
+        return await next()
+
+    with pytest.raises(ValueError, match="tool mine"):
+        agent.ctx.tools.register(mine)
+    with pytest.raises(ValueError, match="tools/pre-execute listener .*watch"):
+        agent.ctx.on("tools/pre-execute", watch)
+    ctx.on("tools/pre-execute", watch)  # a global one is the worker's business too: allowed
+    native = boot(queues={"run_code": "work"})
+    plain = Agent(native, name="plain", id="plain")
+    plain.ctx.tools.register(mine)  # a native agent sends no program anywhere
+    with pytest.raises(ValueError, match='agent \'plain\' sends its run_code programs to queue "work"'):
+        plain.ctx.tools.present_as("code")
+    assert native.tools.mode_for(plain) == "native"  # the change was rolled back
