@@ -85,7 +85,7 @@ async def _measure(url: str, workers: int) -> dict[str, float]:
 
     async def bare(n: int) -> None:
         options: Any = {"workflow_name": "bench.bare", "queue_name": QUEUE, "application_name": app_name(QUEUE)}
-        handle = await client.enqueue_async(options, n)
+        handle: Any = await client.enqueue_async(options, n)
         assert await handle.get_result(polling_interval_sec=POLLING_S) == f"pong {n}"
 
     try:

@@ -101,3 +101,33 @@ def running_dbos() -> Any:
     from dbos import _dbos
 
     return getattr(_dbos, "_dbos_global_instance", None)
+
+
+def sqlite_engine(system_url: str) -> sa.Engine:
+    """A SQLite engine for a worker's DBOS whose every transaction takes the write lock when it begins.
+
+    DBOS claims queued work by reading how many calls run (for a queue's
+    ``concurrency``) and then flipping rows to running, in one transaction.
+    On SQLite it asks pysqlite for ``IMMEDIATE`` transactions, but pysqlite
+    opens a transaction only before a write: the read runs outside it, so two
+    workers read the same count and both claim up to the limit (measured:
+    four bodies at once under ``concurrency=2``, in two runs of five). With
+    the driver left in autocommit and ``BEGIN IMMEDIATE`` sent as each
+    transaction begins (SQLAlchemy's documented recipe), a claim's read and
+    its writes are one serialised step, as they are on PostgreSQL.
+    """
+    from sqlalchemy import event
+
+    engine = sa.create_engine(system_url, pool_size=20, max_overflow=0, pool_timeout=30)
+
+    @event.listens_for(engine, "connect")
+    def _connect(connection: Any, _record: object) -> None:
+        connection.isolation_level = None  # the driver never opens a transaction by itself
+        connection.execute("PRAGMA busy_timeout=30000")
+        connection.execute("PRAGMA foreign_keys=ON")
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: sa.Connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine

@@ -30,20 +30,24 @@ from dsh_tools.boot import boot
 from dsh_tools.code_mode.runtime import CodeLanguage, CodeRuntime
 from dsh_tools.context.services import APPROVAL
 from dsh_tools.dbos.names import app_name, system_database_url
-from dsh_tools.dbos.options import running_dbos
+from dsh_tools.dbos.options import running_dbos, sqlite_engine
 from dsh_tools.dbos.recovery import hand_back, lock_executor
 from dsh_tools.dbos.worker import WorkerRuntime
 
 __all__ = ["application_version", "serve"]
 
 
-def application_version(specs: Sequence[str]) -> str:
-    """``<package version>-<16 hex digits>``: this package's version and the modules' names and sources."""
+def application_version(specs: Sequence[str], queue: str) -> str:
+    """``<package version>-<16 hex digits>``: this package's version, the queue, and the modules' names and sources.
+
+    The queue is in it because DBOS wants a version name unique across the
+    applications of one system database (each queue is one).
+    """
     from dsh_tools.cli.loading import import_module_spec, parse_spec
 
     digest = hashlib.sha256()
     package = _package_version()
-    digest.update(package.encode())
+    digest.update(f"{package}\0{queue}".encode())
     for spec in specs:
         digest.update(b"\0" + spec.encode())
         module = import_module_spec(parse_spec(spec)[0])
@@ -93,7 +97,7 @@ async def serve(
             ctx.provide(APPROVAL, DeferringApprovalService())
         runtime = WorkerRuntime(ctx, queue)
         workflows.serving(runtime)
-        app_version = application_version(specs)
+        app_version = application_version(specs, queue)
         config: DBOSConfig = {
             "name": app_name(queue),
             "system_database_url": system_url,
@@ -101,6 +105,10 @@ async def serve(
             "application_version": app_version,
             "log_level": "WARNING",
         }
+        if system_url.startswith("sqlite:///"):
+            DBOS.migrate(system_url)  # with DBOS's own engine: its migrations open their transaction themselves
+            config["system_database_engine"] = sqlite_engine(system_url)
+            config["run_migrations"] = False
         DBOS(config=config)
         DBOS.listen_queues([queue])
         DBOS.launch()  # from this loop's thread: DBOS runs the workflows on this loop
