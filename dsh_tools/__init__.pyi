@@ -39,6 +39,10 @@ from dsh_tools.code_mode.runtime import (
 )
 from dsh_tools.content import (
     ContentBlock as ContentBlock,
+    HookContext as HookContext,
+    MessageSource as MessageSource,
+    PluginSource as PluginSource,
+    UserSource as UserSource,
     ToolOutput as ToolOutput,
     image_block as image_block,
     text_block as text_block,
@@ -94,16 +98,12 @@ from dsh_tools.errors import (
     ToolTimeoutError as ToolTimeoutError,
 )
 from dsh_tools.execution import (
-    HookContext as HookContext,
-    MessageSource as MessageSource,
-    PluginSource as PluginSource,
     ToolErrorInfo as ToolErrorInfo,
     ToolExecution as ToolExecution,
     ToolExecutionInput as ToolExecutionInput,
     ToolExecutionResult as ToolExecutionResult,
     ToolExecutionToken as ToolExecutionToken,
     UnparsedArguments as UnparsedArguments,
-    UserSource as UserSource,
 )
 from dsh_tools.hooks import (
     KEEP as KEEP,

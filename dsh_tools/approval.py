@@ -18,16 +18,17 @@ from __future__ import annotations
 from dataclasses import KW_ONLY
 from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeAlias
 
+from dsh_tools.json_values import JsonValue
 from dsh_tools.record import Record
 
 if TYPE_CHECKING:
     from dsh_tools.execution import ToolExecution
-    from dsh_tools.store.records import ApprovalDecision
     from dsh_tools.context.context import Agent
     from dsh_tools.signals import AbortSignal
 
 __all__ = [
     "APPROVAL_VERDICTS",
+    "ApprovalDecision",
     "ApprovalOutcome",
     "ApprovalRequest",
     "ApprovalService",
@@ -44,6 +45,21 @@ ApprovalOutcome: TypeAlias = Literal["allowed-once", "rejected", "cancelled", "u
 
 APPROVAL_VERDICTS: Final[tuple[str, ...]] = ("allowed-once", "rejected", "cancelled", "unavailable")
 """The verdicts ``resume`` accepts (``"deferred"`` is not one: a parked call is answered, not parked again)."""
+
+
+class ApprovalDecision(Record):
+    """A verdict on a parked call, recorded by whoever made it (a UI, a CLI, another replica).
+
+    ``arguments`` are edited arguments (only with ``"allowed-once"``); the
+    parked record keeps the original ones beside them.
+    """
+
+    _json_fields = frozenset({"arguments"})
+    approval_id: str
+    outcome: ApprovalVerdict
+    arguments: JsonValue | None = None
+    decided_by: str | None = None
+    decided_at: float = 0.0
 
 
 class ApprovalRequest(Record):

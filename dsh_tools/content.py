@@ -1,4 +1,9 @@
-"""Content blocks: what a tool says to the model, and the body's return forms."""
+"""Content blocks: what a tool says to the model, the body's return forms, and the context a call ferries to the loop.
+
+The vocabulary of what a call *says* lives here, below the call records that
+carry it (``dsh_tools.execution``), so a record of content never needs the
+call it came from.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,18 @@ from typing import TYPE_CHECKING, TypeAlias
 from dsh_tools.json_values import JsonValue
 from dsh_tools.record import Record
 
-__all__ = ["ContentBlock", "ToolOutput", "image_block", "text_block"]
+__all__ = [
+    "ContentBlock",
+    "HookContext",
+    "MessageSource",
+    "PluginSource",
+    "ToolOutput",
+    "UserSource",
+    "image_block",
+    "text_block",
+]
 
 if TYPE_CHECKING:
-    from dsh_tools.execution import HookContext
-
     ContentBlock: TypeAlias = Mapping[str, JsonValue]
     """A JSON object with a ``type`` key (``{"type": "text", "text": ...}``, images, ...)."""
 else:
@@ -30,6 +42,30 @@ def image_block(data_base64: str, mime_type: str) -> ContentBlock:
     ``result.text`` skips it; provider adapters map it to their image parts.
     """
     return {"type": "image", "data": data_base64, "mimeType": mime_type}
+
+
+class UserSource(Record):
+    """Context that came from the user."""
+
+    _wire_tag = ("kind", "user")
+
+
+class PluginSource(Record):
+    """Context a plugin attached (named, so a reader knows who said it)."""
+
+    _wire_tag = ("kind", "plugin")
+    plugin: str
+
+
+MessageSource = UserSource | PluginSource
+
+
+class HookContext(Record):
+    """Extra context a ``tools/post-execute`` listener ferries up to the loop."""
+
+    _json_fields = frozenset({"content"})
+    content: Sequence[ContentBlock]
+    source: MessageSource
 
 
 class ToolOutput(Record):

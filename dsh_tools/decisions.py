@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from dsh_tools.content import ContentBlock
-from dsh_tools.execution import HookContext
+from dsh_tools.content import ContentBlock, HookContext
 from dsh_tools.json_values import JsonValue
 from dsh_tools.record import Record
 

@@ -9,8 +9,16 @@ from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, MAX_JOURNAL_LIMIT, PRE
 from dsh_tools.store.changes import ChangeCursor, ChangeSource, StoreChanges
 from dsh_tools.store.memory import DEFAULT_MAX_RECORDS, MemoryStore
 from dsh_tools.store.postgres import PostgresStore
-from dsh_tools.store.protocol import CallStore
-from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, ParkState, SessionEvent, StoreHealth
+from dsh_tools.store.protocol import CallStore, LeaseStore
+from dsh_tools.store.records import (
+    ApprovalDecision,
+    CallRecord,
+    InterruptedCall,
+    ParkedCall,
+    ParkState,
+    SessionEvent,
+    StoreHealth,
+)
 from dsh_tools.store.sql import SCHEMA_VERSION, StoreError, StoreUnavailable
 from dsh_tools.store.sqlite import SqliteStore
 from dsh_tools.store.url import ACCEPTED_URLS, open_store
@@ -25,6 +33,8 @@ __all__ = [
     "ApprovalDecision",
     "CallRecord",
     "CallStore",
+    "InterruptedCall",
+    "LeaseStore",
     "ChangeCursor",
     "ChangeSource",
     "MemoryStore",

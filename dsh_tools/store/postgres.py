@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Self, TypeVar
 
 from dsh_tools.errors import safe_str
-from dsh_tools.store import sql
+import dsh_tools.store.sql as sql
 from dsh_tools.store.backlog import DEFAULT_MAX_BUFFERED, JournalBacklog
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
 from dsh_tools.store.listener import DecisionListener

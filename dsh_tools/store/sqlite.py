@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, Final, TypeVar
 
-from dsh_tools.store import sql
+import dsh_tools.store.sql as sql
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
 from dsh_tools.store.records import CallRecord, SessionEvent
 from dsh_tools.store.relational import RelationalStore, Statement
