@@ -27,6 +27,7 @@ from queue_fixtures import backend, cluster, queue_postgres
 __all__ = ["backend", "cluster", "queue_postgres"]  # the fixtures this module uses, imported from their module
 from dsh_tools import Agent, Context, Deny, PreNext, PreToolDecision, ToolExecution, ToolExecutionInput, boot, tool
 from dsh_tools.dbos import QueueOptions, configure
+from dsh_tools.store import CallRecord, CallStore
 
 WAIT = 20.0
 
@@ -189,7 +190,7 @@ async def test_the_caller_s_cancellation_cancels_the_workflow(backend: tuple[str
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
-        (record,) = await ctx.tools.store.journal(call_id="cancelled-1")
+        record = await _settled(ctx.tools.store, "cancelled-1")
         assert record.outcome == "aborted" and record.error is not None
         from dsh_tools.dbos import queued_calls_of
 
@@ -200,6 +201,21 @@ async def test_the_caller_s_cancellation_cancels_the_workflow(backend: tuple[str
         while not await cancelled():
             assert asyncio.get_running_loop().time() < deadline, f"not cancelled: {await queued_calls_of('canceller')}"
             await asyncio.sleep(0.05)
+
+
+async def _settled(store: CallStore, call_id: str) -> CallRecord:
+    """``call_id``'s journal record once it settled (a cancelled call's record is written as the cancellation unwinds)."""
+    found: list[CallRecord] = []
+
+    async def look() -> bool:
+        found[:] = await store.journal(call_id=call_id)
+        return len(found) == 1 and found[0].outcome != "running"
+
+    deadline = asyncio.get_running_loop().time() + WAIT
+    while not await look():
+        assert asyncio.get_running_loop().time() < deadline, f"{call_id} never settled: {found}"
+        await asyncio.sleep(0.02)
+    return found[0]
 
 
 def _cli(*arguments: str) -> subprocess.CompletedProcess[str]:
@@ -298,13 +314,21 @@ async def test_concurrency_and_rate_limit_hold_across_workers(backend: tuple[str
             for i in range(CALLS + 1)
         ]
         late = calls.pop()  # the last one waits behind the limits: cancelled while still enqueued
-        await asyncio.sleep(0)
+        from dsh_tools.dbos import queued_calls_of
+
+        async def enqueued() -> bool:
+            return any(call.call_id == f"limited-{CALLS}" and call.status == "ENQUEUED" for call in await queued_calls_of("limited"))
+
+        deadline = asyncio.get_running_loop().time() + 60
+        while not await enqueued():
+            assert asyncio.get_running_loop().time() < deadline, "the last call was never seen waiting"
+            await asyncio.sleep(0.01)
         late.cancel()
         results = await asyncio.wait_for(asyncio.gather(*calls), 120)
         assert {result.outcome for result in results} == {"ok"}
         with pytest.raises(asyncio.CancelledError):
             await late
-        (record,) = await store.journal(call_id=f"limited-{CALLS}")
+        record = await _settled(store, f"limited-{CALLS}")
         assert record.outcome == "aborted" and record.error == {"name": "ToolAbortedError", "code": "ABORTED_BEFORE_DISPATCH"}
     finally:
         queues.close()
