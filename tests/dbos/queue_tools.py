@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from dsh_tools import Context, ToolDefinition, ToolExecution, tool
 
 
 def log_file() -> Path:
-    return Path(os.environ.get("DSH_QUEUE_LOG", ".")) / "bodies.log"
+    """The workers' shared log (a caller running a body itself, in a result comparison, writes to the temp folder)."""
+    return Path(os.environ.get("DSH_QUEUE_LOG", tempfile.gettempdir())) / "bodies.log"
 
 
 def write(event: str, exec: ToolExecution) -> None:
