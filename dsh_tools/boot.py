@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from typing import Literal
 
@@ -36,6 +36,7 @@ def boot(
     lease_seconds: float = DEFAULT_LEASE_SECONDS,
     cancel_grace_ms: float = DEFAULT_GRACE_MS,
     approval: Literal["defer"] | ApprovalService | None = None,
+    queues: Mapping[str, str | None] | None = None,
 ) -> Context:
     """A root context with ``SystemPrompt``, ``ToolRegistry``, ``RetryPolicy`` and (by default) ``TimeoutPolicy``.
 
@@ -74,6 +75,7 @@ def boot(
         lease_seconds=lease_seconds,
         cancel_grace_ms=cancel_grace_ms,
         code_language=language,
+        queues=queues,
     )
     RetryPolicy(ctx)  # outermost: each attempt gets the timeout afresh
     if timeouts:

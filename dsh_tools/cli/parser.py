@@ -172,6 +172,18 @@ def _inspect(commands: Commands) -> argparse.ArgumentParser:
     return parser
 
 
+def _worker(commands: Commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser("worker", help="serve a DBOS queue with some modules' tools (the dbos extra)")
+    parser.add_argument("modules", nargs="*", metavar="MODULE[:ATTR]", help=MODULES_HELP)
+    _store_argument(parser)
+    parser.add_argument("--queue", metavar="NAME", help="the queue to serve")
+    parser.add_argument("--executor-id", metavar="ID", help="this worker's stable, unique id (default HOSTNAME:QUEUE)")
+    parser.add_argument("--recover", metavar="ID", help="re-enqueue the unfinished calls of the dead worker ID, then exit")
+    parser.add_argument("--drain-seconds", type=int, default=10, metavar="S", help="on SIGTERM, finish calls for S s (default 10)")
+    parser.add_argument("--language", choices=LANGUAGES, default="typescript", help=LANGUAGE_HELP)
+    return parser
+
+
 COMMANDS: Final[dict[str, tuple[Callable[[Commands], argparse.ArgumentParser], str]]] = {
     "demo": (_demo, "dsh_tools.cli.demo"),
     "sdk": (_sdk, "dsh_tools.cli.sdk"),
@@ -183,6 +195,7 @@ COMMANDS: Final[dict[str, tuple[Callable[[Commands], argparse.ArgumentParser], s
     "log": (_log, "dsh_tools.cli.log"),
     "recover": (_recover, "dsh_tools.cli.recover"),
     "inspect": (_inspect, "dsh_tools.cli.inspect"),
+    "worker": (_worker, "dsh_tools.cli.worker"),
 }
 """Command → (its argument declaration, the module whose ``run(args) -> int`` implements it)."""
 

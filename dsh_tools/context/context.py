@@ -276,6 +276,11 @@ def live_agent(ctx: Context, agent_id: str) -> Agent | None:
     return agent if agent is not None and not agent.ctx.disposed else None
 
 
+def live_agents(ctx: Context) -> list[Agent]:
+    """Every live (not disposed) agent of ``ctx``'s app."""
+    return [agent for agent in list(ctx._app.agents.values()) if not agent.ctx.disposed]
+
+
 class Agent:
     """One agent: a scoped context plus its session log. The agent is the scope key.
 

@@ -35,6 +35,7 @@ from dsh_tools.pipeline.outcomes import AbortCode, Settled, aborted_result, exce
 from dsh_tools.pipeline.post_execute import post_execute
 from dsh_tools.pipeline.plan import CallPlan, plan_call
 from dsh_tools.pipeline.pre_execute import pre_execute
+from dsh_tools.pipeline.queued import dispatch_queued
 
 __all__ = [
     "CANCELLED",
@@ -105,7 +106,7 @@ async def open_call(
 
 
 async def dispatch_call(host: PipelineHost, execution: ToolExecution) -> ToolExecutionResult:
-    """Dispatch, then the abort rule: a success whose call was aborted meanwhile becomes ``ABORTED``.
+    """Dispatch (here, or on the plan's queue: :mod:`.queued`), then the abort rule: a success whose call was aborted meanwhile becomes ``ABORTED``.
 
     Failures, denials and timeouts keep their own result. If this task is
     cancelled, the body is cancelled with it (the ``CancelledError`` reaches
@@ -128,8 +129,9 @@ async def dispatch_call(host: PipelineHost, execution: ToolExecution) -> ToolExe
         tokens = []
         for probe in probes:
             tokens.append(probe.dispatching(plan.state, execution))
+    queue = plan.queue
     try:
-        result = await dispatch(plan, execution)
+        result = await (dispatch(plan, execution) if queue is None else dispatch_queued(plan, queue, execution))
     except asyncio.CancelledError:
         if not cancel_requested():
             raise

@@ -35,6 +35,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from dsh_tools.context.events import EventBus, ProbeHook
+from dsh_tools.dbos.seam import dispatcher_of, route_of
 from dsh_tools.execution import ToolExecution, ToolExecutionToken
 from dsh_tools.pipeline.host import Guard, PipelineHost
 from dsh_tools.progress import deliver
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from dsh_tools.context.context import Agent
     from dsh_tools.execution import ToolExecutionResult, ToolProgress
     from dsh_tools.context.probes import CallProbe
+    from dsh_tools.dbos.seam import QueueDispatcher
 
 __all__ = ["Attempt", "CallPlan", "CallState", "plan_call", "plan_of"]
 
@@ -164,6 +166,8 @@ class CallPlan:
         "guards",
         "probes",
         "parent",
+        "queue",
+        "dispatcher",
         "state",
         "events",
         "logger",
@@ -189,6 +193,10 @@ class CallPlan:
     probes: dict[ProbeHook, tuple[CallProbe, ...]]
     parent: CallPlan | None
     """The plan of the call whose body made this one (a Code Mode program's ``run_code``), while it runs."""
+    queue: str | None
+    """The queue this call's dispatch goes to (the registry's routing, ``boot(queues=...)``), or ``None``: here."""
+    dispatcher: QueueDispatcher | None
+    """Who runs a queued dispatch (:data:`~dsh_tools.dbos.seam.QUEUE_DISPATCHER`), looked up with the route."""
     state: CallState
     events: EventBus
     logger: logging.Logger
@@ -225,6 +233,10 @@ class CallPlan:
         setter(self, "guards", host.guards_for(agent))
         setter(self, "probes", events.hearing)
         setter(self, "parent", parent)
+        routes = getattr(host, "routes", None)  # the registry's routing table: read once, here
+        queue = route_of(routes, execution.name) if routes else None
+        setter(self, "queue", queue)
+        setter(self, "dispatcher", dispatcher_of(host) if queue is not None else None)
         setter(self, "state", state)
         setter(self, "events", events)
         setter(self, "logger", host.logger)

@@ -152,6 +152,12 @@ class PostgresStore(RelationalStore):
         raise AssertionError("unreachable: the second attempt returns or raises")
 
     # -- the primitives RelationalStore runs on ------------------------------------------
+    async def _queue_database(self) -> str | None:
+        rows = await self._read("SELECT to_regclass('dbos.workflow_status') IS NOT NULL", ())
+        if not rows or rows[0][0] is not True:
+            return None  # queues never used this database (dsh_tools.dbos keeps DBOS's tables in schema dbos)
+        return "postgresql://" + self._dsn.split("://", 1)[1]
+
     async def _read(self, statement: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
         async def work(cursor: AsyncCursor[Any]) -> list[tuple[Any, ...]]:
             await cursor.execute(_DIALECT.sql(statement).encode(), params)

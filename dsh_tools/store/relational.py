@@ -233,7 +233,17 @@ class RelationalStore(StoreBase):
                 self.note_unreadable("session event", error)
         return events
 
+    async def _queue_database(self) -> str | None:
+        """The DBOS system database beside this store, if queues ever used it (``dsh_tools.dbos``)."""
+        return None
+
     async def prune(self, *, before: float) -> int:
+        """Delete what ended before ``before``; the finished workflow rows of queued calls go too (:mod:`dsh_tools.dbos.retire`)."""
+        system_url = await self._queue_database()
+        if system_url is not None:
+            from dsh_tools.dbos.retire import retire_workflows
+
+            await retire_workflows(system_url, before)
         return await self._write_all((
             ("DELETE FROM dsh_journal WHERE ended_at < ?", (before,)),
             ("DELETE FROM dsh_parked WHERE state IN ('done', 'held') AND created_at < ?", (before,)),

@@ -75,6 +75,10 @@ class SqliteStore(RelationalStore):
             self._thread.shutdown(wait=False)
             raise
 
+    async def _queue_database(self) -> str | None:
+        sibling = f"{self.path}.dbos"  # dsh_tools.dbos.names.system_database_url's choice for this file
+        return f"sqlite:///{sibling}" if os.path.exists(sibling) else None
+
     # -- the connection, on the store's thread ---------------------------------
     def _open(self) -> None:
         try:
