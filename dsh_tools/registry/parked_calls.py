@@ -128,7 +128,7 @@ class ParkedCalls:
         once. See :mod:`dsh_tools.registry.recovery` and ``docs/durability.md``.
         """
         core = self._core
-        return await recover(self._registry(), agent, lease_seconds=core.lot.lease_seconds, queued=core.queued_recovery)
+        return await recover(self._registry(), agent, lease_seconds=core.lot.lease_seconds)
 
     async def resume_decided(self, agent: Agent) -> list[ToolExecutionResult]:
         """Run every decided, not yet run parked call of ``agent`` (those another process claims first are skipped)."""

@@ -40,7 +40,6 @@ from dsh_tools.pipeline.classify import ExecutionMode, classify_input
 from dsh_tools.pipeline.compose import STANDARD_GATES, Gate, execute_call
 from dsh_tools.pipeline.host import Guard
 from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS, Orphans, check_grace_ms
-from dsh_tools.registry.recovery import QueuedRecovery
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED, ParkingLot
 from dsh_tools.registry.journal import CallJournal
 from dsh_tools.registry.parked_calls import ParkedCalls
@@ -66,7 +65,6 @@ class _Core:
 
     __slots__ = (
         "layers", "tokens", "lot", "journal", "forgetting", "orphans", "served", "added_gates", "gates", "code_mode",
-        "queued_recovery",
     )
 
     def __init__(self, lot: ParkingLot, cancel_grace_ms: float) -> None:
@@ -81,8 +79,6 @@ class _Core:
         self.added_gates: tuple[Gate, ...] = ()  # by add_gate, in order
         self.gates: tuple[Gate, ...] = STANDARD_GATES  # what execute runs: the added gates, then the standard ones
         self.code_mode: CodeMode
-        # A queue integration's recovery of queued calls, which ``recover`` asks first (dsh_tools.dbos sets it).
-        self.queued_recovery: QueuedRecovery | None = None
 
     def check_unserved(self, names: Sequence[str], agent: Agent | None, suffix: str = "") -> None:
         """``ValueError`` (the server's reason) if a layer of ``agent`` may not use one of ``names``: it is served there."""
