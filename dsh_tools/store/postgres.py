@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Self, TypeVar
 
 from dsh_tools.errors import safe_str
 import dsh_tools.store.sql as sql
+import dsh_tools.store.txn as txn
 from dsh_tools.store.backlog import DEFAULT_MAX_BUFFERED, JournalBacklog
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
 from dsh_tools.store.listener import DecisionListener
@@ -114,7 +115,7 @@ class PostgresStore(RelationalStore):
                     await conn.execute(statement.encode())
                 return
             row = await (await conn.execute("SELECT max(version) FROM dsh_schema")).fetchone()
-            for statements, version in sql.upgrade_steps(row, "the database"):
+            for statements, version in sql.upgrade_steps(row, "the database", _DIALECT):
                 for statement in statements:
                     await conn.execute(statement.encode())
                 await conn.execute("UPDATE dsh_schema SET version = %s", (version,))
@@ -182,6 +183,20 @@ class PostgresStore(RelationalStore):
             for statement, rows in batches:
                 await cursor.executemany(_DIALECT.sql(statement).encode(), rows)
             return changed
+
+        return await self._tx(work)
+
+    async def _transact(self, make: Callable[[], txn.Txn[T]]) -> T:
+        async def work(cursor: AsyncCursor[Any]) -> T:
+            async def execute(statement: str, params: Sequence[object]) -> txn.Answer:
+                if statement == txn.LOCK:  # serialise with every writer naming the same key (the parking cap)
+                    await cursor.execute(b"SELECT pg_advisory_xact_lock(hashtext(%s))", params)
+                    return 0, []
+                await cursor.execute(_DIALECT.sql(statement).encode(), params)
+                rows = await cursor.fetchall() if cursor.description is not None else []
+                return cursor.rowcount, rows
+
+            return await txn.drive_async(make(), execute)
 
         return await self._tx(work)
 

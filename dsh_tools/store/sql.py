@@ -20,7 +20,7 @@ from dsh_tools.json_walk import has_lone_surrogate, unicode_text
 from dsh_tools.record import Record
 from dsh_tools.store.base import preview_of
 from dsh_tools.store.interrupted import late_note
-from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
+from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent, ThreadSlot
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -38,7 +38,7 @@ __all__ = [
     "upgrade_steps",
 ]
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 """The table layout this code writes; an older store is upgraded at open, a newer one refused."""
 
 R = TypeVar("R", bound=Record)
@@ -100,7 +100,10 @@ class Dialect:
         self.placeholder = placeholder
 
     def sql(self, statement: str) -> str:
-        return statement if self.placeholder == "?" else statement.replace("?", self.placeholder)
+        """``statement`` in this engine's spelling: its placeholder; SQLite has no ``FOR UPDATE`` (its write lock covers it)."""
+        if self.placeholder == "?":
+            return statement.replace(" FOR UPDATE", "")
+        return statement.replace("?", self.placeholder)
 
     def schema(self) -> list[str]:
         """The statements that create the tables as :data:`SCHEMA_VERSION` has them.
@@ -109,7 +112,11 @@ class Dialect:
         one are the same store.
         """
         created = [*self._first(), *(statement for version in range(1, SCHEMA_VERSION) for statement in MIGRATIONS[version])]
-        return [*created, f"INSERT INTO dsh_schema (version) VALUES ({SCHEMA_VERSION})"]
+        return [*(self.migration(statement) for statement in created), f"INSERT INTO dsh_schema (version) VALUES ({SCHEMA_VERSION})"]
+
+    def migration(self, statement: str) -> str:
+        """A migration's statement for this engine (``{serial}``: its auto-numbered key)."""
+        return statement.replace("{serial}", self.serial)
 
     def _first(self) -> list[str]:
         """Version 1 of the tables (its version row is written by :meth:`schema`)."""
@@ -142,11 +149,25 @@ MIGRATIONS: Final[Mapping[int, Sequence[str]]] = {
         "CREATE INDEX dsh_journal_lease ON dsh_journal (outcome, lease_until)",
         "ALTER TABLE dsh_parked ADD COLUMN expires_at DOUBLE PRECISION",
     ),
+    # 2 -> 3: threads (the conversation a turn's calls answer into), remembered approval rules,
+    # the approval events `dsh-tools approvals watch` prints, and expiry by time.
+    2: (
+        "CREATE TABLE dsh_threads (thread_id TEXT PRIMARY KEY, version INTEGER NOT NULL, status TEXT NOT NULL,"
+        " updated_at DOUBLE PRECISION NOT NULL, body TEXT NOT NULL)",
+        "CREATE TABLE dsh_thread_messages (thread_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,"
+        " PRIMARY KEY (thread_id, seq))",
+        "CREATE TABLE dsh_rules (rule_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, tool_name TEXT NOT NULL,"
+        " created_at DOUBLE PRECISION NOT NULL, body TEXT NOT NULL)",
+        "CREATE INDEX dsh_rules_agent ON dsh_rules (agent_id, tool_name)",
+        "CREATE TABLE dsh_approval_events (seq {serial}, approval_id TEXT NOT NULL, at DOUBLE PRECISION NOT NULL,"
+        " body TEXT NOT NULL)",
+        "CREATE INDEX dsh_parked_expiry ON dsh_parked (state, expires_at)",
+    ),
 }
 """Statements that take a store from version ``n`` to ``n + 1``; a new store runs them all after version 1."""
 
 
-def upgrade_steps(row: Sequence[Any] | None, where: str) -> Iterator[tuple[Sequence[str], int]]:
+def upgrade_steps(row: Sequence[Any] | None, where: str, dialect: Dialect) -> Iterator[tuple[Sequence[str], int]]:
     """The migrations from the version in ``row`` (``SELECT max(version)``) up: ``(statements, version after)``.
 
     One rule for every backend: a version table without a version, or with a
@@ -162,10 +183,10 @@ def upgrade_steps(row: Sequence[Any] | None, where: str) -> Iterator[tuple[Seque
             f"this one reads up to {SCHEMA_VERSION}): upgrade dsh-tools"
         )
     for step in range(version, SCHEMA_VERSION):
-        yield MIGRATIONS[step], step + 1
+        yield [dialect.migration(statement) for statement in MIGRATIONS[step]], step + 1
 
 PARK: Final = (
-    "INSERT INTO dsh_parked (approval_id, agent_id, state, created_at, body) SELECT ?, ?, ?, ?, ?"
+    "INSERT INTO dsh_parked (approval_id, agent_id, state, created_at, body, expires_at) SELECT ?, ?, ?, ?, ?, ?"
     " WHERE (SELECT count(*) FROM dsh_parked WHERE agent_id = ? AND state IN ('parked', 'decided')) < ?"
 )
 PARKED_COLUMNS: Final = "state, decision, claimed_by, lease_until, program, body"
@@ -175,7 +196,9 @@ SET_PROGRAM: Final = (
 """Attach a parked program and, in the same step, let its held sub-call be seen (``ParkState``)."""
 DECIDE: Final = (
     "UPDATE dsh_parked SET state = 'decided', decision = ?, decided_at = ? WHERE approval_id = ? AND state = 'parked'"
+    " AND (expires_at IS NULL OR expires_at >= ?) RETURNING agent_id, body"
 )
+"""Decide a waiting call that has not expired: one conditional statement, so a decision racing an expiry loses or wins whole."""
 CLAIM: Final = (
     "UPDATE dsh_parked SET state = 'claimed', claimed_by = ?, lease_until = ?"
     f" WHERE approval_id = ? AND state = 'decided' RETURNING {PARKED_COLUMNS}"
@@ -183,7 +206,6 @@ CLAIM: Final = (
 RENEW: Final = (
     "UPDATE dsh_parked SET lease_until = ? WHERE approval_id = ? AND state = 'claimed' AND claimed_by = ? AND lease_until >= ?"
 )
-FINISH: Final = "UPDATE dsh_parked SET state = 'done' WHERE approval_id = ? AND claimed_by = ?"
 _OWNS: Final = "(dsh_journal.owner IS NULL OR dsh_journal.owner = excluded.owner)"
 """Whether the writer still owns the row: nobody else (a recovery, an operator) has settled or taken it."""
 UPSERT_RECORD: Final = (
@@ -239,6 +261,10 @@ def load_record(cls: type[R], text: str | bytes, **extra: object) -> R:
         raise StoreError(f"a stored {cls.__name__} is not a JSON object")
     fields.update(extra)
     try:
+        for name, kind in getattr(cls, "_nested", {}).items():
+            nested = fields.get(name)
+            if isinstance(nested, dict):
+                fields[name] = kind(**nested)
         return cls(**fields)
     except TypeError as error:
         raise StoreError(f"a stored {cls.__name__} does not read back: {error}") from None
@@ -272,11 +298,11 @@ _PARKED_SKIP: Final = frozenset({"state", "decision", "claimed_by", "lease_until
 def park_params(call: ParkedCall, max_per_agent: int) -> tuple[object, ...]:
     agent_id = column(call.agent_id)
     body = dump_record(call, skip=_PARKED_SKIP)
-    return (call.approval_id, agent_id, call.state, call.created_at, body, agent_id, max_per_agent)
+    return (call.approval_id, agent_id, call.state, call.created_at, body, call.expires_at, agent_id, max_per_agent)
 
 
-_RECORD_SKIP: Final = frozenset({"late_note"})
-"""Kept in its own column (written only by a former owner's late write), never in the body."""
+_RECORD_SKIP: Final = frozenset({"late_note", "thread_answer"})
+"""Kept in its own column (a former owner's late write), or not kept (a thread slot's answer fills the thread), never in the body."""
 
 
 def record_params(record: CallRecord, max_bytes: int) -> tuple[object, ...]:
@@ -313,6 +339,8 @@ class JournalRow(NamedTuple):
     params: tuple[object, ...]
     record_id: str | None
     """The record it writes (a later version of that record replaces it); ``None`` for an event, which is appended."""
+    fill: tuple[ThreadSlot, JsonValue] | None = None
+    """The thread slot the record's call fills, and its answer: written in the same commit as the record."""
 
     @property
     def label(self) -> str:
@@ -348,8 +376,10 @@ def journal_rows(
     rows: list[JournalRow] = []
     refused: list[tuple[str, Exception]] = []
     for record in records:
+        slot, answer = record.thread_slot, record.thread_answer
+        fill = (slot, answer) if slot is not None and answer is not None else None
         try:
-            rows.append(JournalRow(UPSERT_RECORD, record_params(record, max_bytes), record.record_id))
+            rows.append(JournalRow(UPSERT_RECORD, record_params(record, max_bytes), record.record_id, fill))
         except (TypeError, ValueError, OverflowError) as error:
             refused.append((_record_label(record.record_id, record.call_id, record.tool_name), error))
     for event in events:
