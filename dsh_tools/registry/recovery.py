@@ -92,6 +92,7 @@ async def _settle(tools: ToolRegistry, agent: Agent, record: CallRecord) -> Tool
     plan = plan_call(tools, execution)
     state = plan.state
     state.record_id, state.approval_id, state.parent_call_id = record.record_id, record.approval_id, record.parent_call_id
+    state.thread_slot = record.thread_slot  # the settlement fills the thread slot the call left open
     tool = plan.tool
     again = (
         tool is not None
