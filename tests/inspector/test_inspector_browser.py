@@ -164,8 +164,7 @@ async def test_a_code_mode_run_shows_its_sub_calls_nested_under_it(store_url: st
             calls = [await rows.nth(n).get_attribute("data-call") for n in range(4)]
             assert calls == ["other", "run-1", "run-1:code:1", "run-1:code:2"]  # newest first, sub-calls under their run
             assert [await rows.nth(n).get_attribute("class") for n in range(4)] == ["", "", "sub", "sub"]
-            await page.get_by_label("Outcome").select_option("denied")
-            await page.get_by_role("button", name="Filter").click()
+            await page.get_by_label("Outcome").select_option("denied")  # applies on change: no button
             await expect(rows).to_have_count(1)
             await expect(rows.first).to_have_attribute("data-call", "run-1:code:2")
             await browser.close()
