@@ -30,7 +30,6 @@ from typing import Final, Literal, TypeAlias
 import orjson
 from returns.result import Failure
 
-from dsh_tools.adapters.answers import PROVIDERS, render_answer
 from dsh_tools.content import HookContext, PluginSource
 from dsh_tools.execution import ToolExecutionResult
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json, thaw_json
@@ -225,6 +224,8 @@ def turned(
     ``ValueError`` for a thread of another provider or agent, or call ids that
     are empty or repeat (no answer could be matched to them).
     """
+    from dsh_tools.adapters.answers import PROVIDERS  # a turn comes through an adapter: loaded by then
+
     if provider not in PROVIDERS:
         raise ValueError(f"a thread's provider is one of {', '.join(PROVIDERS)}, got {provider!r}")
     if state.provider is not None and state.provider != provider:
@@ -278,6 +279,8 @@ def slot_filled(state: ThreadState, slot: ThreadSlot, answer: JsonValue) -> Chan
     slots[slot.index] = slots[slot.index].set(answer=answer)
     if any(s.answer is None for s in slots):
         return _grown(state, (), step=step.set(slots=tuple(slots)))
+    from dsh_tools.adapters.answers import render_answer  # only when a step completes (a process with no threads never loads it)
+
     provider = state.provider or ""
     results = [_result(call_id, s.answer) for call_id, s in zip(step.call_ids, slots)]
     # The answer is the settled calls' own content: never refused for its size (a journal write must not fail).
