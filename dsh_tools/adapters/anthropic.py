@@ -29,6 +29,7 @@ from dsh_tools.adapters._wire import (
     read,
     require_sdk,
     truncated,
+    verbatim,
 )
 from dsh_tools.adapters.answers import tool_result_message
 from dsh_tools.adapters.tool_params import anthropic_tools
@@ -86,14 +87,9 @@ async def run_turn(ctx: Context, thread: Thread, message: Message | Mapping[str,
     call settled, by whichever process settles it. Otherwise as
     ``dsh_tools.adapters.openai.run_chat_turn``.
     """
-    to_param = getattr(message, "to_param", None)
-    if callable(to_param):
-        reply: object = to_param()
-    elif isinstance(message, Mapping):
-        reply = {"role": "assistant", "content": message.get("content")}
-    else:
-        raise ValueError(f"a reply is an anthropic Message or a mapping, got {type(message).__name__}")
-    if not isinstance(reply, Mapping) or not isinstance(reply.get("content"), (list, tuple)):
+    content = read(message, "content")
+    if not isinstance(content, (list, tuple)):
         raise ValueError("the reply has no content blocks")
+    reply = {"role": "assistant", "content": [verbatim(block) for block in content]}
     calls = calls_from_message(message, agent=agent)  # a tool_use without an id raises here, before anything is written
     return await run_step(ctx, thread, "anthropic", agent, [reply], calls)

@@ -38,6 +38,7 @@ from dsh_tools.adapters._wire import (
     read,
     require_sdk,
     truncated,
+    verbatim,
 )
 from dsh_tools.adapters.answers import chat_tool_messages, responses_outputs
 from dsh_tools.adapters.tool_params import chat_tools, responses_tools
@@ -192,18 +193,8 @@ _ASSISTANT_KEYS: Final = ("role", "content", "refusal", "tool_calls", "function_
 """What an assistant reply keeps when it is sent back (the response's ``annotations`` are not a param)."""
 
 
-def _verbatim(item: object) -> object:
-    """An SDK object as the JSON it arrived as (``to_dict``), a mapping as it is; ``ValueError`` for anything else."""
-    to_dict = getattr(item, "to_dict", None)
-    if callable(to_dict):
-        return to_dict()
-    if isinstance(item, Mapping):
-        return dict(item)
-    raise ValueError(f"a provider message must be an SDK object or a mapping, got {type(item).__name__}")
-
-
 def _chat_reply(message: object) -> dict[str, object]:
-    fields = _verbatim(message)
+    fields = verbatim(message)
     assert isinstance(fields, dict)
     reply = {key: fields[key] for key in _ASSISTANT_KEYS if key in fields}
     reply["role"] = "assistant"
@@ -254,4 +245,4 @@ async def run_responses_turn(
         raise ValueError("the response has no output")
     items = items_of(output)
     calls = calls_from_responses(items, agent=agent)  # type: ignore[arg-type]  # SDK objects or mappings, read totally
-    return await run_step(ctx, thread, "openai-responses", agent, [_verbatim(item) for item in items], calls)
+    return await run_step(ctx, thread, "openai-responses", agent, [verbatim(item) for item in items], calls)

@@ -1,0 +1,64 @@
+"""Whoever settles a parked or interrupted call of a thread fills its slot: a denial, an expiry, a recovery."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from dsh_tools.adapters import openai
+from dsh_tools.json_values import FrozenJson
+from dsh_tools.store import CallRecord, CallStore, SqliteStore, ThreadSlot
+from dsh_tools.store.thread_state import turned
+from dsh_tools.threads import open_thread
+
+from thread_support import AGENT_ID, booted, chat_call, chat_completion
+
+
+async def test_an_expired_call_fills_its_slot_with_the_expiry(store: CallStore) -> None:
+    ctx, agent = booted(store, ttl=0.2)
+    thread = await (await open_thread(store, "t")).append({"role": "user", "content": "refund"})
+    thread = await openai.run_chat_turn(ctx, thread, chat_completion(chat_call("c1", "refund", {"order": "9"})), agent=agent)
+    assert thread.status == "waiting"
+    await asyncio.sleep(0.3)
+    assert (await open_thread(store, "t")).status == "waiting"  # reading the thread expires nothing
+    assert await ctx.tools.pending_approvals() == []  # the first look settles it
+    thread = await open_thread(store, "t")
+    assert thread.status == "ready" and thread.chat_messages()[-1] == {
+        "role": "tool", "tool_call_id": "c1", "content": 'Error: the approval of tool "refund" expired after 0 s',
+    }
+    assert [r.outcome for r in await store.journal(call_id="c1")] == ["approval-pending", "approval-expired"]
+
+
+async def test_concurrent_resumes_append_the_answer_once(store: CallStore) -> None:
+    ctx, agent = booted(store)
+    calls = [chat_call(f"c{n}", "refund", {"order": str(n)}) for n in range(4)]
+    thread = await openai.run_chat_turn(ctx, await open_thread(store, "t"), chat_completion(*calls), agent=agent)
+    assert len(thread.waiting_on) == 4
+    pending = await ctx.tools.pending_approvals(agent)
+    await asyncio.gather(*(ctx.tools.resume(p.approval_id, "allowed-once") for p in pending))
+    thread = await open_thread(store, "t")
+    assert thread.status == "ready" and [m.get("tool_call_id") for m in thread.chat_messages()[1:]] == ["c0", "c1", "c2", "c3"]
+
+
+async def test_a_recovered_call_fills_its_slot(tmp_path: Path) -> None:
+    """A call whose process died mid-body (its lease lapsed) is settled by recover, and that settles its slot."""
+    async with SqliteStore(tmp_path / "calls.db") as store:
+        ctx, agent = booted(store)
+        thread = await (await open_thread(store, "t")).append({"role": "user", "content": "refund"})
+        call: FrozenJson = {"role": "assistant", "content": None, "tool_calls": [chat_call("c1", "refund", {"order": "7"})]}
+        version = thread.version
+        state, _ = await store.change_thread("t", lambda now: turned(now, version, "openai-chat", AGENT_ID, (call,), ["c1"]))
+        dead = CallRecord(  # what the dead process's journal left: running, its lease lapsed
+            "dead-1", "c1", AGENT_ID, "refund", {"order": "7"}, "running", time.time() - 60, owner="a-dead-process",
+            lease_until=time.time() - 1, idempotency_key="t:c1", thread_slot=ThreadSlot("t", state.steps, 0),
+        )
+        await store.write([dead], [])
+        assert (await open_thread(store, "t")).status == "running"
+        (result,) = await ctx.tools.recover(agent)
+        assert result.outcome == "unknown"
+        thread = await open_thread(store, "t")
+        assert thread.status == "ready" and thread.chat_messages()[-1] == {
+            "role": "tool", "tool_call_id": "c1",
+            "content": 'Error: tool "refund" may or may not have taken effect: its process stopped before the call settled',
+        }
