@@ -7,9 +7,8 @@ import time
 from pathlib import Path
 
 from dsh_tools.adapters import openai
-from dsh_tools.json_values import FrozenJson
 from dsh_tools.store import CallRecord, CallStore, SqliteStore, ThreadSlot
-from dsh_tools.store.thread_state import turned
+from dsh_tools.store.thread_state import checked_messages, turned
 from dsh_tools.threads import open_thread
 
 from thread_support import AGENT_ID, booted, chat_call, chat_completion
@@ -46,7 +45,7 @@ async def test_a_recovered_call_fills_its_slot(tmp_path: Path) -> None:
     async with SqliteStore(tmp_path / "calls.db") as store:
         ctx, agent = booted(store)
         thread = await (await open_thread(store, "t")).append({"role": "user", "content": "refund"})
-        call: FrozenJson = {"role": "assistant", "content": None, "tool_calls": [chat_call("c1", "refund", {"order": "7"})]}
+        (call,) = checked_messages([{"role": "assistant", "content": None, "tool_calls": [chat_call("c1", "refund", {"order": "7"})]}])
         version = thread.version
         state, _ = await store.change_thread("t", lambda now: turned(now, version, "openai-chat", AGENT_ID, (call,), ["c1"]))
         dead = CallRecord(  # what the dead process's journal left: running, its lease lapsed
