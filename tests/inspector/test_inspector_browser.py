@@ -5,10 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from playwright.async_api import async_playwright, expect
 
 from browser import CHROMIUM_ARGS, chromium_path
@@ -16,34 +14,6 @@ from browser import CHROMIUM_ARGS, chromium_path
 HERE = Path(__file__).resolve().parent
 SHOTS = Path(os.environ["DSH_SCREENSHOTS"]) if os.environ.get("DSH_SCREENSHOTS") else None
 """Set ``DSH_SCREENSHOTS=docs/images`` to refresh the screenshots ``docs/inspector.md`` shows."""
-
-
-@pytest.fixture
-def store_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'calls.db'}"
-
-
-@pytest.fixture
-def parked_agent(store_url: str) -> Iterator[subprocess.Popen[str]]:
-    agent = subprocess.Popen([sys.executable, str(HERE / "agent_for_inspector.py"), store_url], stdout=subprocess.PIPE, text=True)
-    assert agent.stdout is not None
-    assert agent.stdout.readline().startswith("parked ")
-    yield agent
-    agent.kill()
-    agent.wait(timeout=30)
-
-
-@pytest.fixture
-def inspector_url(store_url: str) -> Iterator[str]:
-    server = subprocess.Popen(
-        [sys.executable, "-m", "dsh_tools.cli", "inspect", "--store", store_url, "--port", "0"], stdout=subprocess.PIPE, text=True
-    )
-    assert server.stdout is not None
-    line = server.stdout.readline()
-    assert line.startswith("dsh-tools inspector: http://127.0.0.1:"), line
-    yield line.split(": ", 1)[1].strip()
-    server.terminate()
-    server.wait(timeout=30)
 
 
 async def test_approve_in_the_page_and_watch_the_call_run_live(parked_agent: subprocess.Popen[str], inspector_url: str) -> None:

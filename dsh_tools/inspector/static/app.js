@@ -187,9 +187,12 @@ function recordRows(record, nested) {
 }
 
 let streamed = null; // rows the stream sent while a journal fetch was in flight: newer than the fetch
+let journalAsked = 0; // filters change quickly: only the latest fetch's answer is shown
 async function refreshJournal() {
+  const asked = ++journalAsked;
   streamed = new Map();
   const rows = await getJson(`/api/journal?${filters}`);
+  if (asked !== journalAsked) return; // a later filter's fetch answers instead
   journalRows.clear();
   for (const record of rows) journalRows.set(record.recordId, record);
   for (const [id, record] of streamed) if (matchesFilters(record)) journalRows.set(id, record);
