@@ -61,3 +61,30 @@ async def test_a_recovered_call_fills_its_slot(tmp_path: Path) -> None:
             "role": "tool", "tool_call_id": "c1",
             "content": 'Error: tool "refund" may or may not have taken effect: its process stopped before the call settled',
         }
+
+
+async def test_a_code_mode_program_that_parks_waits_in_its_slot_and_its_rerun_fills_it(store: CallStore) -> None:
+    from dsh_tools import Agent, boot
+    from dsh_tools.code_mode.runtime import CodeRunRequest, CodeRunResult
+    from dsh_tools.testing import Bindings, ScriptedCodeRuntime
+
+    from thread_support import refund
+
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
+        done = await tools["refund"]({"order": "5"})
+        return CodeRunResult(logs=(), value={"done": done})
+
+    ctx = boot(mode="code", code_runtime=ScriptedCodeRuntime({"refund five": program}), store=store, approval="defer")
+    ctx.tools.register(refund)
+    agent = Agent(ctx, name="coder", id="coder-1")
+    thread = await openai.run_chat_turn(
+        ctx, await open_thread(store, "code"), chat_completion(chat_call("r1", "run_code", {"code": "refund five"})), agent=agent
+    )
+    (pending,) = await ctx.tools.pending_approvals(agent)
+    assert (thread.status, thread.pending_calls, thread.waiting_on) == ("waiting", ("r1",), (pending.approval_id,))
+    assert pending.tool_name == "refund"  # the program's sub-call is what waits; the thread's call is run_code
+    result = await ctx.tools.resume(pending.approval_id, "allowed-once")
+    assert result.outcome == "ok"
+    thread = await open_thread(store, "code")
+    (answer,) = thread.chat_messages()[1:]
+    assert answer.get("tool_call_id") == "r1" and str(answer.get("content")).endswith("refunded 5 (code:r1:1)\"}")
