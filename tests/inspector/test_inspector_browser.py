@@ -10,6 +10,7 @@ from pathlib import Path
 from playwright.async_api import async_playwright, expect
 
 from browser import CHROMIUM_ARGS, chromium_path
+from inspector_processes import inspector_url, parked_agent, store_url  # noqa: F401 - fixtures
 
 HERE = Path(__file__).resolve().parent
 SHOTS = Path(os.environ["DSH_SCREENSHOTS"]) if os.environ.get("DSH_SCREENSHOTS") else None

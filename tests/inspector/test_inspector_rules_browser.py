@@ -7,6 +7,7 @@ import subprocess
 from playwright.async_api import async_playwright, expect
 
 from browser import CHROMIUM_ARGS, chromium_path
+from inspector_processes import inspector_url, parked_agent, store_url  # noqa: F401 - fixtures
 
 
 async def test_remember_list_and_forget_a_rule_and_filter_as_you_change_the_filters(

@@ -12,7 +12,7 @@ from dsh_tools.adapters import anthropic, openai
 from dsh_tools.store import CallStore, MemoryStore
 from dsh_tools.threads import Thread, ThreadConflictError, ThreadWaitingError, open_thread
 
-from thread_support import anthropic_reply, booted, chat_call, chat_completion, responses_reply
+from thread_support import anthropic_reply, booted, chat_call, chat_completion, responses_reply, store  # noqa: F401 - store is a fixture
 
 
 async def unchanged(store: CallStore, thread: Thread) -> None:

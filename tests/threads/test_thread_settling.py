@@ -11,7 +11,7 @@ from dsh_tools.store import CallRecord, CallStore, SqliteStore, ThreadSlot
 from dsh_tools.store.thread_state import checked_messages, turned
 from dsh_tools.threads import open_thread
 
-from thread_support import AGENT_ID, booted, chat_call, chat_completion
+from thread_support import AGENT_ID, booted, chat_call, chat_completion, store  # noqa: F401 - store is a fixture
 
 
 async def test_an_expired_call_fills_its_slot_with_the_expiry(store: CallStore) -> None:

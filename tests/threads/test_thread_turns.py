@@ -11,7 +11,7 @@ from dsh_tools.adapters import anthropic, openai
 from dsh_tools.store import CallStore
 from dsh_tools.threads import Thread, open_thread
 
-from thread_support import anthropic_reply, booted, chat_call, chat_completion, responses_reply
+from thread_support import anthropic_reply, booted, chat_call, chat_completion, responses_reply, store  # noqa: F401 - store is a fixture
 
 
 async def test_a_chat_turn_waits_for_its_parked_call_then_the_resume_appends_the_step_answer(store: CallStore) -> None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from dsh_tools import Agent, Context, ToolExecution, boot, tool
+from dsh_tools.store import CallStore, MemoryStore, SqliteStore
 
 AGENT_ID = "support-1"
 
@@ -67,3 +71,10 @@ def anthropic_reply(*calls: tuple[str, str, dict[str, object]], text: str | None
     return {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": content,
             "stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None,
             "usage": {"input_tokens": 1, "output_tokens": 1}}
+
+
+@pytest.fixture(params=["memory", "sqlite"])  # PostgreSQL and other processes: tests/store
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[CallStore]:
+    made: CallStore = MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "calls.db")
+    async with made:
+        yield made

@@ -1,4 +1,4 @@
-"""The inspector suites' processes: a store file, an agent process with one parked call, and ``dsh-tools inspect`` on it."""
+"""Fixtures of the inspector suites (imported by the tests that use them): a store file, an agent process with one parked call, and ``dsh-tools inspect`` on it."""
 
 from __future__ import annotations
 
