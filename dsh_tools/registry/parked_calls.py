@@ -279,9 +279,5 @@ class ParkedCalls:
         if hears(self._ctx, PARKED, agent):
             await announce(self._ctx, PARKED, agent, self._core.lot.pending(self._registry(), parked))
 
-    def record_event(self, agent_id: str, kind: str, data: FrozenJson) -> None:
-        """Internal (``SessionLog``): an agent's session event, for the store."""
-        self._core.journal.record_event(agent_id, kind, data)
-
     def _registry(self) -> ToolRegistry:
         return cast("ToolRegistry", self)  # the mixin's one host; no import of it, which imports this module

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Final
 
 from dsh_tools.code_mode.plugin import CodeMode, ToolMode
 from dsh_tools.code_mode.runtime import CodeLanguage
+from dsh_tools.context.session import SESSION_EVENT
 from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
 from dsh_tools.context.context import Agent, Context
@@ -156,6 +157,8 @@ class ToolRegistry(ParkedCalls):
         # Before anything is provided: the plugin checks its keywords and needs the SystemPrompt.
         self._core.code_mode = CodeMode(self, mode=mode, code_language=code_language, max_parallel_sub_calls=max_parallel_sub_calls)
         ctx.track(ctx.events.add_probe(self._core.journal))
+        # Session events reach the store through the journal, which hears them on the bus.
+        ctx.track(ctx.events.add(SESSION_EVENT, self._core.journal.record_event, None, prepend=False))
         ctx.provide(TOOLS, self)
 
     def bind(self, ctx: Context) -> ToolRegistry:
