@@ -46,7 +46,8 @@ from dsh_tools.registry.layers import Restriction, ScopeView, ToolLayers
 from dsh_tools.registry.snapshot import snapshot
 from dsh_tools.tool_types import RegisteredTool, ToolDefinition, ToolSchema
 from dsh_tools.store.memory import MemoryStore
-from dsh_tools.store.protocol import ApprovalLog, CallStore, RuleStore, ThreadStore
+from dsh_tools.store.protocol import CallStore
+from dsh_tools.registry.store_features import check_store_features
 
 if TYPE_CHECKING:
     from dsh_tools.approval import ApprovalService
@@ -57,34 +58,6 @@ CHANGE: Final = "tools/change"
 
 Served = Callable[[Agent | None], RegisteredTool | None]
 """A tool a plugin serves beside the layers: the one an agent gets, or ``None`` where it gets none."""
-
-
-MAX_APPROVAL_TTL: Final = 366 * 86_400.0
-"""The longest ``approval_ttl_seconds`` (a year and a day; longer is a slip, not a policy)."""
-
-
-def check_store_features(store: CallStore, approval_ttl_seconds: object) -> float | None:
-    """Check what the store declares against what is asked of it (at ``boot()``); the checked TTL.
-
-    Threads and remembered rules are optional store protocols
-    (:class:`~dsh_tools.store.ThreadStore`, :class:`~dsh_tools.store.RuleStore`):
-    a store that declares one must have all of its methods. Expiry needs the
-    store's approval log (:class:`~dsh_tools.store.ApprovalLog`).
-    """
-    for protocol, members in (
-        (RuleStore, ("rules", "rule_for", "forget_rule")), (ThreadStore, ("open_thread", "read_thread", "change_thread")),
-    ):
-        has = [name for name in members if callable(getattr(store, name, None))]
-        if has and len(has) != len(members):
-            missing = ", ".join(name for name in members if name not in has)
-            raise TypeError(f"{type(store).__name__} has part of {protocol.__name__}, without {missing}")
-    if approval_ttl_seconds is None:
-        return None
-    if type(approval_ttl_seconds) not in (int, float) or not 0 < approval_ttl_seconds <= MAX_APPROVAL_TTL:  # type: ignore[operator]
-        raise ValueError(f"approval_ttl_seconds must be a number of seconds above 0 and at most {MAX_APPROVAL_TTL:g}, or None")
-    if not isinstance(store, ApprovalLog):
-        raise ValueError(f"approval_ttl_seconds needs a store that expires parked calls; {type(store).__name__} does not")
-    return float(approval_ttl_seconds)  # type: ignore[arg-type]
 
 
 class _Core:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Self, TypeVar
 from dsh_tools.errors import safe_str
 import dsh_tools.store.sql as sql
 import dsh_tools.store.txn as txn
+from dsh_tools.store.rows import JournalRow
 from dsh_tools.store.backlog import DEFAULT_MAX_BUFFERED, JournalBacklog
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
 from dsh_tools.store.listener import DecisionListener
@@ -207,7 +208,7 @@ class PostgresStore(RelationalStore):
     """Replicas commit rows out of ``seq`` order: ``changes`` looks this far below the last ``seq`` again."""
 
     # -- the journal, through an outage --------------------------------------------------
-    async def _write_rows(self, rows: Sequence[sql.JournalRow]) -> None:
+    async def _write_rows(self, rows: Sequence[JournalRow]) -> None:
         """Write the backlog and ``rows``; while the database is away, hold them all to write once it is back."""
         async with self._journal_lock:
             if self._link.away:  # no attempt is due: do not even try (and do not copy the backlog)
@@ -219,7 +220,7 @@ class PostgresStore(RelationalStore):
             except sql.StoreUnavailable:
                 self._hold(taken)
 
-    def _hold(self, rows: Sequence[sql.JournalRow]) -> None:
+    def _hold(self, rows: Sequence[JournalRow]) -> None:
         first_loss = self._backlog.dropped == 0
         lost = self._backlog.hold(rows)
         if lost:

@@ -21,6 +21,7 @@ from dsh_tools.json_values import JsonValue, dumps
 from dsh_tools.tool_types import describe_value
 import dsh_tools.store.sql as sql
 import dsh_tools.store.txn as txn
+from dsh_tools.store.rows import JournalRow, batches, journal_rows
 from dsh_tools.store.base import StoreBase, storable_id
 from dsh_tools.store.changes import MAX_CHANGED, MAX_TRACKED, ChangeCursor, StoreChanges, diff_marks
 from dsh_tools.store.interrupted import interrupted_claim, interrupted_record
@@ -162,7 +163,7 @@ class RelationalStore(RelationalThreads, StoreBase):
     # -- the journal ------------------------------------------------------------------
     async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
         """Write ``records`` and ``events`` in one commit; one that cannot be stored is counted and logged, alone."""
-        rows, refused = sql.journal_rows(records, events, self.max_value_bytes)
+        rows, refused = journal_rows(records, events, self.max_value_bytes)
         self._note_refused(refused)
         await self._write_rows(rows)
 
@@ -171,7 +172,7 @@ class RelationalStore(RelationalThreads, StoreBase):
         for label, error in refused:
             self.note_failure(sql.StoreError(f"{label} cannot be stored: {type(error).__name__}: {safe_str(error)}"))
 
-    async def _write_rows(self, rows: Sequence[sql.JournalRow]) -> None:
+    async def _write_rows(self, rows: Sequence[JournalRow]) -> None:
         """Commit ``rows`` as one group; if the database refuses the group for a row's data, commit each alone.
 
         So a record the database will not hold costs only itself: its
@@ -189,12 +190,12 @@ class RelationalStore(RelationalThreads, StoreBase):
                 except sql.RecordRefused as error:
                     self.note_failure(sql.StoreError(f"{row.label} was refused: {safe_str(error)}"))
 
-    async def _write_group(self, rows: Sequence[sql.JournalRow]) -> None:
+    async def _write_group(self, rows: Sequence[JournalRow]) -> None:
         """One commit of ``rows``: ``executemany`` batches, or, when a row's call fills a thread slot, a transaction that fills it too."""
         if any(row.fill is not None for row in rows):
             await self._transact(lambda: txn.journal_write(rows))
         else:
-            await self._write_all((), sql.batches(rows))
+            await self._write_all((), batches(rows))
 
     async def _journal(self, query: JournalQuery) -> list[CallRecord]:
         statement, params = sql.journal_query(query)

@@ -29,6 +29,7 @@ from typing import Any, ClassVar, Final, TypeVar
 
 import dsh_tools.store.sql as sql
 import dsh_tools.store.txn as txn
+from dsh_tools.store.rows import batches, journal_rows
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
 from dsh_tools.store.records import CallRecord, SessionEvent
 from dsh_tools.store.relational import RelationalStore, Statement
@@ -210,7 +211,7 @@ class SqliteStore(RelationalStore):
         The call journal's fast path for a lone call: no task, no thread hop;
         and one record alone is one statement, its own transaction.
         """
-        rows, refused = sql.journal_rows(records, events, self.max_value_bytes)
+        rows, refused = journal_rows(records, events, self.max_value_bytes)
         if refused or any(row.fill is not None for row in rows):
             return False  # the thread path (``write``) counts these once, and fills thread slots in its transaction
         try:
@@ -218,7 +219,7 @@ class SqliteStore(RelationalStore):
                 return self._write_inline(None, (rows[0].statement, rows[0].params))
 
             def steps(db: sqlite3.Connection) -> None:
-                for statement, batch in sql.batches(rows):
+                for statement, batch in batches(rows):
                     db.executemany(statement, batch)
 
             return self._write_inline(steps)

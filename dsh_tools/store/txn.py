@@ -29,6 +29,7 @@ from returns.result import Failure
 import dsh_tools.store.sql as sql
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json
 from dsh_tools.store.expiry import expired_record
+from dsh_tools.store.rows import JournalRow
 from dsh_tools.store.records import ApprovalDecision, ApprovalEventKind, ApprovalRule, ParkedCall, ThreadSlot
 from dsh_tools.store.thread_state import Change, ThreadState, slot_filled, slot_parked
 
@@ -163,7 +164,7 @@ def park_slot(slot: ThreadSlot, approval_id: str) -> Txn[None]:
 # -- the journal -------------------------------------------------------------------------------
 
 
-def journal_write(rows: Sequence[sql.JournalRow]) -> Txn[None]:
+def journal_write(rows: Sequence[JournalRow]) -> Txn[None]:
     """Journal rows, then the thread slots their calls fill: one commit (the settling commit fills the slot)."""
     for row in rows:
         yield (row.statement, row.params)
