@@ -57,6 +57,11 @@ class ParkedCalls:
         """The call store in use: parked calls, decisions and the journal."""
         return self._core.lot.store
 
+    @property
+    def lease_seconds(self) -> float:
+        """How long a claim (a parked call run here, a thread step's calls) outlives this process unless renewed."""
+        return self._core.lot.lease_seconds
+
     async def pending_approvals(self, agent: Agent | None = None) -> list[PendingApproval]:
         """Parked calls from the store, oldest first: ``agent``'s (decided or not, not yet run), or every undecided one.
 

@@ -30,7 +30,8 @@ def check_store_features(store: CallStore, approval_ttl_seconds: object) -> floa
     store's approval log (:class:`~dsh_tools.store.ApprovalLog`).
     """
     for protocol, members in (
-        (RuleStore, ("rules", "rule_for", "forget_rule")), (ThreadStore, ("open_thread", "read_thread", "change_thread")),
+        (RuleStore, ("rules", "rule_for", "forget_rule")),
+        (ThreadStore, ("open_thread", "read_thread", "change_thread", "open_steps")),
     ):
         has = [name for name in members if callable(getattr(store, name, None))]
         if has and len(has) != len(members):

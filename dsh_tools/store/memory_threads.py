@@ -81,6 +81,9 @@ class MemoryThreads:
         self._keep(thread_id, change[0], [*found[1], *change[1]])
         return change
 
+    async def open_steps(self, agent_id: str) -> list[ThreadState]:
+        return [state for state, _ in self._threads.values() if state.step is not None and state.agent_id == agent_id]
+
     def _fill(self, slot: ThreadSlot, answer: JsonValue) -> None:
         """Fill a thread slot (a settled call's answer), appending the step's answer when it was the last."""
         found = self._threads.get(slot.thread_id)

@@ -211,6 +211,10 @@ class ThreadStore(Protocol):
         """Apply ``apply`` atomically (``KeyError``: no such thread; what ``apply`` raises leaves it unchanged)."""
         ...
 
+    async def open_steps(self, agent_id: str) -> list[ThreadState]:
+        """``agent_id``'s threads whose step has not settled (``recover`` looks there for calls no record names)."""
+        ...
+
 
 @runtime_checkable
 class ApprovalLog(Protocol):

@@ -77,6 +77,21 @@ class RelationalThreads:
         check_thread_id(thread_id)
         return await self._transact(lambda: txn.thread_change(thread_id, apply))
 
+    async def open_steps(self, agent_id: str) -> list[ThreadState]:
+        """``agent_id``'s threads with an open step (few: a step is open while its calls run or wait)."""
+        found = []
+        for thread_id, version, body in await self._read(
+            "SELECT thread_id, version, body FROM dsh_threads WHERE status <> 'ready' ORDER BY updated_at", ()
+        ):
+            try:
+                state = ThreadState.read(thread_id, int(version), body)
+            except (*sql.UNREADABLE, KeyError) as error:
+                self.note_unreadable("thread", error)
+                continue
+            if state.agent_id == agent_id:
+                found.append(state)
+        return found
+
     # -- rules --------------------------------------------------------------------------------
     async def rules(self, agent_id: str | None = None) -> list[ApprovalRule]:
         """The remembered rules, oldest first: every agent's, or ``agent_id``'s."""

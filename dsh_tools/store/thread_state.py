@@ -53,6 +53,8 @@ __all__ = [
     "appended",
     "check_thread_id",
     "checked_messages",
+    "leased",
+    "orphaned",
     "slot_filled",
     "slot_parked",
     "turned",
@@ -84,11 +86,20 @@ class StepSlot(Record):
 
 
 class ThreadStep(Record):
-    """The open step: the assistant turn's tool call ids, in order, and a slot for each."""
+    """The open step: the assistant turn's tool call ids (and tool names), in order, and a slot for each.
+
+    ``owner`` is the process running the step's calls and ``lease_until`` how
+    long it holds them unless it renews: a process that dies between the
+    step's commit and a call's first journal record leaves a slot no record
+    names, which ``recover`` settles once the lease lapsed (:func:`orphaned`).
+    """
 
     number: int
     call_ids: tuple[str, ...]
     slots: tuple[StepSlot, ...]
+    names: tuple[str, ...] = ()
+    owner: str | None = None
+    lease_until: float | None = None
 
 
 class ThreadState(Record):
@@ -136,6 +147,9 @@ class ThreadState(Record):
             "number": step.number,
             "callIds": list(step.call_ids),
             "slots": [{"approvalId": s.approval_id, "answer": thaw_json(s.answer)} for s in step.slots],
+            "names": list(step.names),
+            "owner": step.owner,
+            "leaseUntil": step.lease_until,
         }
         body = {"provider": self.provider, "agentId": self.agent_id, "steps": self.steps, "step": shown, "count": self.count}
         return dumps(body).decode()
@@ -153,7 +167,11 @@ class ThreadState(Record):
         step = None
         if shown is not None:
             slots = tuple(StepSlot(slot["approvalId"], slot["answer"]) for slot in shown["slots"])
-            step = ThreadStep(int(shown["number"]), tuple(str(c) for c in shown["callIds"]), slots)
+            lease = shown.get("leaseUntil")
+            step = ThreadStep(
+                int(shown["number"]), tuple(str(c) for c in shown["callIds"]), slots,
+                tuple(str(n) for n in shown.get("names", ())), shown.get("owner"), None if lease is None else float(lease),
+            )
         return cls(thread_id, version, body["provider"], body["agentId"], int(body["steps"]), step, int(body["count"]))
 
 
@@ -217,7 +235,16 @@ def appended(state: ThreadState, version: int, messages: Sequence[FrozenJson]) -
 
 
 def turned(
-    state: ThreadState, version: int, provider: str, agent_id: str, messages: Sequence[FrozenJson], call_ids: Sequence[str]
+    state: ThreadState,
+    version: int,
+    provider: str,
+    agent_id: str,
+    messages: Sequence[FrozenJson],
+    call_ids: Sequence[str],
+    *,
+    names: Sequence[str] = (),
+    owner: str | None = None,
+    lease_until: float | None = None,
 ) -> Change:
     """The state after an assistant turn of ``provider`` by ``agent_id``, opening a step when it made calls.
 
@@ -244,7 +271,7 @@ def turned(
     steps = state.steps
     if call_ids:
         steps += 1
-        step = ThreadStep(steps, tuple(call_ids), tuple(StepSlot() for _ in call_ids))
+        step = ThreadStep(steps, tuple(call_ids), tuple(StepSlot() for _ in call_ids), tuple(names), owner, lease_until)
     return _grown(state, messages, provider=provider, agent_id=agent_id, steps=steps, step=step)
 
 
@@ -254,6 +281,22 @@ def _open_slot(state: ThreadState, slot: ThreadSlot) -> ThreadStep | None:
     if step is None or step.number != slot.step or not 0 <= slot.index < len(step.slots):
         return None
     return step if step.slots[slot.index].answer is None else None
+
+
+def leased(state: ThreadState, number: int, owner: str, lease_until: float) -> Change | None:
+    """The step ``number`` held by ``owner`` until ``lease_until`` (a renewal: no new version, no message); ``None`` if it closed."""
+    step = state.step
+    if step is None or step.number != number:
+        return None
+    return state.set(step=step.set(owner=owner, lease_until=lease_until)), ()
+
+
+def orphaned(state: ThreadState, now: float) -> tuple[int, ...]:
+    """The open step's slots neither settled nor waiting for approval, once its process's lease lapsed."""
+    step = state.step
+    if step is None or step.lease_until is None or step.lease_until >= now:
+        return ()
+    return tuple(i for i, slot in enumerate(step.slots) if slot.answer is None and slot.approval_id is None)
 
 
 def slot_parked(state: ThreadState, slot: ThreadSlot, approval_id: str) -> ThreadState | None:

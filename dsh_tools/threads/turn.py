@@ -24,6 +24,8 @@ those as aborted, so no slot is left open by a call that never ran.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -34,7 +36,9 @@ from dsh_tools.execution import ToolExecutionInput
 from dsh_tools.pipeline.batch import execute_batch
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.records import CallRecord, ThreadSlot
-from dsh_tools.store.thread_state import answer_from, checked_messages, turned
+from dsh_tools.errors import safe_str
+from dsh_tools.registry.approvals import OWNER
+from dsh_tools.store.thread_state import answer_from, checked_messages, leased, turned
 from dsh_tools.threads.thread import Thread, thread_of
 from dsh_tools.tool_types import describe_value
 
@@ -42,6 +46,8 @@ if TYPE_CHECKING:
     from dsh_tools.adapters.answers import Provider
 
 __all__ = ["run_step"]
+
+_LOG = logging.getLogger("dsh_tools.store")
 
 
 async def run_step(
@@ -62,22 +68,37 @@ async def run_step(
     if store is not tools.store:
         raise ValueError("the thread is in another store than the calls (open it from ctx.tools.store)")
     assistant = checked_messages(messages, "assistant message")
-    call_ids = [call.call_id for call in calls]
-    version, thread_id = thread.version, thread.thread_id
+    call_ids, names = [call.call_id for call in calls], [call.name for call in calls]
+    version, thread_id, seconds = thread.version, thread.thread_id, tools.lease_seconds
+    lease = time.time() + seconds
     state, added = await thread.store.change_thread(
-        thread_id, lambda now: turned(now, version, provider, agent.id, assistant, call_ids)
+        thread_id,
+        lambda now: turned(now, version, provider, agent.id, assistant, call_ids, names=names, owner=OWNER, lease_until=lease),
     )
     if calls:
         slots = [ThreadSlot(thread_id, state.steps, index) for index in range(len(calls))]
         keyed = [call.set(idempotency_key=f"{thread_id}:{call.call_id}", agent=agent) for call in calls]
+        renewing = asyncio.get_running_loop().create_task(_hold_step(thread, state.steps, seconds))
         try:
             await execute_batch(tools, keyed, gates=tools.gates, thread_slots=slots)
         finally:
+            renewing.cancel()
             await _close_unstarted(thread, keyed, slots, agent)
     found = await thread.store.read_thread(thread_id)
     if found is None:
         raise KeyError(f"thread {thread_id!r} is gone from the store (pruned while the turn ran)")
     return thread_of(thread.store, *found)
+
+
+async def _hold_step(thread: Thread, number: int, seconds: float) -> None:
+    """Renew this process's lease on the step while its calls run (a lapsed one lets ``recover`` settle calls no record names)."""
+    while True:
+        await asyncio.sleep(seconds / 3)
+        until = time.time() + seconds
+        try:
+            await thread.store.change_thread(thread.thread_id, lambda now: leased(now, number, OWNER, until) or (now, ()))
+        except Exception as error:  # noqa: BLE001 - the next renewal tries again; the calls go on
+            _LOG.warning("renewing the lease on thread %r's step failed: %s", thread.thread_id, safe_str(error))
 
 
 async def _close_unstarted(thread: Thread, calls: Sequence[ToolExecutionInput], slots: Sequence[ThreadSlot], agent: Agent) -> None:

@@ -130,20 +130,23 @@ def test_a_rule_outlives_a_restart_and_stops_applying_once_the_tool_changes(url:
     assert run(url, tmp_path, "call", "c4")[0] == "approval-pending"  # type: ignore[index]
 
 
-def test_a_call_killed_mid_body_is_recovered_into_its_thread_slot(url: str, tmp_path: Path) -> None:
+def test_a_turn_killed_mid_body_is_recovered_into_its_thread_slots(url: str, tmp_path: Path) -> None:
+    """``hang`` runs (its running record is leased); ``look`` waits behind it with no record yet: both are settled."""
     env = environment(tmp_path, LEASE="0.6")
     turn = subprocess.Popen(
-        [sys.executable, str(SCRIPT), url, "turn", "hang on", calls(("c1", "hang", {"order": "7"}))],
+        [sys.executable, str(SCRIPT), url, "turn", "hang on", calls(("c1", "hang", {"order": "7"}), ("c2", "look", {"order": "7"}))],
         env=env, stdout=subprocess.PIPE, text=True,
     )
     assert turn.stdout is not None and turn.stdout.readline().strip() == '"running"'
     turn.send_signal(signal.SIGKILL)
     turn.wait(timeout=30)
-    time.sleep(0.8)  # the lease lapses
+    time.sleep(0.8)  # the leases lapse: the running call's and the step's
     recovered = run(url, tmp_path, "recover", LEASE="0.6")
     assert isinstance(recovered, dict) and recovered["status"] == "ready"
-    assert recovered["results"][0][0] == "unknown"
-    assert recovered["messages"][-1] == {
-        "role": "tool", "tool_call_id": "c1",
-        "content": 'Error: tool "hang" may or may not have taken effect: its process stopped before the call settled',
-    }
+    assert [result[0] for result in recovered["results"]] == ["unknown", "unknown"]
+    unknown = 'Error: tool "{}" may or may not have taken effect: its process stopped before the call settled'
+    assert recovered["messages"][-2:] == [
+        {"role": "tool", "tool_call_id": "c1", "content": unknown.format("hang")},
+        {"role": "tool", "tool_call_id": "c2", "content": unknown.format("look")},
+    ]
+    assert body_runs(tmp_path) == ["hang 7"]
