@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import ClassVar, Literal, TypeAlias
 
 from dsh_tools.approval import ApprovalDecision, ApprovalVerdict
-from dsh_tools.execution import meta_member
+from dsh_tools.execution import content_text, meta_member
 from dsh_tools.json_values import JsonValue
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.record import Record
@@ -210,6 +210,17 @@ class CallRecord(Record):
         of one key (``record.meta_get("approvalId")``) with no narrowing.
         """
         return meta_member(self.meta, key)
+
+    @property
+    def text(self) -> str:
+        """The text of the content's ``text`` blocks, one per line: the journal's twin of ``ToolExecutionResult.text``.
+
+        A previewed content (``{"$preview": ...}``: too large to keep whole) reads as no text.
+        """
+        content = self.content
+        if not isinstance(content, (tuple, list)):
+            return ""
+        return content_text([block for block in content if isinstance(block, Mapping)])
 
 
 class InterruptedCall(Record):
