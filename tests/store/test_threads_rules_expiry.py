@@ -225,3 +225,18 @@ async def test_memory_store_keeps_the_same_rules(tmp_path: Path) -> None:
     store = MemoryStore()
     assert await store.park(parked("p1", expires_in=0), max_per_agent=1)
     assert await store.expire() == 1 and await store.expire() == 0
+
+
+async def test_a_version_2_postgres_database_is_upgraded_in_place(fresh_postgres: str) -> None:
+    import psycopg
+
+    dialect = sql.Dialect(serial="BIGSERIAL PRIMARY KEY", placeholder="%s")
+    with psycopg.connect(fresh_postgres, autocommit=True) as db:  # the tables as the previous release made them
+        for statement in [*dialect._first(), *sql.MIGRATIONS[1]]:
+            db.execute(statement.encode())
+        db.execute(b"INSERT INTO dsh_schema (version) VALUES (2)")
+    async with PostgresStore(fresh_postgres) as store:
+        thread = await store.open_thread("t")
+        assert thread[0].version == 0 and await store.rules() == [] and await store.approval_events() == []
+    with psycopg.connect(fresh_postgres, autocommit=True) as db:
+        assert db.execute(b"SELECT version FROM dsh_schema").fetchall() == [(SCHEMA_VERSION,)]
