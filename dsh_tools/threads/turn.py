@@ -81,9 +81,11 @@ async def run_step(
         renewing = asyncio.get_running_loop().create_task(_hold_step(thread, state.steps, seconds))
         try:
             await execute_batch(tools, keyed, gates=tools.gates, thread_slots=slots)
+        except BaseException:
+            await _close_unstarted(thread, keyed, slots, agent)  # a batch that ends whole settled or parked every call
+            raise
         finally:
             renewing.cancel()
-            await _close_unstarted(thread, keyed, slots, agent)
     found = await thread.store.read_thread(thread_id)
     if found is None:
         raise KeyError(f"thread {thread_id!r} is gone from the store (pruned while the turn ran)")

@@ -128,3 +128,43 @@ async def test_a_thread_is_frozen_and_reads_back_the_same(store: CallStore) -> N
     assert isinstance(thread, Thread) and thread == await open_thread(store, "t")
     with pytest.raises(AttributeError):
         thread.version = 7  # type: ignore[misc]
+
+
+async def test_calls_settled_before_they_could_run_fill_their_slots_too(store: CallStore) -> None:
+    ctx, agent = booted(store)
+    bad = {"id": "c1", "type": "function", "function": {"name": "look", "arguments": "{not json"}}
+    unknown = chat_call("c2", "no_such_tool", {})
+    thread = await openai.run_chat_turn(ctx, await open_thread(store, "t"), chat_completion(bad, unknown), agent=agent)
+    assert thread.status == "ready"
+    answers = [m.get("content") for m in thread.chat_messages()[1:]]
+    assert str(answers[0]).startswith("Error: invalid arguments: the arguments are not valid JSON")
+    assert answers[1] == 'Error: unknown tool "no_such_tool"'
+
+
+async def test_a_cancelled_turn_settles_the_calls_it_never_started(store: CallStore) -> None:
+    import asyncio
+
+    from dsh_tools import tool
+
+    started = asyncio.Event()
+
+    @tool
+    async def slow(order: str) -> str:
+        """Slow."""
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    ctx, agent = booted(store)
+    ctx.tools.register(slow)
+    completion = chat_completion(chat_call("c1", "slow", {"order": "1"}), chat_call("c2", "look", {"order": "2"}))
+    turn = asyncio.ensure_future(openai.run_chat_turn(ctx, await open_thread(store, "t"), completion, agent=agent))
+    await started.wait()
+    turn.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await turn
+    thread = await open_thread(store, "t")
+    assert thread.status == "ready"
+    answers = [m.get("content") for m in thread.chat_messages()[1:]]
+    assert str(answers[0]).startswith('Error: the call was aborted while tool "slow" ran')
+    assert answers[1] == "Error: the turn was cut short before this call ran, so it was not run"
