@@ -132,7 +132,7 @@ async def test_a_thread_is_frozen_and_reads_back_the_same(store: CallStore) -> N
 
 async def test_calls_settled_before_they_could_run_fill_their_slots_too(store: CallStore) -> None:
     ctx, agent = booted(store)
-    bad = {"id": "c1", "type": "function", "function": {"name": "look", "arguments": "{not json"}}
+    bad: dict[str, object] = {"id": "c1", "type": "function", "function": {"name": "look", "arguments": "{not json"}}
     unknown = chat_call("c2", "no_such_tool", {})
     thread = await openai.run_chat_turn(ctx, await open_thread(store, "t"), chat_completion(bad, unknown), agent=agent)
     assert thread.status == "ready"
