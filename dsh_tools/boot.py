@@ -37,6 +37,7 @@ def boot(
     cancel_grace_ms: float = DEFAULT_GRACE_MS,
     approval: Literal["defer"] | ApprovalService | None = None,
     queues: Mapping[str, str | None] | None = None,
+    approval_ttl_seconds: float | None = None,
 ) -> Context:
     """A root context with ``SystemPrompt``, ``ToolRegistry``, ``RetryPolicy`` and (by default) ``TimeoutPolicy``.
 
@@ -58,7 +59,10 @@ def boot(
     ``approval="defer"`` provides a :class:`~dsh_tools.DeferringApprovalService`
     (every ``Ask`` parks the call in the store for a human to decide later),
     ``approval=<service>`` provides that service, ``None`` provides none (an
-    ``Ask`` is then denied).
+    ``Ask`` is then denied). ``approval_ttl_seconds`` makes a parked call
+    expire when nobody decided it in time: the first store operation that
+    touches it then settles it ``APPROVAL_EXPIRED`` (see ``docs/durability.md``).
+    The store's optional protocols (threads, rules, expiry) are checked here.
     """
     service = _approval_service(approval)
     language = language_of(code_runtime, code_language)
@@ -76,6 +80,7 @@ def boot(
         cancel_grace_ms=cancel_grace_ms,
         code_language=language,
         queues=queues,
+        approval_ttl_seconds=approval_ttl_seconds,
     )
     RetryPolicy(ctx)  # outermost: each attempt gets the timeout afresh
     if timeouts:

@@ -126,7 +126,9 @@ def _store_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def _approvals(commands: Commands) -> argparse.ArgumentParser:
-    parser = commands.add_parser("approvals", help="list parked calls in a store, or record a decision on one")
+    parser = commands.add_parser(
+        "approvals", help="list parked calls in a store, record a decision on one, watch them, or manage remembered rules"
+    )
     _store_argument(parser)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("list", help="every undecided parked call, oldest first").add_argument(
@@ -135,9 +137,22 @@ def _approvals(commands: Commands) -> argparse.ArgumentParser:
     for verdict in ("approve", "reject"):
         action = actions.add_parser(verdict, help=f"{verdict} one parked call (its agent's process runs it)")
         action.add_argument("approval_id", metavar="ID")
-        action.add_argument("--by", default=None, help="who decided (kept with the decision)")
+        action.add_argument("--by", default=None, help="who decided (kept with the decision, shown in the journal)")
+        action.add_argument(
+            "--message", default=None, help="what the model reads with a rejection (the user rejected tool ...: MESSAGE)"
+        )
+        action.add_argument(
+            "--remember", action="store_true", help="decide this agent's later calls of this tool alike (a rule)"
+        )
         if verdict == "approve":
             action.add_argument("--arguments", metavar="JSON", help="edited arguments to run the call with instead")
+    watch = actions.add_parser("watch", help="print parked, decided and settled events as JSON lines until interrupted")
+    watch.add_argument("--poll", type=float, default=0.5, metavar="S", help="seconds between looks (default 0.5)")
+    watch.add_argument("--from-start", action="store_true", help="print the events already logged first")
+    actions.add_parser("rules", help="the remembered rules (one JSON object per line)").add_argument(
+        "--agent", metavar="ID", help="only this agent's rules"
+    )
+    actions.add_parser("forget", help="remove one remembered rule").add_argument("rule_id", metavar="RULE_ID")
     return parser
 
 

@@ -35,7 +35,9 @@ if TYPE_CHECKING:
     from dsh_tools.hooks import (
         AssembleListener,
         ChangeListener,
+        DecidedListener,
         ExecuteListener,
+        ParkedListener,
         PostExecuteListener,
         PreExecuteListener,
         ProgressListener,
@@ -238,6 +240,10 @@ class Context:
     def on(self, name: Literal["tools/progress"], listener: ProgressListener, *, prepend: bool = False) -> Disposer: ...
     @overload
     def on(self, name: Literal["tools/change"], listener: ChangeListener, *, prepend: bool = False) -> Disposer: ...
+    @overload
+    def on(self, name: Literal["tools/parked"], listener: ParkedListener, *, prepend: bool = False) -> Disposer: ...
+    @overload
+    def on(self, name: Literal["tools/decided"], listener: DecidedListener, *, prepend: bool = False) -> Disposer: ...
     @overload
     def on(self, name: Literal["system-prompt/assemble"], listener: AssembleListener, *, prepend: bool = False) -> Disposer: ...
     def on(self, name: str, listener: Callable[..., Any], *, prepend: bool = False) -> Disposer:

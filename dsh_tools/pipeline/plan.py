@@ -43,15 +43,18 @@ from dsh_tools.signals import AbortController, AbortSignal
 from dsh_tools.tool_types import RegisteredTool
 
 if TYPE_CHECKING:
-    from dsh_tools.approval import ApprovalService
+    from dsh_tools.approval import ApprovalDecision, ApprovalService
+    from dsh_tools.store.records import ApprovalRule, ThreadSlot
     from dsh_tools.context.context import Agent
     from dsh_tools.execution import ToolExecutionResult, ToolProgress
     from dsh_tools.context.probes import CallProbe
     from dsh_tools.dbos.seam import QueueDispatcher
 
-__all__ = ["Attempt", "CallPlan", "CallState", "plan_call", "plan_of"]
+__all__ = ["UNSET", "Attempt", "CallPlan", "CallState", "plan_call", "plan_of"]
 
 _UNSET: Final = object()
+UNSET: Final = _UNSET
+"""What a per-call fact that is looked up lazily holds before its lookup (``CallState.rule``)."""
 
 
 class Attempt:
@@ -94,6 +97,9 @@ class CallState:
         "parent_call_id",
         "journal",
         "trace",
+        "thread_slot",
+        "decision",
+        "rule",
         "_controller",
     )
 
@@ -134,6 +140,13 @@ class CallState:
         """The call journal's open entry for this call."""
         self.trace: object | None = None
         """The tracer's span for this call."""
+        self.thread_slot: ThreadSlot | None = None
+        """Where the call's answer goes in its thread (a call of a thread's turn): carried into its running
+        record, its park and its settlement, whose commit fills it."""
+        self.decision: ApprovalDecision | None = None
+        """The recorded decision the call continues (a resume): who decided, and the message a denial carries."""
+        self.rule: ApprovalRule | None | object = _UNSET
+        """The remembered rule that decided the call's approval (``None``: none applies; unset: not looked up)."""
         self._controller: AbortController | None = None
 
     def fallback_signal(self) -> AbortSignal:

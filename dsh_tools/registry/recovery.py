@@ -12,6 +12,9 @@ it (``store.interrupted()``), and a process holding the agent settles it:
   (outcome ``"unknown"``): its body may or may not have had its effect, so it
   is not run again. A program's text lists the sub-calls the journal shows
   ran.
+* a call of a **thread's step** that no record names (its process died
+  between committing the step and the call's first record) settles
+  ``TOOL_OUTCOME_UNKNOWN`` in its slot once the step's lease lapsed.
 
 Each call is first *taken* in the store, atomically, so of several processes
 recovering one agent at once, one settles each call. The settlement writes
@@ -25,6 +28,8 @@ runs), and nothing is decided here.
 
 from __future__ import annotations
 
+import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Final
 
@@ -42,8 +47,9 @@ from dsh_tools.pipeline.plan import plan_call
 from dsh_tools.pipeline.resume import AFTER_APPROVAL
 from dsh_tools.registry.approvals import OWNER, fingerprint
 from dsh_tools.store.interrupted import claim_record
-from dsh_tools.store.protocol import LeaseStore
-from dsh_tools.store.records import CallRecord, InterruptedCall
+from dsh_tools.store.protocol import CallStore, LeaseStore, ThreadStore
+from dsh_tools.store.records import CallRecord, InterruptedCall, ThreadSlot
+from dsh_tools.store.thread_state import answer_of, orphaned
 from dsh_tools.content import text_block
 
 if TYPE_CHECKING:
@@ -70,6 +76,7 @@ async def recover(tools: ToolRegistry, agent: Agent, *, lease_seconds: float) ->
         record = await _take(tools, call, lease_seconds)
         if record is not None:
             results.append(await _settle(tools, agent, record, queued))
+    results.extend(await _orphans(tools.store, agent))
     return results
 
 
@@ -87,6 +94,42 @@ async def _queued_results(tools: ToolRegistry, agent: Agent) -> QueuedResult | N
         return await dispatcher.result_of(call)
 
     return result_of
+
+
+async def _orphans(store: object, agent: Agent) -> list[ToolExecutionResult]:
+    """Settle the calls of ``agent``'s thread steps that no journal record names, once the step's lease lapsed.
+
+    Its process died between committing the turn's step and the call's first
+    record (a call still in its policy, or queued behind an exclusive
+    sibling): nothing else knows of the call. It may have started its body
+    (an idempotent call's record is written within the journal's window), so
+    it settles ``TOOL_OUTCOME_UNKNOWN``, in its slot.
+    """
+    if not isinstance(store, ThreadStore) or not isinstance(store, CallStore):
+        return []
+    settled: list[ToolExecutionResult] = []
+    now = time.time()
+    for state in await store.open_steps(agent.id):
+        step = state.step
+        assert step is not None  # open_steps lists open steps
+        records: list[CallRecord] = []
+        for index in orphaned(state, now):
+            slot = ThreadSlot(state.thread_id, step.number, index)
+            call_id = step.call_ids[index]
+            if any(r.thread_slot == slot for r in await store.journal(call_id=call_id, agent_id=agent.id, limit=1000)):
+                continue  # a record names it: the interrupted calls above settle it, or it settled
+            name = step.names[index] if index < len(step.names) else "unknown"
+            unknown = exception_result(call_id, ToolOutcomeUnknownError(name))
+            records.append(CallRecord(
+                f"orphan-{secrets.token_hex(8)}", call_id, agent.id, name, {}, "unknown", now, content=unknown.content,
+                is_error=True, error={"name": "ToolOutcomeUnknownError", "code": "TOOL_OUTCOME_UNKNOWN"}, ended_at=now,
+                idempotency_key=f"{state.thread_id}:{call_id}", owner=OWNER, thread_slot=slot,
+                thread_answer=answer_of(unknown),
+            ))
+            settled.append(unknown)
+        if records:
+            await store.write(records, ())  # one commit: the slots fill, and the step's answer with the last
+    return settled
 
 
 async def _take(tools: ToolRegistry, call: InterruptedCall, lease_seconds: float) -> CallRecord | None:
@@ -114,6 +157,7 @@ async def _settle(
     plan = plan_call(tools, execution)
     state = plan.state
     state.record_id, state.approval_id, state.parent_call_id = record.record_id, record.approval_id, record.parent_call_id
+    state.thread_slot = record.thread_slot  # the settlement fills the thread slot the call left open
     if queued is not None and record.idempotency_key is not None:
         from_queue = await queued(record.idempotency_key)
         if from_queue is not None:

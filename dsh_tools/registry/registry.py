@@ -48,6 +48,7 @@ from dsh_tools.registry.snapshot import snapshot
 from dsh_tools.tool_types import RegisteredTool, ToolDefinition, ToolSchema
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.store.protocol import CallStore
+from dsh_tools.registry.store_features import check_store_features
 
 if TYPE_CHECKING:
     from dsh_tools.approval import ApprovalService
@@ -112,6 +113,7 @@ class ToolRegistry(ParkedCalls):
         cancel_grace_ms: float = DEFAULT_GRACE_MS,
         code_language: CodeLanguage = "typescript",
         queues: Mapping[str, str | None] | None = None,
+        approval_ttl_seconds: float | None = None,
     ) -> None:
         routes = check_routes(queues)
         if type(max_parked_per_agent) is not int or max_parked_per_agent < 0:
@@ -121,7 +123,9 @@ class ToolRegistry(ParkedCalls):
         if store is not None and not isinstance(store, CallStore):
             raise TypeError(f"store must be a CallStore (MemoryStore, SqliteStore, PostgresStore), got {type(store).__name__}")
         check_grace_ms(cancel_grace_ms, "cancel_grace_ms")
-        lot = ParkingLot(store if store is not None else MemoryStore(), max_per_agent=max_parked_per_agent, lease_seconds=float(lease_seconds))
+        store = store if store is not None else MemoryStore()
+        ttl = check_store_features(store, approval_ttl_seconds)
+        lot = ParkingLot(store, max_per_agent=max_parked_per_agent, lease_seconds=float(lease_seconds), ttl_seconds=ttl)
         self._core = _Core(lot, cancel_grace_ms)
         self._ctx = ctx
         self.events, self.logger, self.routes = ctx.events, ctx.logger, routes
