@@ -33,7 +33,7 @@ from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import ExecuteNext
 from dsh_tools.context.context import Context
-from dsh_tools.pipeline.effects import may_run_again, not_retried
+from dsh_tools.pipeline.effects import at_most_once, not_retried
 from dsh_tools.pipeline.plan import Attempt, CallPlan
 from dsh_tools.retry import Retry
 from dsh_tools.tool_types import RegisteredTool
@@ -69,9 +69,9 @@ class RetryPolicy:
     async def _wrap(self, execution: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:  # noqa: A002
         plan: CallPlan | None = getattr(next, "plan", None)  # the call's plan; a hand-made pipeline has none
         tool = plan.tool if plan is not None else self._ctx.tools.get(execution.name, execution.agent)
-        retry = tool.retry if tool is not None else None
-        if retry is None or retry.attempts == 1:
+        if tool is None or tool.retry is None or tool.retry.attempts == 1:
             return await next()
+        retry = tool.retry
         number = 1
         while True:
             attempt = Attempt()
@@ -84,7 +84,7 @@ class RetryPolicy:
                     plan.state.attempt = None
             if number >= retry.attempts or not _retriable(execution, retry, attempt, result):
                 return with_attempts(result, number)
-            if not may_run_again(plan.state if plan is not None else None, tool):  # type: ignore[arg-type]
+            if plan is not None and at_most_once(plan.state, tool):
                 return not_retried(result, execution.name)  # an approved effect runs at most once
             if plan is not None:
                 plan.tell_retrying(execution, number, result)

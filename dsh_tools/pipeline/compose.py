@@ -146,7 +146,7 @@ async def dispatch_call(host: PipelineHost, execution: ToolExecution) -> ToolExe
             result = aborted_result(execution, "ABORTED", signal.reason)
         elif cancel_requested():
             result = aborted_result(execution, "ABORTED", CANCELLED)
-    return maybe_took_effect(plan.state, plan.tool, result) if plan.state.approved else result
+    return maybe_took_effect(plan.state, plan.tool, result)
 
 
 def _end_dispatch(plan: CallPlan, tokens: Sequence[object]) -> None:

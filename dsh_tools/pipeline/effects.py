@@ -6,7 +6,7 @@ approved: a second charge, a second email. So an approved call of such a tool
 starts its body at most once. The rule is enforced where the body starts
 (:func:`second_start`, called by the body's error boundary), so every path
 that would start it again is covered: the retry policy, and any wrapper that
-calls ``next()`` twice. The retry policy asks first (:func:`may_run_again`)
+calls ``next()`` twice. The retry policy asks first (:func:`at_most_once`)
 and says why it did not retry.
 
 A body of such a call that started and then timed out or was aborted may
@@ -27,7 +27,7 @@ from dsh_tools.pipeline.outcomes import error_result
 from dsh_tools.pipeline.plan import CallState
 from dsh_tools.tool_types import RegisteredTool
 
-__all__ = ["MAYBE_EFFECT", "at_most_once", "maybe_took_effect", "may_run_again", "not_retried", "second_start"]
+__all__ = ["MAYBE_EFFECT", "at_most_once", "maybe_took_effect", "not_retried", "second_start"]
 
 MAYBE_EFFECT: Final = "it may or may not have taken effect"
 """The line a started, then timed-out or aborted, approved call of a non-idempotent tool gains."""
@@ -38,11 +38,6 @@ _CUT_SHORT: Final = frozenset({"TOOL_TIMEOUT", "ABORTED"})
 def at_most_once(state: CallState, tool: RegisteredTool) -> bool:
     """Whether the call may start its body only once: it was approved, and its tool is not idempotent."""
     return state.approved and not tool.idempotent
-
-
-def may_run_again(state: CallState | None, tool: RegisteredTool) -> bool:
-    """Whether a wrapper may start the body again (a call with no plan is judged by its wrapper alone)."""
-    return state is None or not at_most_once(state, tool)
 
 
 def not_retried(result: ToolExecutionResult, name: str) -> ToolExecutionResult:

@@ -52,9 +52,8 @@ if TYPE_CHECKING:
 
 __all__ = ["UNSET", "Attempt", "CallPlan", "CallState", "plan_call", "plan_of"]
 
-_UNSET: Final = object()
-UNSET: Final = _UNSET
-"""What a per-call fact that is looked up lazily holds before its lookup (``CallState.rule``)."""
+UNSET: Final = object()
+"""What a fact looked up lazily holds before its lookup (``CallState.rule``, the plan's approval service)."""
 
 
 class Attempt:
@@ -91,7 +90,6 @@ class CallState:
         "replay",
         "approval_id",
         "record_id",
-        "idempotent",
         "tool",
         "parent",
         "parent_call_id",
@@ -128,8 +126,6 @@ class CallState:
         """The parked call this call continues (its journal record links to it)."""
         self.record_id: str | None = None
         """The journal record the call writes, when it continues one (a recovery settles the interrupted record)."""
-        self.idempotent = False
-        """Whether the call's tool is idempotent (set with the plan)."""
         self.tool: RegisteredTool | None = None
         """The tool the call runs, as the plan resolved it."""
         self.parent: CallState | None = None
@@ -145,9 +141,15 @@ class CallState:
         record, its park and its settlement, whose commit fills it."""
         self.decision: ApprovalDecision | None = None
         """The recorded decision the call continues (a resume): who decided, and the message a denial carries."""
-        self.rule: ApprovalRule | None | object = _UNSET
+        self.rule: ApprovalRule | None | object = UNSET
         """The remembered rule that decided the call's approval (``None``: none applies; unset: not looked up)."""
         self._controller: AbortController | None = None
+
+    @property
+    def idempotent(self) -> bool:
+        """Whether the call's tool is idempotent (a call that may run twice needs no trace before its body)."""
+        tool = self.tool
+        return tool is not None and tool.idempotent
 
     def fallback_signal(self) -> AbortSignal:
         """The registry's own signal for a body whose innermost ``next`` carries none (a body always gets one)."""
@@ -226,8 +228,7 @@ class CallPlan:
         parent_token = execution.parent
         parent = parent_token._channel if parent_token is not None else None
         state = CallState()
-        if tool is not None:
-            state.tool, state.idempotent = tool, tool.idempotent
+        state.tool = tool
         if type(parent) is CallPlan:
             state.parent, state.parent_call_id = parent.state, parent.call_id
         else:
@@ -253,7 +254,7 @@ class CallPlan:
         setter(self, "state", state)
         setter(self, "events", events)
         setter(self, "logger", host.logger)
-        setter(self, "_approval", _UNSET)
+        setter(self, "_approval", UNSET)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"a CallPlan is frozen: {name} cannot be set (per-call facts go on .state)")
@@ -273,7 +274,7 @@ class CallPlan:
     def approval(self) -> ApprovalService | None:
         """The approval service, looked up the first time the call asks (most calls never do), then kept."""
         service = self._approval
-        if service is _UNSET:
+        if service is UNSET:
             service = self.host.approval()
             object.__setattr__(self, "_approval", service)
         return cast("ApprovalService | None", service)
