@@ -196,8 +196,7 @@ class _Run:
         """
         if result.outcome != "approval-pending" or self.parked is not None or self.diverged is not None:
             return
-        meta = result.meta
-        approval_id = meta.get("approvalId") if isinstance(meta, Mapping) else None
+        approval_id = result.meta_get("approvalId")
         known = self.numbers.get(result.call_id)
         if type(approval_id) is not str or known is None:
             return  # a pending result without an id cannot be resumed; the program just sees the rejection

@@ -51,20 +51,16 @@ RUNNING_FLUSH_S: Final = 0.05
 class _Open:
     """A call between ``opened`` and ``settled``: its journal row and what links it (kept on the call's state)."""
 
-    __slots__ = (
-        "execution", "record_id", "started_at", "parent_call_id", "approval_id", "owner", "progress", "lease_until",
-        "fingerprint", "tool", "call",
-    )
+    __slots__ = ("execution", "record_id", "started_at", "owner", "progress", "lease_until", "fingerprint", "call")
 
     def __init__(self, execution: ToolExecution, record_id: str, started_at: float, call: CallSlots, owner: str) -> None:
         self.execution, self.record_id, self.started_at, self.owner = execution, record_id, started_at, owner
-        self.call = call  # its state: the thread slot, and the decision or rule that approved it, read when it settles
-        self.parent_call_id = call.parent_call_id
-        self.approval_id = call.approval_id
+        # Its state: the links (parent, approval), the tool, the thread slot and the decision or rule that
+        # approved it, read when a record is made (they do not change once the call is open).
+        self.call = call
         self.progress: dict[str, JsonValue] | None = None  # the latest report, kept with the record
         self.lease_until: float | None = None  # while the body may run: leased (registry/leases.py)
         self.fingerprint: str | None = None  # the tool's, on a leased record (a recovery checks it)
-        self.tool = call.tool
 
 
 class CallJournal:
@@ -227,7 +223,7 @@ class CallJournal:
                 continue
             if leases is not None and queued.lease_until is None and queued in self._open:
                 queued.lease_until = leases.take()
-                tool = queued.tool
+                tool = queued.call.tool
                 queued.fingerprint = fingerprint(tool) if isinstance(tool, RegisteredTool) else None
             made.append(call_record(queued, None))
         return made
@@ -266,14 +262,11 @@ async def _settle_quietly(waiter: asyncio.Future[None]) -> None:
 
 
 def _approval_of(entry: _Open, result: ToolExecutionResult | None) -> str | None:
-    linked = entry.approval_id
-    if linked is not None or result is None:
+    linked = entry.call.approval_id
+    if linked is not None or result is None or result.outcome != "approval-pending":
         return linked
-    meta = result.meta
-    if result.outcome == "approval-pending" and hasattr(meta, "get"):
-        approval_id = meta.get("approvalId")  # type: ignore[union-attr]  # a frozen mapping
-        return approval_id if type(approval_id) is str else None
-    return None
+    approval_id = result.meta_get("approvalId")
+    return approval_id if type(approval_id) is str else None
 
 
 def _slot(entry: _Open) -> ThreadSlot | None:
@@ -304,26 +297,24 @@ def _settled_record(
     return CallRecord._carrying(
         {"arguments": execution.arguments, "content": result.content, "value": result.value, "meta": result.meta},
         entry.record_id, execution.call_id, agent_id, execution.name, started_at=entry.started_at,
-        parent_call_id=entry.parent_call_id, approval_id=approval_id, progress=entry.progress, outcome=result.outcome,
+        parent_call_id=entry.call.parent_call_id, approval_id=approval_id, progress=entry.progress, outcome=result.outcome,
         is_error=result.is_error, error=None if error is None else {"name": error.name, "code": error.code},
         ended_at=ended_at, idempotency_key=execution.idempotency_key or None, owner=entry.owner,
         fingerprint=entry.fingerprint, thread_slot=slot, thread_answer=answer, **_decided(entry.call),
     )
 
 
-def call_record(entry: _Open, result: ToolExecutionResult | None, ended_at: float | None = None) -> CallRecord:
-    """The call's record: settled with ``result`` (at ``ended_at``, default now), or ``"running"`` without one."""
+def call_record(entry: _Open, result: ToolExecutionResult | None) -> CallRecord:
+    """The call's record: settled with ``result`` (now), or ``"running"`` without one."""
     execution = entry.execution
     agent = execution.agent
     agent_id = agent.id if agent is not None else None
     if result is not None:
-        return _settled_record(
-            entry, execution, agent_id, _approval_of(entry, result), result, time.time() if ended_at is None else ended_at
-        )
+        return _settled_record(entry, execution, agent_id, _approval_of(entry, result), result, time.time())
     # The execution's JSON fields are frozen by construction: carried, not walked again.
     return CallRecord._carrying(
         {"arguments": execution.arguments}, entry.record_id, execution.call_id, agent_id, execution.name,
-        started_at=entry.started_at, parent_call_id=entry.parent_call_id, approval_id=entry.approval_id,
+        started_at=entry.started_at, parent_call_id=entry.call.parent_call_id, approval_id=entry.call.approval_id,
         progress=entry.progress, outcome="running", idempotency_key=execution.idempotency_key or None,
         owner=entry.owner, lease_until=entry.lease_until, fingerprint=entry.fingerprint, thread_slot=_slot(entry),
     )
