@@ -120,9 +120,11 @@ async def _orphans(store: object, agent: Agent) -> list[ToolExecutionResult]:
                 continue  # a record names it: the interrupted calls above settle it, or it settled
             name = step.names[index] if index < len(step.names) else "unknown"
             unknown = exception_result(call_id, ToolOutcomeUnknownError(name))
+            error = unknown.error
+            assert error is not None  # a HarnessError's result carries its class and code
             records.append(CallRecord(
                 f"orphan-{secrets.token_hex(8)}", call_id, agent.id, name, {}, "unknown", now, content=unknown.content,
-                is_error=True, error={"name": "ToolOutcomeUnknownError", "code": "TOOL_OUTCOME_UNKNOWN"}, ended_at=now,
+                is_error=True, error={"name": error.name, "code": error.code}, ended_at=now,
                 idempotency_key=f"{state.thread_id}:{call_id}", owner=OWNER, thread_slot=slot,
                 thread_answer=answer_of(unknown),
             ))

@@ -70,10 +70,10 @@ def late_note(written: CallRecord | dict[str, object]) -> dict[str, object]:
     return {key: fields.get(key) for key in ("outcome", "ended_at", "owner", "content")}
 
 
-def unknown_record(record: CallRecord, *, owner: str, decided_by: str | None, detail: str = "") -> CallRecord:
+def unknown_record(record: CallRecord, *, owner: str, decided_by: str | None) -> CallRecord:
     """``record`` settled ``TOOL_OUTCOME_UNKNOWN`` (``owner`` took it over; ``decided_by`` says who settled it)."""
     error = ToolOutcomeUnknownError(record.tool_name)
-    content = (text_block(f"Error: {error.message}{detail}"),)
+    content = (text_block(f"Error: {error.message}"),)
     return record.set(
         outcome="unknown",
         is_error=True,

@@ -258,3 +258,23 @@ async def test_recover_asks_the_queue_before_deciding(tmp_path: Path, status: st
     (record,) = await ctx.tools.store.journal(call_id="c9")
     assert record.record_id == "r9" and record.outcome == outcome
     await ctx.tools.store.aclose()
+
+
+async def test_an_interrupted_program_settles_unknown_and_names_the_calls_that_ran(tmp_path: Path) -> None:
+    from dsh_tools.store import SqliteStore
+
+    url = f"sqlite:///{tmp_path / 'calls.db'}"
+    async with SqliteStore(tmp_path / "calls.db") as store:  # a process died while its program ran
+        program = CallRecord(
+            "r1", "run", "shop-1", "run_code", {"code": "..."}, "running", 1.0, idempotency_key="k", owner="gone",
+            lease_until=2.0,
+        )
+        charged = CallRecord(
+            "r2", "run:code:1", "shop-1", "charge", {"cents": 5}, "ok", 1.5, ended_at=1.6, parent_call_id="run",
+        )
+        await store.write([program, charged], [])
+    ctx, agent = app(url, tmp_path / "recovered.log", block=False, lease=LEASE)
+    (result,) = await ctx.tools.recover(agent)
+    assert result.outcome == "unknown" and result.error is not None and result.error.code == "TOOL_OUTCOME_UNKNOWN"
+    assert result.text.splitlines()[1:] == ["the program's calls the journal shows:", "- charge (call run:code:1): ok"]
+    await ctx.tools.store.aclose()
