@@ -88,17 +88,17 @@ def identity_problem(call: ToolExecutionInput) -> str | None:
         return f"agent must be an Agent, got {type(agent).__name__}"
     if signal is not None and type(signal) is not AbortSignal:
         return f"signal must be an AbortSignal, got {type(signal).__name__}"
-    key: object = call.idempotency_key
-    if key is not None and (type(key) is not str or not key or len(key) > IDEMPOTENCY_KEY_MAX or has_lone_surrogate(key)):
+    if call.idempotency_key is not None and _given_key(call) is None:
         return f"idempotency_key must be a non-empty str of at most {IDEMPOTENCY_KEY_MAX} characters (Unicode text)"
     return None
 
 
 def _given_key(call: ToolExecutionInput) -> str | None:
-    """The caller's key when it is one :func:`identity_problem` accepts (a rejected call gets a fresh one)."""
+    """The caller's key, if it is a usable one (the one rule for it; a call whose key is not gets a fresh one)."""
     key: object = call.idempotency_key
-    ok = type(key) is str and key and len(key) <= IDEMPOTENCY_KEY_MAX and not has_lone_surrogate(key)
-    return key if ok else None  # type: ignore[return-value]
+    if type(key) is not str or not key or len(key) > IDEMPOTENCY_KEY_MAX or has_lone_surrogate(key):
+        return None
+    return key
 
 
 def _reject(
