@@ -76,10 +76,13 @@ def _generated_new(cls: type[Record]) -> Callable[..., Any]:
     names = [name for name, _, _ in fields]  # never "_"-prefixed (such annotations are no fields): no clash below
     params = ", ".join(f"{name}=_M" for name in names)
     lines = [f"def __new__(_cls, {params}{', ' if params else ''}**_extra):"]
+    # A subclass that reaches this constructor through its own __new__ (super().__new__) is built by its
+    # own generated one, its own fields (in **_extra) included.
+    forwarded = "".join(f"{n}={n}, " for n in names)
+    lines.append("    if _cls is not _owner:")
+    lines.append(f"        return _cls._record_new(_cls, {forwarded}**_extra)")
     lines.append("    if _extra:")
     lines.append("        _unknown(_cls, _extra)")
-    lines.append("    if _cls is not _owner:")
-    lines.append(f"        return _cls._record_new(_cls, {', '.join(f'{n}={n}' for n in names)})")
     lines.append("    _self = _object_new(_cls)")
     namespace: dict[str, Any] = {
         "_M": _MISSING, "_object_new": object.__new__, "_set": object.__setattr__, "_frozen": _frozen_field,

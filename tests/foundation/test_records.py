@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import pickle
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -69,6 +69,33 @@ def test_construction_errors() -> None:
         Sample("x", 1, nope=2)  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="multiple"):
         Sample("x", 1, first_name="y")  # type: ignore[misc]
+
+
+def test_a_subclass_with_its_own_new_builds_through_its_generated_constructor() -> None:
+    # Sample's generated __new__ is specialised to Sample; a subclass whose own __new__ calls super().__new__
+    # (as the checked presentation records do) must be built with its own fields, not Sample's.
+    class Extended(Sample):
+        extra: str = "e"
+
+        if not TYPE_CHECKING:
+
+            def __new__(cls, *args, **kwargs):
+                return super().__new__(cls, *args, **kwargs)
+
+    made = Extended("x", {"k": [1]}, extra="z")
+    assert type(made) is Extended and made.extra == "z" and is_frozen_container(made.payload)
+    with pytest.raises(TypeError, match="nope"):
+        Extended("x", 1, extra="z", nope=2)  # type: ignore[call-arg]
+
+
+def test_a_generated_constructor_shows_its_source_in_a_traceback() -> None:
+    import traceback
+
+    try:
+        Sample(payload=1)  # type: ignore[call-arg]
+    except TypeError as error:
+        frames = traceback.extract_tb(error.__traceback__)
+    assert any("generated __new__ of Sample" in frame.filename and frame.line for frame in frames)
 
 
 def test_json_fields_are_deep_frozen_and_detached() -> None:
