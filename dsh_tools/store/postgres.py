@@ -224,7 +224,13 @@ class PostgresStore(RelationalStore):
             try:
                 await super()._write_rows(taken)
             except sql.StoreUnavailable:
-                self._hold(taken)
+                self._hold(taken)  # away: held, written once it is back
+            except asyncio.CancelledError:
+                self._hold(taken)  # the store is closing mid-write: held, so its close counts what is lost
+                raise
+            except BaseException:
+                self._backlog.dropped += len(taken)  # failed for good: lost, and counted in health()
+                raise
 
     def _hold(self, rows: Sequence[JournalRow]) -> None:
         first_loss = self._backlog.dropped == 0

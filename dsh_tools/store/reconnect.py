@@ -73,18 +73,21 @@ def failure_of(error: psycopg.Error, conn: AsyncConnection[Any]) -> StoreError:
     """What a driver error on ``conn`` means to a store's caller.
 
     A connection that is now closed was lost (``StoreUnavailable``: a later
-    attempt may succeed); an operational failure on a live connection is the
-    database's state (``StoreError``); anything else is about the statement's
-    data (``RecordRefused``, which the journal answers by writing rows alone).
+    attempt may succeed), and so is a database that became read-only (a
+    failover onto a standby); a refusal of the statement's data (a constraint,
+    a value it cannot hold) is ``RecordRefused``, which the journal answers by
+    writing rows alone; anything else is the database's state (``StoreError``).
     """
     import psycopg
 
     text = f"{type(error).__name__}: {safe_str(error)}"
     if conn.closed:
         return StoreUnavailable(f"the connection to PostgreSQL was lost: {text}")
-    if isinstance(error, psycopg.OperationalError):
-        return StoreError(f"PostgreSQL failed: {text}")
-    return RecordRefused(f"PostgreSQL refused a row: {text}")
+    if isinstance(error, psycopg.errors.ReadOnlySqlTransaction):  # failed over onto a standby: writable again later
+        return StoreUnavailable(f"PostgreSQL is read-only now: {text}")
+    if isinstance(error, (psycopg.DataError, psycopg.IntegrityError)):
+        return RecordRefused(f"PostgreSQL refused a row: {text}")
+    return StoreError(f"PostgreSQL failed: {text}")
 
 
 class Link:

@@ -107,8 +107,8 @@ class RelationalStore(RelationalThreads, StoreBase):
         if not storable_id(approval_id):
             return None
         await self.expire()
-        rows = await self._read(f"{_PARKED} WHERE approval_id = ?", (approval_id,))
-        return sql.parked_from_row(rows[0]) if rows else None
+        found = self._parked_rows(await self._read(f"{_PARKED} WHERE approval_id = ?", (approval_id,)))
+        return found[0] if found else None
 
     async def set_program(self, approval_id: str, program: JsonValue) -> bool:
         text = dumps(program).decode()
@@ -230,8 +230,7 @@ class RelationalStore(RelationalThreads, StoreBase):
                 if record.approval_id is not None:
                     running_approvals.add(record.approval_id)
         where = "state = 'interrupted' OR (state = 'claimed' AND lease_until < ?)"
-        for row in await self._read(f"{_PARKED} WHERE {where} ORDER BY created_at", (now,)):
-            parked = sql.parked_from_row(row)
+        for parked in self._parked_rows(await self._read(f"{_PARKED} WHERE {where} ORDER BY created_at", (now,))):
             if parked.approval_id not in running_approvals:
                 found.append(interrupted_claim(parked))
         return found
@@ -253,7 +252,8 @@ class RelationalStore(RelationalThreads, StoreBase):
             f" AND (state = 'interrupted' OR (state = 'claimed' AND lease_until < ?)) RETURNING {sql.PARKED_COLUMNS}"
         )
         _, rows = await self._write(statement, (owner, approval_id, time.time()))
-        return sql.parked_from_row(rows[0]) if rows else None
+        found = self._parked_rows(rows)
+        return found[0] if found else None
 
     async def session_events(self, agent_id: str) -> list[SessionEvent]:
         statement = "SELECT agent_id, type, at, data FROM dsh_events WHERE agent_id = ? ORDER BY seq"

@@ -66,3 +66,44 @@ def test_backlog_dropping_everything_counts_it() -> None:
 def test_backlog_limit_must_be_a_non_negative_int(limit: object) -> None:
     with pytest.raises(ValueError):
         JournalBacklog(limit)  # type: ignore[arg-type]
+
+
+# -- what a failed write means (review: rows lost without a count, errors misread as refused rows) ----------
+
+
+async def test_rows_a_write_fails_for_good_are_counted_as_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh_tools.store import PostgresStore, StoreError
+    from dsh_tools.store.relational import RelationalStore
+
+    async def broken(self: object, taken: object) -> None:
+        raise StoreError("PostgreSQL failed: DiskFull")
+
+    monkeypatch.setattr(RelationalStore, "_write_rows", broken)
+    store = PostgresStore("postgresql://nobody@127.0.0.1:1/none")  # never connects: the write is the stub's
+    store._backlog.hold(rows("held"))
+    with pytest.raises(StoreError):
+        await store._write_rows(rows("new", events=1))
+    assert store.health().dropped == 3 and store.health().buffered == 0  # held + new record + event, none silently
+
+
+def test_a_driver_error_is_read_as_what_it_means() -> None:
+    import psycopg
+    from psycopg import errors
+
+    from dsh_tools.store import StoreError, StoreUnavailable
+    from dsh_tools.store.reconnect import failure_of
+    from dsh_tools.store.sql import RecordRefused
+
+    class Open:
+        closed = False
+
+    class Closed:
+        closed = True
+
+    live, lost = Open(), Closed()
+    assert type(failure_of(errors.CheckViolation("no"), live)) is RecordRefused  # type: ignore[arg-type]
+    assert type(failure_of(errors.NumericValueOutOfRange("no"), live)) is RecordRefused  # type: ignore[arg-type]
+    assert type(failure_of(errors.ReadOnlySqlTransaction("standby"), live)) is StoreUnavailable  # type: ignore[arg-type]
+    assert type(failure_of(errors.InsufficientPrivilege("no"), live)) is StoreError  # type: ignore[arg-type]
+    assert type(failure_of(errors.UndefinedTable("gone"), live)) is StoreError  # type: ignore[arg-type]
+    assert type(failure_of(psycopg.OperationalError("down"), lost)) is StoreUnavailable  # type: ignore[arg-type]

@@ -136,3 +136,22 @@ async def test_a_deleted_sqlite_file_fails_the_journal_fast_path_too(tmp_path: P
     with pytest.raises(StoreError, match="deleted or replaced"):
         store.write_now_if_free([record("r2")], [])
     await store.aclose()
+
+
+async def test_an_unreadable_parked_row_is_skipped_and_counted_by_every_read(tmp_path: Path) -> None:
+    # One damaged parked row must not stop get_parked (the inspector's live view) or interrupted() (recover).
+    import sqlite3
+
+    from dsh_tools.store import SqliteStore
+    from test_store_contract import parked
+
+    async with SqliteStore(tmp_path / "calls.db") as store:
+        for approval_id in ("bad", "good"):
+            await store.park(parked(approval_id), max_per_agent=10)
+            await store.decide(approval_id, "allowed-once")
+            await store.claim(approval_id, owner="gone", lease_seconds=0.0)  # claimed by a process that stopped
+        with sqlite3.connect(tmp_path / "calls.db") as db:
+            db.execute("UPDATE dsh_parked SET body = 'not json' WHERE approval_id = 'bad'")
+        assert await store.get_parked("bad") is None
+        assert [call.approval_id for call in await store.interrupted()] == ["good"]
+        assert store.health().unreadable_rows >= 2
