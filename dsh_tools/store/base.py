@@ -57,7 +57,7 @@ def _text(name: str, value: object) -> str | None:
         return None
     if type(value) is not str:
         raise TypeError(f"{name} must be a str or None, got {describe_value(value)}")
-    if has_lone_surrogate(value) or "\x00" in value:
+    if not storable_id(value):
         raise ValueError(f"{name} must be Unicode text without NUL, got {ascii(value)[:80]}")
     if len(value) > MAX_MESSAGE_CHARS:
         raise ValueError(f"{name} is {len(value)} characters long; at most {MAX_MESSAGE_CHARS}")

@@ -167,12 +167,8 @@ class PostgresStore(RelationalStore):
 
         return await self._tx(work)
 
-    async def _write(
-        self, statement: str, params: Sequence[object], *, lock: str | None = None
-    ) -> tuple[int, list[tuple[Any, ...]]]:
+    async def _write(self, statement: str, params: Sequence[object]) -> tuple[int, list[tuple[Any, ...]]]:
         async def work(cursor: AsyncCursor[Any]) -> tuple[int, list[tuple[Any, ...]]]:
-            if lock is not None:  # e.g. the per-agent cap: two replicas may not both squeeze under it
-                await cursor.execute(b"SELECT pg_advisory_xact_lock(hashtext(%s))", (sql.column(lock),))
             await cursor.execute(_DIALECT.sql(statement).encode(), params)
             rows = await cursor.fetchall() if cursor.description is not None else []
             return cursor.rowcount, rows

@@ -46,10 +46,8 @@ class RelationalStore(RelationalThreads, StoreBase):
         """The rows of one query."""
         raise NotImplementedError
 
-    async def _write(
-        self, statement: str, params: Sequence[object], *, lock: str | None = None
-    ) -> tuple[int, list[tuple[Any, ...]]]:
-        """Run one changing statement (``lock``: serialise with every other write that names it); rowcount and rows."""
+    async def _write(self, statement: str, params: Sequence[object]) -> tuple[int, list[tuple[Any, ...]]]:
+        """Run one changing statement; its rowcount and rows (a transaction that must serialise uses ``_transact``)."""
         raise NotImplementedError
 
     async def _write_all(self, statements: Sequence[Statement], batches: Sequence[tuple[str, Sequence[Sequence[object]]]] = ()) -> int:

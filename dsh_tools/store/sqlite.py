@@ -172,10 +172,7 @@ class SqliteStore(RelationalStore):
     async def _read(self, statement: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
         return await self._run(lambda db: db.execute(statement, params).fetchall())
 
-    async def _write(
-        self, statement: str, params: Sequence[object], *, lock: str | None = None
-    ) -> tuple[int, list[tuple[Any, ...]]]:
-        # BEGIN IMMEDIATE already serialises every write: ``lock`` needs nothing more here.
+    async def _write(self, statement: str, params: Sequence[object]) -> tuple[int, list[tuple[Any, ...]]]:
         def steps(db: sqlite3.Connection) -> tuple[int, list[tuple[Any, ...]]]:
             cursor = db.execute(statement, params)
             rows = cursor.fetchall()

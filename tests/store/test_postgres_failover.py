@@ -101,7 +101,8 @@ async def test_postgres_failover_calls_during_the_outage_settle_and_are_journale
     assert (await ctx.tools.execute(call("before", "echo", text="before"))).outcome == "ok"
     waiting = approval_of(await ctx.tools.execute(call("parked-before", "write_file", path="a.txt")))
     watched: list[tuple[str, str]] = []
-    watcher = asyncio.ensure_future(collect(ctx.tools.watch_decisions(agent, poll_seconds=0.2), watched))
+    # a minute: only the re-established LISTEN can wake the watcher in time, never a poll
+    watcher = asyncio.ensure_future(collect(ctx.tools.watch_decisions(agent, poll_seconds=60), watched))
 
     await asyncio.to_thread(server.stop)
     during = await ctx.tools.execute(call("during", "echo", text="during"))
