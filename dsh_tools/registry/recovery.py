@@ -46,7 +46,7 @@ from dsh_tools.pipeline.outcomes import Settled, exception_result
 from dsh_tools.pipeline.plan import plan_call
 from dsh_tools.pipeline.resume import AFTER_APPROVAL
 from dsh_tools.registry.approvals import OWNER, fingerprint
-from dsh_tools.store.interrupted import claim_record
+from dsh_tools.store.interrupted import claim_record, finish_claim
 from dsh_tools.store.protocol import CallStore, LeaseStore, ThreadStore
 from dsh_tools.store.records import CallRecord, InterruptedCall, ThreadSlot
 from dsh_tools.store.thread_state import answer_of, orphaned
@@ -75,7 +75,10 @@ async def recover(tools: ToolRegistry, agent: Agent, *, lease_seconds: float) ->
             continue
         record = await _take(tools, call, lease_seconds)
         if record is not None:
-            results.append(await _settle(tools, agent, record, queued))
+            result = await _settle(tools, agent, record, queued)
+            if call.approval_id is not None:
+                await finish_claim(tools.store, call.approval_id, owner=OWNER, outcome=result.outcome)
+            results.append(result)
     results.extend(await _orphans(tools.store, agent))
     return results
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from dsh_tools import thaw_json
-from dsh_tools.store import CallRecord, CallStore, ParkedCall, SessionEvent
+from dsh_tools.store import ApprovalLog, CallRecord, CallStore, ParkedCall, SessionEvent
 
 
 def parked(approval_id: str, agent_id: str = "a1", created_at: float | None = None, **extra: object) -> ParkedCall:
@@ -114,6 +114,41 @@ async def test_a_lapsed_claim_is_interrupted_and_never_claimed_again(store: Call
     assert not await store.renew("p1", owner="dead", lease_seconds=30)
     with pytest.raises(KeyError):
         await store.claim("p1", owner="other", lease_seconds=30)
+
+
+async def _events(store: CallStore, approval_id: str) -> list[str]:
+    assert isinstance(store, ApprovalLog)
+    return [e.event for e in await store.approval_events() if e.approval_id == approval_id]
+
+
+async def test_settling_a_lapsed_claim_logs_it_settled_once(store: CallStore) -> None:
+    await store.park(parked("p1"), max_per_agent=10)
+    await store.decide("p1", "allowed-once")
+    await store.claim("p1", owner="dead", lease_seconds=-1)  # its claimant died before the body's record
+    (settled,) = await store.settle_interrupted("call-p1", decided_by="ops")
+    assert settled.outcome == "unknown" and settled.approval_id == "p1"
+    assert await _events(store, "p1") == ["parked", "decided", "settled"]  # what `approvals watch` prints
+    assert (await store.get_parked("p1")).state == "done"  # type: ignore[union-attr]
+    assert await store.interrupted() == []
+    with pytest.raises(KeyError):
+        await store.settle_interrupted("call-p1", decided_by="again")
+
+
+async def test_settling_a_resumed_call_that_died_mid_body_settles_its_parked_row_too(store: CallStore) -> None:
+    await store.park(parked("p1"), max_per_agent=10)
+    await store.decide("p1", "allowed-once")
+    await store.claim("p1", owner="dead", lease_seconds=-1)
+    running = record(
+        "r1", call_id="call-p1", outcome="running", ended_at=None, approval_id="p1", owner="dead", lease_until=time.time() - 1
+    )
+    await store.write([running], [])  # the resumed body started, then its process died
+    (settled,) = await store.settle_interrupted("call-p1", decided_by="ops")
+    assert settled.outcome == "unknown" and settled.approval_id == "p1"
+    assert await store.interrupted() == []  # the parked row is not listed again, as a lapsed claim
+    with pytest.raises(KeyError):
+        await store.settle_interrupted("call-p1", decided_by="again")
+    assert await _events(store, "p1") == ["parked", "decided", "settled"]
+    assert (await store.get_parked("p1")).state == "done"  # type: ignore[union-attr]
 
 
 async def test_the_journal_upserts_filters_and_returns_the_newest_oldest_first(store: CallStore) -> None:

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from dsh_tools.adapters import openai
-from dsh_tools.store import CallRecord, CallStore, SqliteStore, ThreadSlot
+from dsh_tools.store import ApprovalLog, CallRecord, CallStore, SqliteStore, ThreadSlot
 from dsh_tools.store.thread_state import checked_messages, turned
 from dsh_tools.threads import open_thread
 
@@ -61,6 +61,22 @@ async def test_a_recovered_call_fills_its_slot(tmp_path: Path) -> None:
             "role": "tool", "tool_call_id": "c1",
             "content": 'Error: tool "refund" may or may not have taken effect: its process stopped before the call settled',
         }
+
+
+async def test_recovering_a_lapsed_claim_logs_it_settled_and_fills_its_slot(store: CallStore) -> None:
+    """A decided call whose claimant died before its body's record: recover settles it, in its slot and in the log."""
+    ctx, agent = booted(store)
+    thread = await (await open_thread(store, "t")).append({"role": "user", "content": "refund"})
+    thread = await openai.run_chat_turn(ctx, thread, chat_completion(chat_call("c1", "refund", {"order": "9"})), agent=agent)
+    (approval_id,) = thread.waiting_on
+    await store.decide(approval_id, "allowed-once")
+    await store.claim(approval_id, owner="a-dead-process", lease_seconds=-1)
+    (result,) = await ctx.tools.recover(agent)
+    assert result.outcome == "unknown"
+    assert isinstance(store, ApprovalLog)
+    assert [e.event for e in await store.approval_events() if e.approval_id == approval_id] == ["parked", "decided", "settled"]
+    assert await store.interrupted() == [] and await ctx.tools.recover(agent) == []
+    assert (await open_thread(store, "t")).status == "ready"
 
 
 async def test_a_code_mode_program_that_parks_waits_in_its_slot_and_its_rerun_fills_it(store: CallStore) -> None:
