@@ -178,10 +178,11 @@ class StoreBase:
         in the same commit.
         """
         decision = check_decision(approval_id, outcome, arguments, decided_by, message, remember)
-        await self._decide(decision, remember is not None)
+        await self._decide(decision)
         return decision
 
-    async def _decide(self, decision: ApprovalDecision, remember: bool) -> None:
+    async def _decide(self, decision: ApprovalDecision) -> None:
+        """Record ``decision`` (and the rule it remembers, when it has a ``rule_id``) in one commit."""
         raise NotImplementedError
 
     async def journal(

@@ -91,17 +91,15 @@ class MemoryStore(MemoryThreads, StoreBase):
         self._log("parked", parked)
         return True
 
-    async def _decide(self, decision: ApprovalDecision, remember: bool) -> None:
+    async def _decide(self, decision: ApprovalDecision) -> None:
         self._expire_now()
         parked = self._parked.get(decision.approval_id)
         if parked is None or parked.state != "parked":
             raise KeyError(f"no undecided parked call {decision.approval_id!r} (unknown, decided, or expired)")
         self._parked[decision.approval_id] = parked.set(decision=decision, state="decided")
-        if remember and decision.rule_id is not None:
-            self._remember(ApprovalRule(
-                decision.rule_id, parked.agent_id, parked.tool_name, parked.fingerprint, decision.outcome,
-                decision.message, decision.decided_by, decision.decided_at,
-            ))
+        rule = ApprovalRule.of(decision, parked)
+        if rule is not None:
+            self._remember(rule)
         self._log("decided", parked, outcome=decision.outcome, decided_by=decision.decided_by, message=decision.message)
         self._decisions.set()
 

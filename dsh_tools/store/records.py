@@ -74,6 +74,16 @@ class ApprovalRule(Record):
     decided_by: str | None = None
     created_at: float = 0.0
 
+    @classmethod
+    def of(cls, decision: ApprovalDecision, parked: ParkedCall) -> ApprovalRule | None:
+        """The rule ``decision`` on ``parked`` remembers, or ``None`` when it remembers none (it has no ``rule_id``)."""
+        if decision.rule_id is None:
+            return None
+        return cls(
+            decision.rule_id, parked.agent_id, parked.tool_name, parked.fingerprint, decision.outcome,
+            decision.message, decision.decided_by, decision.decided_at,
+        )
+
 
 ApprovalEventKind: TypeAlias = Literal["parked", "decided", "settled"]
 

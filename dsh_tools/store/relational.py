@@ -112,9 +112,9 @@ class RelationalStore(RelationalThreads, StoreBase):
         text = dumps(program).decode()
         return await self._transact(lambda: txn.set_program(approval_id, text))
 
-    async def _decide(self, decision: ApprovalDecision, remember: bool) -> None:
+    async def _decide(self, decision: ApprovalDecision) -> None:
         await self.expire()
-        agent_id = await self._transact(lambda: txn.decide(decision, remember))
+        agent_id = await self._transact(lambda: txn.decide(decision))
         if agent_id is None:
             await self.expire(decision.approval_id)  # it may have just become due: settle it now, not at the next look
             raise KeyError(f"no undecided parked call {decision.approval_id!r} (unknown, decided, or expired)")

@@ -214,7 +214,7 @@ def set_program(approval_id: str, program: str) -> Txn[bool]:
     return True
 
 
-def decide(decision: ApprovalDecision, remember: bool) -> Txn[str | None]:
+def decide(decision: ApprovalDecision) -> Txn[str | None]:
     """Record ``decision`` on a waiting, unexpired call (and its rule); the call's agent id, or ``None`` if none matched."""
     params = (sql.dump_record(decision), decision.decided_at, decision.approval_id, time.time())
     _, rows = yield (sql.DECIDE, params)
@@ -222,11 +222,8 @@ def decide(decision: ApprovalDecision, remember: bool) -> Txn[str | None]:
         return None
     agent_id, body = rows[0]
     parked = sql.load_record(ParkedCall, body)
-    if remember and decision.rule_id is not None:
-        rule = ApprovalRule(
-            decision.rule_id, parked.agent_id, parked.tool_name, parked.fingerprint, decision.outcome,
-            decision.message, decision.decided_by, decision.decided_at,
-        )
+    rule = ApprovalRule.of(decision, parked)
+    if rule is not None:
         yield from remember_rule(rule)
     yield event("decided", parked, outcome=decision.outcome, decided_by=decision.decided_by, message=decision.message)
     return str(agent_id)
