@@ -112,10 +112,9 @@ class MemoryThreads:
         return found if agent_id is None else [rule for rule in found if rule.agent_id == agent_id]
 
     async def rule_for(self, agent_id: str, tool_name: str, fingerprint: str) -> ApprovalRule | None:
-        for rule in self._rules.values():
-            if (rule.agent_id, rule.tool_name, rule.fingerprint) == (agent_id, tool_name, fingerprint):
-                return rule
-        return None
+        """The newest matching rule, as the relational stores read it (``_remember`` keeps one per agent and tool)."""
+        found = [r for r in self._rules.values() if (r.agent_id, r.tool_name, r.fingerprint) == (agent_id, tool_name, fingerprint)]
+        return max(found, key=lambda rule: rule.created_at, default=None)
 
     async def forget_rule(self, rule_id: str) -> None:
         if type(rule_id) is not str or self._rules.pop(rule_id, None) is None:

@@ -122,6 +122,19 @@ async def test_a_park_marks_its_slot_waiting_and_the_log_tells_parked_decided_se
     assert [e.event for e in await store.approval_events(after)] == ["decided", "settled"]
 
 
+async def test_a_newer_remembered_decision_replaces_the_older_one(store: Full) -> None:
+    for approval_id in ("p1", "p2", "q1"):
+        call = parked(approval_id)
+        assert await store.park(call.set(tool_name="read_file") if approval_id == "q1" else call, max_per_agent=10)
+    older = await store.decide("p1", "allowed-once", decided_by="ada", remember="agent")
+    other = await store.decide("q1", "allowed-once", remember="agent")  # another tool's rule stays
+    newer = await store.decide("p2", "rejected", decided_by="bob", message="not any more", remember="agent")
+    assert older.rule_id != newer.rule_id
+    assert [(r.rule_id, r.tool_name) for r in await store.rules()] == [(other.rule_id, "read_file"), (newer.rule_id, "write_file")]
+    applied = await store.rule_for("agent-1", "write_file", "f" * 64)
+    assert applied is not None and (applied.rule_id, applied.outcome, applied.decided_by) == (newer.rule_id, "rejected", "bob")
+
+
 async def test_an_expired_call_is_settled_by_the_first_look_and_journal_reads_do_not(store: Full) -> None:
     state = await two_step_thread(store)
     assert await store.park(parked("p1", expires_in=0.1, slot=ThreadSlot("t", state.steps, 0)), max_per_agent=10)
