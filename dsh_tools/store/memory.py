@@ -80,8 +80,10 @@ class MemoryStore(MemoryThreads, StoreBase):
         return [p for p in self._parked.values() if p.agent_id == agent_id and p.state in _WAITING]
 
     async def get_parked(self, approval_id: str) -> ParkedCall | None:
-        self._expire_now()
-        return self._parked.get(approval_id) if type(approval_id) is str else None
+        if type(approval_id) is not str:
+            return None
+        self._expire_now(approval_id)
+        return self._parked.get(approval_id)
 
     async def set_program(self, approval_id: str, program: JsonValue) -> bool:
         parked = self._parked.get(approval_id)
@@ -92,7 +94,7 @@ class MemoryStore(MemoryThreads, StoreBase):
         return True
 
     async def _decide(self, decision: ApprovalDecision) -> None:
-        self._expire_now()
+        self._expire_now(decision.approval_id)  # past its time, it is settled expired and refused
         parked = self._parked.get(decision.approval_id)
         if parked is None or parked.state != "parked":
             raise KeyError(f"no undecided parked call {decision.approval_id!r} (unknown, decided, or expired)")

@@ -9,7 +9,7 @@ each one atomic here (one event loop, one thread).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final
 
 from dsh_tools.json_values import FrozenJson, JsonValue
@@ -142,12 +142,14 @@ class MemoryThreads:
         return self._expire_now(approval_id)
 
     def _expire_now(self, approval_id: str | None = None) -> int:
+        """``expire``: every waiting call past its time, or only ``approval_id`` (one look-up, not a scan)."""
         now = time.time()
-        due = [
-            p for p in self._parked.values()
-            if p.state == "parked" and p.expires_at is not None and p.expires_at < now
-            and (approval_id is None or p.approval_id == approval_id)
-        ]
+        if approval_id is None:
+            looked: Iterable[ParkedCall] = self._parked.values()
+        else:
+            one = self._parked.get(approval_id) if type(approval_id) is str else None
+            looked = () if one is None else (one,)
+        due = [p for p in looked if p.state == "parked" and p.expires_at is not None and p.expires_at < now]
         for parked in due:
             self._parked[parked.approval_id] = parked.set(state="expired")
             self._log("settled", parked, outcome="approval-expired")

@@ -104,7 +104,13 @@ class RelationalStore(RelationalThreads, StoreBase):
     async def get_parked(self, approval_id: str) -> ParkedCall | None:
         if not storable_id(approval_id):
             return None
-        await self.expire()
+        found = await self._one_parked(approval_id)
+        if found is not None and found.state == "parked" and found.expires_at is not None and found.expires_at < time.time():
+            await self.expire(approval_id)  # past its time: settled by this look, then read as it now is
+            found = await self._one_parked(approval_id)
+        return found
+
+    async def _one_parked(self, approval_id: str) -> ParkedCall | None:
         found = self._parked_rows(await self._read(f"{_PARKED} WHERE approval_id = ?", (approval_id,)))
         return found[0] if found else None
 
@@ -113,7 +119,6 @@ class RelationalStore(RelationalThreads, StoreBase):
         return await self._transact(lambda: txn.set_program(approval_id, text))
 
     async def _decide(self, decision: ApprovalDecision) -> None:
-        await self.expire()
         agent_id = await self._transact(lambda: txn.decide(decision))
         if agent_id is None:
             await self.expire(decision.approval_id)  # it may have just become due: settle it now, not at the next look

@@ -155,6 +155,20 @@ async def test_an_expired_call_is_settled_by_the_first_look_and_journal_reads_do
     assert [e.event for e in await store.approval_events()][-1] == "settled"
 
 
+async def test_reading_or_deciding_one_call_past_its_time_settles_that_call_only(store: Full) -> None:
+    for approval_id in ("p1", "p2", "p3"):
+        assert await store.park(parked(approval_id, expires_in=0.05), max_per_agent=10)
+    await asyncio.sleep(0.1)  # the scenario, not synchronisation: all three are past their time
+    found = await store.get_parked("p1")
+    assert found is not None and found.state == "expired"
+    assert [r.approval_id for r in await store.journal(outcome="approval-expired")] == ["p1"]
+    with pytest.raises(KeyError):
+        await store.decide("p2", "allowed-once")
+    assert [r.approval_id for r in await store.journal(outcome="approval-expired")] == ["p1", "p2"]
+    assert [p.approval_id for p in await store.parked()] == []  # a listing settles the rest
+    assert [r.approval_id for r in await store.journal(outcome="approval-expired")] == ["p1", "p2", "p3"]
+
+
 async def test_prune_reaches_idle_threads_events_and_expired_calls(store: Full) -> None:
     await store.open_thread("idle")
     await two_step_thread(store, "busy")
