@@ -17,7 +17,6 @@ from dsh_tools.store import (
     ApprovalLog,
     CallRecord,
     CallStore,
-    MemoryStore,
     ParkedCall,
     PostgresStore,
     RuleStore,
@@ -165,7 +164,8 @@ async def test_reading_or_deciding_one_call_past_its_time_settles_that_call_only
     with pytest.raises(KeyError):
         await store.decide("p2", "allowed-once")
     assert [r.approval_id for r in await store.journal(outcome="approval-expired")] == ["p1", "p2"]
-    assert [p.approval_id for p in await store.parked()] == []  # a listing settles the rest
+    assert await store.expire() == 1 and await store.expire() == 0  # the rest, once
+    assert [p.approval_id for p in await store.parked()] == []
     assert [r.approval_id for r in await store.journal(outcome="approval-expired")] == ["p1", "p2", "p3"]
 
 
@@ -245,13 +245,6 @@ def test_a_version_2_file_is_upgraded_to_threads_rules_and_the_log(tmp_path: Pat
     asyncio.run(use())
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT version FROM dsh_schema").fetchall() == [(SCHEMA_VERSION,)]
-
-
-async def test_memory_store_keeps_the_same_rules(tmp_path: Path) -> None:
-    """The memory store's expiry, rules and threads are the same code paths' rules (a smoke test of the one fixture-less case)."""
-    store = MemoryStore()
-    assert await store.park(parked("p1", expires_in=0), max_per_agent=1)
-    assert await store.expire() == 1 and await store.expire() == 0
 
 
 async def test_a_version_2_postgres_database_is_upgraded_in_place(fresh_postgres: str) -> None:
