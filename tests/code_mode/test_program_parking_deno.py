@@ -15,10 +15,9 @@ import pytest
 from dsh_tools import (
     APPROVAL,
     Agent,
-    ApprovalOutcome,
-    ApprovalRequest,
     Ask,
     Context,
+    DeferringApprovalService,
     DenoCodeRuntime,
     PreNext,
     PreToolDecision,
@@ -45,11 +44,6 @@ return `${who}; ${paid}; ${after}`;
 """
 
 
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
-
-
 async def charges_ask(exec: ToolExecution, next: PreNext) -> PreToolDecision:
     return Ask("moves money") if exec.name == "charge_card" else await next()
 
@@ -70,7 +64,7 @@ def install(ctx: Context, lookups: list[str], charges: list[int]) -> None:
     ctx.tools.register(lookup)
     ctx.tools.register(charge_card)
     ctx.on("tools/pre-execute", charges_ask)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
 
 
 @pytest.fixture

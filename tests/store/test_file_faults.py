@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh_tools import APPROVAL, Agent, ApprovalOutcome, ApprovalRequest, Ask, PreNext, PreToolDecision, ToolExecution
+from dsh_tools import APPROVAL, Agent, Ask, DeferringApprovalService, PreNext, PreToolDecision, ToolExecution
 from dsh_tools import ToolExecutionInput, boot, tool
 from dsh_tools.store import CallStore, PostgresStore, SessionEvent, SqliteStore, StoreError
 
@@ -71,11 +71,6 @@ async def test_an_unreadable_session_event_row_is_skipped_and_counted(
         assert store.health().unreadable_rows == 1
 
 
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
-
-
 async def ask_for_writes(exec: ToolExecution, next: PreNext) -> PreToolDecision:
     return Ask("writes") if exec.name == "write_file" else await next()
 
@@ -108,7 +103,7 @@ async def test_a_deleted_or_replaced_sqlite_file_refuses_parked_calls_and_counts
 
     ctx.tools.register(write_file)
     ctx.on("tools/pre-execute", ask_for_writes)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     agent = Agent(ctx, name="writer")
     before = await ctx.tools.execute(ToolExecutionInput("c1", "write_file", {"path": "a"}, agent))
     assert before.outcome == "approval-pending"

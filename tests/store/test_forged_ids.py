@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh_tools import APPROVAL, Agent, ApprovalOutcome, ApprovalRequest, Ask, PreNext, PreToolDecision, ToolExecution
+from dsh_tools import APPROVAL, Agent, Ask, DeferringApprovalService, PreNext, PreToolDecision, ToolExecution
 from dsh_tools import ToolExecutionInput, boot, thaw_json, tool
 from dsh_tools.store import CallStore, MemoryStore, PostgresStore, SqliteStore
 
@@ -53,11 +53,6 @@ async def test_a_decided_by_with_a_lone_surrogate_is_a_value_error_on_every_stor
     await store.decide("p1", "rejected", decided_by="mallory")
 
 
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
-
-
 async def ask_for_writes(exec: ToolExecution, next: PreNext) -> PreToolDecision:
     return Ask("writes") if exec.name == "write_file" else await next()
 
@@ -85,7 +80,7 @@ async def test_forged_approval_id_through_resume_is_a_key_error(
 
     ctx.tools.register(write_file)
     ctx.on("tools/pre-execute", ask_for_writes)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     agent = Agent(ctx, name="writer")
     parked_result = await ctx.tools.execute(ToolExecutionInput("c1", "write_file", {"path": "a.txt"}, agent))
     approval_id = thaw_json(parked_result.meta)["approvalId"]  # type: ignore[index]

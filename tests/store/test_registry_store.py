@@ -11,12 +11,11 @@ import pytest
 from dsh_tools import (
     APPROVAL,
     Agent,
-    ApprovalOutcome,
-    ApprovalRequest,
     Ask,
     CodeRunRequest,
     CodeRunResult,
     Context,
+    DeferringApprovalService,
     PreNext,
     PreToolDecision,
     ToolExecution,
@@ -28,11 +27,6 @@ from dsh_tools import (
 )
 from dsh_tools.store import CallRecord, MemoryStore, ParkedCall, SessionEvent, SqliteStore
 from dsh_tools.testing import Bindings, ScriptedCodeRuntime
-
-
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
 
 
 async def ask_for_writes(exec: ToolExecution, next: PreNext) -> PreToolDecision:
@@ -53,7 +47,7 @@ def setup(**boot_options: object) -> tuple[Context, Agent, list[object]]:
     runs: list[object] = []
     writer(ctx, runs)
     ctx.on("tools/pre-execute", ask_for_writes)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     return ctx, Agent(ctx, name="writer"), runs
 
 
@@ -105,7 +99,7 @@ async def test_programs_deferring_big_calls_park_at_most_the_cap() -> None:
     runs: list[object] = []
     writer(ctx, runs)
     ctx.on("tools/pre-execute", ask_for_writes)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     agent = Agent(ctx, name="coder")
     outcomes = [
         (await ctx.tools.execute(ToolExecutionInput(f"run{n}", "run_code", {"code": "loop"}, agent))).outcome
@@ -297,7 +291,7 @@ async def test_an_agent_now_presenting_code_mode_only_makes_a_direct_call_stale(
     runs: list[object] = []
     writer(ctx, runs)
     ctx.on("tools/pre-execute", ask_for_writes)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     agent = Agent(ctx, name="w")
     approval_id = approval_of(await ctx.tools.execute(call(agent)))
     agent.ctx.tools.present_as("code")  # the agent is now shown run_code only
@@ -321,7 +315,7 @@ async def test_the_running_process_renews_its_claim_while_the_call_runs(tmp_path
 
     ctx.tools.register(write_file)
     ctx.on("tools/pre-execute", ask_for_writes)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     agent = Agent(ctx, name="w")
     approval_id = approval_of(await ctx.tools.execute(call(agent)))
     running = asyncio.ensure_future(ctx.tools.resume(approval_id, "allowed-once"))
