@@ -1,4 +1,7 @@
-"""Fixtures for the store suites: a store of each kind, fresh per test, and one PostgreSQL server per session."""
+"""Fixtures for the store suites: a store of each kind, fresh per test, a durable store's URL, and one PostgreSQL server per session.
+
+Where each kind of store lives is said once, in ``store_kinds``.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from dsh_tools.store import CallStore, MemoryStore, PostgresStore, SqliteStore
+from dsh_tools.store import CallStore
 
 from postgres_server import fresh_database, postgres_server
+from store_kinds import DURABLE, KINDS, store_of, url_of
 
 
 @pytest.fixture(scope="session")
@@ -24,15 +28,14 @@ def fresh_postgres(postgres_dsn: str) -> Iterator[str]:
     yield fresh_database(postgres_dsn)
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+@pytest.fixture(params=KINDS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[CallStore]:
-    kind = request.param
-    made: CallStore
-    if kind == "memory":
-        made = MemoryStore()
-    elif kind == "sqlite":
-        made = SqliteStore(tmp_path / "calls.db")
-    else:
-        made = PostgresStore(request.getfixturevalue("fresh_postgres"))
-    async with made:
+    """An open store of each kind."""
+    async with store_of(request.param, tmp_path, request) as made:
         yield made
+
+
+@pytest.fixture(params=DURABLE)
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of a durable store of each kind, for processes (and ``boot``, ``open_store``, the CLI) to open."""
+    return url_of(request.param, tmp_path, request)

@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from dsh_tools import Agent, ToolExecutionInput, boot, thaw_json, tool
-from dsh_tools.store import CallStore, PostgresStore, SessionEvent, SqliteStore
+from dsh_tools.store import CallStore, SessionEvent, SqliteStore
 
+from store_kinds import DURABLE, Kind, location, store_of
 from test_store_contract import record
 
 NUL_NAME = "evil\x00name"
@@ -75,13 +76,12 @@ def poison(store: CallStore, where: str) -> None:
             db.execute("ALTER TABLE dsh_journal ADD CONSTRAINT poison CHECK (tool_name <> 'poison')")
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+@pytest.mark.parametrize("kind", DURABLE)
 async def test_a_record_the_database_refuses_is_counted_and_its_group_still_written(
-    kind: str, tmp_path: Path, request: pytest.FixtureRequest, caplog: pytest.LogCaptureFixture
+    kind: Kind, tmp_path: Path, request: pytest.FixtureRequest, caplog: pytest.LogCaptureFixture
 ) -> None:
-    where = str(tmp_path / "calls.db") if kind == "sqlite" else request.getfixturevalue("fresh_postgres")
-    store: CallStore = SqliteStore(where) if kind == "sqlite" else PostgresStore(where)
-    async with store:
+    where = location(kind, tmp_path, request)
+    async with store_of(kind, tmp_path, request) as store:
         await store.write([record("r0")], [])  # creates the tables
         poison(store, where)
         with caplog.at_level(logging.WARNING, logger="dsh_tools.store"):
@@ -101,13 +101,11 @@ async def echo(text: str) -> str:
     return text
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+@pytest.mark.parametrize("kind", DURABLE)
 async def test_a_nul_tool_name_costs_no_other_agent_its_record_and_leaves_no_sibling_running(
-    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+    kind: Kind, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    store: CallStore = (
-        SqliteStore(tmp_path / "calls.db") if kind == "sqlite" else PostgresStore(request.getfixturevalue("fresh_postgres"))
-    )
+    store = store_of(kind, tmp_path, request)
     ctx = boot(store=store)
     ctx.tools.register(echo)
     agents = [Agent(ctx, name=f"a{n}", id=f"agent-{n}") for n in range(40)]

@@ -9,11 +9,9 @@ any process, which is how "exactly once" is counted.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -21,25 +19,15 @@ import pytest
 
 from dsh_tools.store import open_store
 
+from store_kinds import child_env
+
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "agent_process.py"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'calls.db'}"
-    else:
-        yield request.getfixturevalue("fresh_postgres")
-
-
-def environment(tmp_path: Path) -> dict[str, str]:
-    return {**os.environ, "BODY_LOG": str(tmp_path / "bodies.log"), "PYTHONPATH": os.pathsep.join(sys.path)}
-
-
 def run(url: str, tmp_path: Path, *command: str) -> object:
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), url, *command], env=environment(tmp_path), capture_output=True, text=True, timeout=120
+        [sys.executable, str(SCRIPT), url, *command], env=child_env(tmp_path), capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
     return orjson.loads(done.stdout.splitlines()[-1])
@@ -71,7 +59,7 @@ def test_replicas_racing_to_resume_one_call_run_it_once(url: str, tmp_path: Path
     racers = [
         subprocess.Popen(
             [sys.executable, str(SCRIPT), url, "resume", str(approval_id)],
-            env=environment(tmp_path),
+            env=child_env(tmp_path),
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -86,7 +74,7 @@ def test_a_process_killed_mid_resume_runs_the_body_at_most_once(url: str, tmp_pa
     approval_id = str(run(url, tmp_path, "park"))
     hanging = subprocess.Popen(
         [sys.executable, str(SCRIPT), url, "hang", approval_id],
-        env={**environment(tmp_path), "LEASE": "0.3"},
+        env=child_env(tmp_path, LEASE="0.3"),
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -116,7 +104,7 @@ def test_a_process_killed_mid_resume_runs_the_body_at_most_once(url: str, tmp_pa
 def test_watch_decisions_runs_a_call_decided_elsewhere(url: str, tmp_path: Path) -> None:
     approval_id = str(run(url, tmp_path, "park"))
     watcher = subprocess.Popen(
-        [sys.executable, str(SCRIPT), url, "watch", "1"], env=environment(tmp_path), stdout=subprocess.PIPE, text=True
+        [sys.executable, str(SCRIPT), url, "watch", "1"], env=child_env(tmp_path), stdout=subprocess.PIPE, text=True
     )
     assert watcher.stdout is not None
     assert orjson.loads(watcher.stdout.readline()) == "ready"

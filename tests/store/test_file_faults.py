@@ -11,13 +11,13 @@ and reads raise ``StoreError`` naming the cause.
 from __future__ import annotations
 
 import os
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from dsh_tools.store import CallStore, PostgresStore, SessionEvent, SqliteStore, StoreError
+from dsh_tools.store import SessionEvent, SqliteStore, StoreError
 
+from store_kinds import DURABLE, Kind, corrupt, location, sqlite_path, store_of
 from test_store_contract import parked, record
 from writer_app import approval_of, call, setup
 
@@ -28,26 +28,13 @@ UNREADABLE_BODIES = {
 }
 
 
-def corrupt(kind: str, where: str, statement: str, params: tuple[object, ...]) -> None:
-    """Change a stored row behind the store's back, as a hand edit or a disk fault would."""
-    if kind == "sqlite":
-        with sqlite3.connect(where) as db:
-            db.execute(statement, params)
-    else:
-        import psycopg
-
-        with psycopg.connect(where, autocommit=True) as db:
-            db.execute(statement.replace("?", "%s").encode(), params)
-
-
 @pytest.mark.parametrize("body", UNREADABLE_BODIES.values(), ids=UNREADABLE_BODIES.keys())
-@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+@pytest.mark.parametrize("kind", DURABLE)
 async def test_an_unreadable_journal_row_is_skipped_and_counted(
-    kind: str, body: str, tmp_path: Path, request: pytest.FixtureRequest
+    kind: Kind, body: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    where = str(tmp_path / "calls.db") if kind == "sqlite" else request.getfixturevalue("fresh_postgres")
-    store: CallStore = SqliteStore(where) if kind == "sqlite" else PostgresStore(where)
-    async with store:
+    where = location(kind, tmp_path, request)
+    async with store_of(kind, tmp_path, request) as store:
         await store.write([record("r1"), record("r2"), record("r3")], [])
         corrupt(kind, where, "UPDATE dsh_journal SET body = ? WHERE record_id = ?", (body, "r2"))
         assert [r.record_id for r in await store.journal()] == ["r1", "r3"]
@@ -57,13 +44,12 @@ async def test_an_unreadable_journal_row_is_skipped_and_counted(
         assert health.write_failures == 0
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+@pytest.mark.parametrize("kind", DURABLE)
 async def test_an_unreadable_session_event_row_is_skipped_and_counted(
-    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+    kind: Kind, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    where = str(tmp_path / "calls.db") if kind == "sqlite" else request.getfixturevalue("fresh_postgres")
-    store: CallStore = SqliteStore(where) if kind == "sqlite" else PostgresStore(where)
-    async with store:
+    where = location(kind, tmp_path, request)
+    async with store_of(kind, tmp_path, request) as store:
         await store.write([], [SessionEvent("a1", "one", {}, 1.0), SessionEvent("a1", "two", {}, 2.0)])
         corrupt(kind, where, "UPDATE dsh_events SET data = ? WHERE type = ?", ("{nope", "one"))
         assert [e.type for e in await store.session_events("a1")] == ["two"]
@@ -85,7 +71,7 @@ def replace(path: Path) -> None:
 
 @pytest.mark.parametrize("fault", [remove, replace], ids=["deleted", "replaced"])
 async def test_a_deleted_or_replaced_sqlite_file_refuses_parked_calls_and_counts_it(fault: object, tmp_path: Path) -> None:
-    path = tmp_path / "calls.db"
+    path = sqlite_path(tmp_path)
     store = SqliteStore(path)
     ctx, agent, runs = setup(store=store)
     approval_of(await ctx.tools.execute(call(agent, "c1", path="a")))
@@ -106,7 +92,7 @@ async def test_a_deleted_or_replaced_sqlite_file_refuses_parked_calls_and_counts
 
 
 async def test_a_deleted_sqlite_file_fails_the_journal_fast_path_too(tmp_path: Path) -> None:
-    path = tmp_path / "calls.db"
+    path = sqlite_path(tmp_path)
     store = SqliteStore(path)
     assert store.write_now_if_free([record("r1")], [])
     remove(path)
@@ -122,12 +108,12 @@ async def test_an_unreadable_parked_row_is_skipped_and_counted_by_every_read(tmp
     from dsh_tools.store import SqliteStore
     from test_store_contract import parked
 
-    async with SqliteStore(tmp_path / "calls.db") as store:
+    async with SqliteStore(sqlite_path(tmp_path)) as store:
         for approval_id in ("bad", "good"):
             await store.park(parked(approval_id), max_per_agent=10)
             await store.decide(approval_id, "allowed-once")
             await store.claim(approval_id, owner="gone", lease_seconds=0.0)  # claimed by a process that stopped
-        with sqlite3.connect(tmp_path / "calls.db") as db:
+        with sqlite3.connect(sqlite_path(tmp_path)) as db:
             db.execute("UPDATE dsh_parked SET body = 'not json' WHERE approval_id = 'bad'")
         assert await store.get_parked("bad") is None
         assert [call.approval_id for call in await store.interrupted()] == ["good"]

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from dsh_tools.store import CallStore, MemoryStore, PostgresStore, SqliteStore
+from dsh_tools.store import CallStore
 
+from store_kinds import KINDS, Kind, store_of
 from test_store_contract import parked
 from writer_app import approval_of, call, setup
 
@@ -52,18 +53,12 @@ async def test_a_decided_by_with_a_lone_surrogate_is_a_value_error_on_every_stor
     await store.decide("p1", "rejected", decided_by="mallory")
 
 
-@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgres"])
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("forged", FORGED.values(), ids=FORGED.keys())
 async def test_forged_approval_id_through_resume_is_a_key_error(
-    kind: str, forged: str, tmp_path: Path, request: pytest.FixtureRequest
+    kind: Kind, forged: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    store: CallStore
-    if kind == "memory":
-        store = MemoryStore()
-    elif kind == "sqlite":
-        store = SqliteStore(tmp_path / "calls.db")
-    else:
-        store = PostgresStore(request.getfixturevalue("fresh_postgres"))
+    store = store_of(kind, tmp_path, request)
     ctx, agent, runs = setup(store=store)
     approval_id = approval_of(await ctx.tools.execute(call(agent)))
     with pytest.raises(KeyError):

@@ -36,6 +36,8 @@ from dsh_tools import (
 from dsh_tools.store import CallRecord, MemoryStore, SessionEvent, SqliteStore
 from dsh_tools.testing import Bindings, ScriptedCodeRuntime
 
+from store_kinds import sqlite_path, sqlite_url
+
 
 @tool
 async def echo(text: str) -> str:
@@ -173,7 +175,7 @@ async def test_a_cancelled_call_is_recorded_aborted() -> None:
 
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
 async def test_a_running_call_is_in_the_journal_before_it_settles(kind: str, tmp_path: Path) -> None:
-    ctx = app() if kind == "memory" else app(store=f"sqlite:///{tmp_path / 'calls.db'}")
+    ctx = app() if kind == "memory" else app(store=sqlite_url(tmp_path))
     task = asyncio.ensure_future(ctx.tools.execute(run("hang", {})))
     async with asyncio.timeout(10):
         while not (running := await ctx.tools.store.journal(outcome="running")):
@@ -194,7 +196,7 @@ async def hang_with(text: str) -> str:
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
 async def test_a_running_call_shows_bounded_arguments_then_settles_into_the_same_record(kind: str, tmp_path: Path) -> None:
     # The memory store's running rows are made when read (its fast path); a written store keeps them: both alike.
-    store = MemoryStore(max_value_bytes=1024) if kind == "memory" else SqliteStore(tmp_path / "calls.db", max_value_bytes=1024)
+    store = MemoryStore(max_value_bytes=1024) if kind == "memory" else SqliteStore(sqlite_path(tmp_path), max_value_bytes=1024)
     ctx = boot(store=store)
     ctx.tools.register(hang_with)
     task = asyncio.ensure_future(ctx.tools.execute(run("hang_with", {"text": "x" * 5000})))
@@ -227,7 +229,7 @@ async def test_code_mode_sub_calls_name_their_run_code_call() -> None:
 
 
 async def test_session_events_reach_the_store(tmp_path: Path) -> None:
-    ctx = app(store=f"sqlite:///{tmp_path / 'calls.db'}")
+    ctx = app(store=sqlite_url(tmp_path))
 
     @tool
     async def note(exec: ToolExecution) -> str:
@@ -257,7 +259,7 @@ class CountingSqlite(SqliteStore):
 
 
 async def test_a_batch_is_committed_in_groups_not_one_transaction_per_call(tmp_path: Path) -> None:
-    store = CountingSqlite(tmp_path / "calls.db")
+    store = CountingSqlite(sqlite_path(tmp_path))
     ctx = app(store=store)
     calls = [run("echo", {"text": str(n)}, call_id=f"c{n}") for n in range(200)]
     results = await asyncio.gather(*(ctx.tools.execute(call) for call in calls))

@@ -12,6 +12,8 @@ import pytest
 from dsh_tools import boot
 from dsh_tools.store import SCHEMA_VERSION, MemoryStore, PostgresStore, SqliteStore, StoreError, open_store
 
+from store_kinds import sqlite_url
+
 
 def test_the_url_forms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert type(open_store("memory:")) is MemoryStore
@@ -30,7 +32,7 @@ def test_anything_else_is_a_value_error_naming_the_accepted_forms(url: object) -
 
 
 def test_boot_takes_a_url_or_a_store(tmp_path: Path) -> None:
-    ctx = boot(store=f"sqlite:///{tmp_path / 'calls.db'}")
+    ctx = boot(store=sqlite_url(tmp_path))
     assert type(ctx.tools.store) is SqliteStore
     mine = MemoryStore()
     assert boot(store=mine).tools.store is mine

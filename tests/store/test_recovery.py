@@ -13,11 +13,9 @@ sleep standing in for one.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,26 +24,19 @@ from dsh_tools import Agent, ToolExecutionInput, boot, thaw_json
 from dsh_tools.store import CallRecord, InterruptedCall, open_store
 
 from recovery_process import AGENT_ID, app
+from store_kinds import child_env, sqlite_path, sqlite_url
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "recovery_process.py"
 LEASE = 0.3
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'calls.db'}"
-    else:
-        yield request.getfixturevalue("fresh_postgres")
-
-
 async def _killed_mid_body(url: str, tmp_path: Path, tool: str, call_id: str, *, wait_s: float) -> list[str]:
     """Run ``tool`` in a child process, SIGKILL it once its body started (after ``wait_s``); the bodies' log lines."""
     log = tmp_path / "bodies.log"
-    env = {**os.environ, "BODY_LOG": str(log), "LEASE": str(LEASE), "PYTHONPATH": os.pathsep.join(sys.path)}
     child = await asyncio.create_subprocess_exec(
-        sys.executable, str(SCRIPT), url, tool, call_id, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        sys.executable, str(SCRIPT), url, tool, call_id, env=child_env(tmp_path, LEASE=str(LEASE)), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         assert child.stdout is not None and child.stderr is not None
@@ -130,7 +121,7 @@ async def test_an_operator_settles_a_dead_agents_call_and_runs_nothing(url: str,
     await _lapsed(url, "c3")
     done = subprocess.run(
         [sys.executable, "-m", "dsh_tools.cli", "recover", "--store", url, "--agent", AGENT_ID],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, capture_output=True, text=True, timeout=60,
+        env=child_env(), capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 0, done.stderr
     assert "c3" in done.stdout and "unknown" in done.stdout
@@ -240,8 +231,8 @@ async def test_recover_asks_the_queue_before_deciding(tmp_path: Path, status: st
     from dsh_tools.dbos.seam import QUEUE_DISPATCHER
     from dsh_tools.store import SqliteStore
 
-    url = f"sqlite:///{tmp_path / 'calls.db'}"
-    async with SqliteStore(tmp_path / "calls.db") as store:  # a caller that died while its call was queued
+    url = sqlite_url(tmp_path)
+    async with SqliteStore(sqlite_path(tmp_path)) as store:  # a caller that died while its call was queued
         lapsed = CallRecord(
             "r9", "c9", "shop-1", "charge", {"cents": 5}, "running", 1.0, idempotency_key="k9", owner="gone",
             lease_until=2.0,
@@ -263,8 +254,8 @@ async def test_recover_asks_the_queue_before_deciding(tmp_path: Path, status: st
 async def test_an_interrupted_program_settles_unknown_and_names_the_calls_that_ran(tmp_path: Path) -> None:
     from dsh_tools.store import SqliteStore
 
-    url = f"sqlite:///{tmp_path / 'calls.db'}"
-    async with SqliteStore(tmp_path / "calls.db") as store:  # a process died while its program ran
+    url = sqlite_url(tmp_path)
+    async with SqliteStore(sqlite_path(tmp_path)) as store:  # a process died while its program ran
         program = CallRecord(
             "r1", "run", "shop-1", "run_code", {"code": "..."}, "running", 1.0, idempotency_key="k", owner="gone",
             lease_until=2.0,

@@ -22,6 +22,7 @@ from dsh_tools import (
 from dsh_tools.store import CallRecord, MemoryStore, ParkedCall, SessionEvent, SqliteStore
 from dsh_tools.testing import Bindings, ScriptedCodeRuntime
 
+from store_kinds import sqlite_url
 from writer_app import approval_of, ask_for_writes, call, setup, writer
 
 
@@ -214,7 +215,7 @@ async def test_resume_decided_runs_each_decided_call_once() -> None:
 
 
 async def test_a_durable_store_keeps_a_disposed_agents_calls(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'calls.db'}"
+    url = sqlite_url(tmp_path)
     ctx, agent, runs = setup(store=url)
     approval_of(await ctx.tools.execute(call(agent)))
     agent_id = agent.id
@@ -269,7 +270,7 @@ async def test_the_running_process_renews_its_claim_while_the_call_runs(tmp_path
 
     release = asyncio.Event()
     entered = asyncio.Event()
-    ctx = boot(store=f"sqlite:///{tmp_path / 'calls.db'}", lease_seconds=1.0)
+    ctx = boot(store=sqlite_url(tmp_path), lease_seconds=1.0)
 
     @tool
     async def write_file(path: str, text: str = "") -> str:

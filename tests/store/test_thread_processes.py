@@ -8,36 +8,23 @@ tool's definition changes; a call killed mid-body is recovered into its slot.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
-import pytest
+
+from store_kinds import child_env
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "thread_process.py"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'calls.db'}"
-    else:
-        yield request.getfixturevalue("fresh_postgres")
-
-
-def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
-    return {**os.environ, "BODY_LOG": str(tmp_path / "bodies.log"), "PYTHONPATH": os.pathsep.join(sys.path), **extra}
-
-
 def run(url: str, tmp_path: Path, *command: str, **extra: str) -> object:
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), url, *command], env=environment(tmp_path, **extra), capture_output=True, text=True,
+        [sys.executable, str(SCRIPT), url, *command], env=child_env(tmp_path, **extra), capture_output=True, text=True,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
@@ -94,7 +81,7 @@ def test_a_rejection_from_the_cli_fills_the_thread_with_its_message(url: str, tm
 def test_two_processes_appending_at_once_one_wins_the_other_conflicts_and_nothing_is_lost(url: str, tmp_path: Path) -> None:
     run(url, tmp_path, "turn", "hello", calls())  # the thread exists, ready
     barrier = tmp_path / "go"
-    env = environment(tmp_path)
+    env = child_env(tmp_path)
     appenders = [
         subprocess.Popen([sys.executable, str(SCRIPT), url, "append", text, str(barrier)], env=env, stdout=subprocess.PIPE, text=True)
         for text in ("from a", "from b")
@@ -132,7 +119,7 @@ def test_a_rule_outlives_a_restart_and_stops_applying_once_the_tool_changes(url:
 
 def test_a_turn_killed_mid_body_is_recovered_into_its_thread_slots(url: str, tmp_path: Path) -> None:
     """``hang`` runs (its running record is leased); ``look`` waits behind it with no record yet: both are settled."""
-    env = environment(tmp_path, LEASE="0.6")
+    env = child_env(tmp_path, LEASE="0.6")
     turn = subprocess.Popen(
         [sys.executable, str(SCRIPT), url, "turn", "hang on", calls(("c1", "hang", {"order": "7"}), ("c2", "look", {"order": "7"}))],
         env=env, stdout=subprocess.PIPE, text=True,

@@ -26,6 +26,8 @@ from dsh_tools.store import (
 )
 from dsh_tools.store.thread_state import ThreadState, answer_from, appended, checked_messages, turned
 
+from store_kinds import DURABLE, Kind, location, sqlite_path
+
 
 class Full(CallStore, ThreadStore, RuleStore, ApprovalLog, Protocol):
     """What every bundled store is: the base protocol and every optional one."""
@@ -195,15 +197,12 @@ async def race(decider: Full, expirer: Full, approval_id: str) -> tuple[bool, in
     return decided, expired
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
-async def test_an_expiry_racing_a_decision_exactly_one_wins(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize("kind", DURABLE)
+async def test_an_expiry_racing_a_decision_exactly_one_wins(kind: Kind, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """Two connections (as two processes would have) decide and expire calls right at their expiry: never both, never neither."""
-    if kind == "sqlite":
-        a: Full = SqliteStore(tmp_path / "calls.db")
-        b: Full = SqliteStore(tmp_path / "calls.db")
-    else:
-        dsn = request.getfixturevalue("fresh_postgres")
-        a, b = PostgresStore(dsn), PostgresStore(dsn)
+    where = location(kind, tmp_path, request)
+    connections: list[Full] = [SqliteStore(where) if kind == "sqlite" else PostgresStore(where) for _ in range(2)]
+    a, b = connections
     async with a, b:
         wins = {"decided": 0, "expired": 0}
         for n in range(40):
@@ -224,7 +223,7 @@ async def test_an_expiry_racing_a_decision_exactly_one_wins(kind: str, tmp_path:
 
 
 def test_a_version_2_file_is_upgraded_to_threads_rules_and_the_log(tmp_path: Path) -> None:
-    path = tmp_path / "calls.db"
+    path = sqlite_path(tmp_path)
     dialect = sql.Dialect(serial="INTEGER PRIMARY KEY AUTOINCREMENT", placeholder="?")
     with sqlite3.connect(path) as db:  # a file as the previous release wrote it
         for statement in [*dialect._first(), *sql.MIGRATIONS[1]]:
