@@ -121,7 +121,7 @@ async def _orphans(store: object, agent: Agent) -> list[ToolExecutionResult]:
             call_id = step.call_ids[index]
             if any(r.thread_slot == slot for r in await store.journal(call_id=call_id, agent_id=agent.id, limit=1000)):
                 continue  # a record names it: the interrupted calls above settle it, or it settled
-            name = step.names[index] if index < len(step.names) else "unknown"
+            name = step.names[index]
             unknown = exception_result(call_id, ToolOutcomeUnknownError(name))
             error = unknown.error
             assert error is not None  # a HarnessError's result carries its class and code

@@ -63,7 +63,7 @@ class MemoryThreads:
         check_thread_id(thread_id)
         found = self._threads.get(thread_id)
         if found is None:
-            self._keep(thread_id, ThreadState(thread_id), [])
+            self._keep(thread_id, ThreadState.empty(thread_id), [])
             found = self._threads[thread_id]
         return found[0], tuple(found[1])
 
@@ -131,9 +131,7 @@ class MemoryThreads:
 
     def _log(self, kind: ApprovalEventKind, parked: ParkedCall, **details: str | None) -> None:
         self._approval_seq += 1
-        self._approval_log.append(ApprovalEvent(
-            self._approval_seq, kind, parked.approval_id, parked.agent_id, parked.tool_name, time.time(), **details
-        ))
+        self._approval_log.append(ApprovalEvent.of(self._approval_seq, kind, parked, time.time(), **details))
         if len(self._approval_log) > MAX_EVENTS:
             del self._approval_log[: len(self._approval_log) - MAX_EVENTS]
 

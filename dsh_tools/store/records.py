@@ -106,6 +106,14 @@ class ApprovalEvent(Record):
     decided_by: str | None = None
     message: str | None = None
 
+    @classmethod
+    def of(
+        cls, seq: int, event: ApprovalEventKind, parked: ParkedCall, at: float, *,
+        outcome: str | None = None, decided_by: str | None = None, message: str | None = None,
+    ) -> ApprovalEvent:
+        """The event ``event`` of ``parked``'s life at ``at`` (``seq``: the store's number for it)."""
+        return cls(seq, event, parked.approval_id, parked.agent_id, parked.tool_name, at, outcome, decided_by, message)
+
     def wire(self) -> dict[str, object]:
         """The JSON line ``approvals watch`` prints (its keys are API.md's)."""
         line: dict[str, object] = {

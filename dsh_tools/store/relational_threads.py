@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import orjson
 
 import dsh_tools.store.sql as sql
 import dsh_tools.store.txn as txn
@@ -82,8 +81,8 @@ class RelationalThreads:
             "SELECT thread_id, version, body FROM dsh_threads WHERE status <> 'ready' ORDER BY updated_at", ()
         ):
             try:
-                state = ThreadState.read(thread_id, int(version), body)
-            except (*sql.UNREADABLE, KeyError) as error:
+                state = sql.thread_from_row(thread_id, version, body)
+            except sql.UNREADABLE as error:
                 self.note_unreadable("thread", error)
                 continue
             if state.agent_id == agent_id:
@@ -138,11 +137,7 @@ class RelationalThreads:
         events = []
         for seq, approval_id, at, body in rows:
             try:
-                fields = orjson.loads(body)
-                events.append(ApprovalEvent(
-                    int(seq), fields["event"], approval_id, fields["agentId"], fields["toolName"], float(at),
-                    fields.get("outcome"), fields.get("decidedBy"), fields.get("message"),
-                ))
-            except (*sql.UNREADABLE, KeyError) as error:
+                events.append(sql.load_record(ApprovalEvent, body, seq=int(seq), approval_id=approval_id, at=float(at)))
+            except sql.UNREADABLE as error:
                 self.note_unreadable("approval event", error)
         return events

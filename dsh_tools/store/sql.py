@@ -21,6 +21,7 @@ from dsh_tools.record import Record
 from dsh_tools.store.base import preview_of
 from dsh_tools.store.interrupted import late_note
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
+from dsh_tools.store.thread_state import ThreadState
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -230,9 +231,11 @@ APPEND_EVENT: Final = "INSERT INTO dsh_events (agent_id, type, at, data) VALUES 
 
 
 def dump_record(record: Record, *, skip: frozenset[str] = frozenset(), max_bytes: int | None = None) -> str:
-    """A record's fields as one JSON object (nested records as objects, payloads as JSON).
+    """A record's fields as one JSON object (nested records as objects, a tuple of them as an array, payloads as JSON).
 
-    Each payload is encoded once (frozen values natively) and embedded as is;
+    Every field is written, ``None`` included, so a row lacking one is not
+    this code's (:func:`load_record` refuses it rather than guess). Each
+    payload is encoded once (frozen values natively) and embedded as is;
     with ``max_bytes``, one larger than that is embedded as its preview.
     """
     body: dict[str, Any] = {}
@@ -242,6 +245,8 @@ def dump_record(record: Record, *, skip: frozenset[str] = frozenset(), max_bytes
         value = getattr(record, name)
         if isinstance(value, Record):
             body[name] = orjson.Fragment(dump_record(value))
+        elif name in getattr(record, "_nested", {}) and type(value) is tuple:
+            body[name] = [orjson.Fragment(dump_record(item)) for item in value]
         elif value is not None and name in record._json_fields:
             text = dumps(value)
             if max_bytes is not None and len(text) > max_bytes:
@@ -253,19 +258,31 @@ def dump_record(record: Record, *, skip: frozenset[str] = frozenset(), max_bytes
 
 
 def load_record(cls: type[R], text: str | bytes, **extra: object) -> R:
-    """The record ``dump_record`` wrote (plus ``extra`` fields kept in their own columns)."""
+    """The record ``dump_record`` wrote (plus ``extra`` fields kept in their own columns).
+
+    ``StoreError`` for a body that is not such a record: not a JSON object,
+    a field it does not have, or one it must have missing.
+    """
     fields = orjson.loads(text)
     if not isinstance(fields, dict):
         raise StoreError(f"a stored {cls.__name__} is not a JSON object")
     fields.update(extra)
     try:
-        for name, kind in getattr(cls, "_nested", {}).items():
-            nested = fields.get(name)
-            if isinstance(nested, dict):
-                fields[name] = kind(**nested)
-        return cls(**fields)
+        return _built(cls, fields)
     except TypeError as error:
         raise StoreError(f"a stored {cls.__name__} does not read back: {error}") from None
+
+
+def _built(cls: type[R], fields: dict[str, Any]) -> R:
+    """``cls`` from a stored body's fields: nested records (``cls._nested``) built too, arrays of a plain field as tuples."""
+    nested: Mapping[str, type[Record]] = getattr(cls, "_nested", {})
+    for name, value in fields.items():
+        kind = nested.get(name)
+        if kind is not None and isinstance(value, dict):
+            fields[name] = _built(kind, value)
+        elif type(value) is list and name not in cls._json_fields:
+            fields[name] = tuple(_built(kind, item) if kind is not None and isinstance(item, dict) else item for item in value)
+    return cls(**fields)
 
 
 def parked_from_row(row: Sequence[Any]) -> ParkedCall:
@@ -290,6 +307,15 @@ def _program(text: str | bytes) -> JsonValue:
     return value
 
 
+THREAD_COLUMNS: Final = frozenset({"thread_id", "version"})
+"""A thread state's fields kept in columns of their own, not in its body."""
+
+
+def thread_from_row(thread_id: str, version: int, body: str | bytes) -> ThreadState:
+    """A ``ThreadState`` from its ``dsh_threads`` row (``StoreError`` for a body this code did not write)."""
+    return load_record(ThreadState, body, thread_id=thread_id, version=int(version))
+
+
 _PARKED_SKIP: Final = frozenset({"state", "decision", "claimed_by", "lease_until", "program"})
 
 
@@ -298,6 +324,9 @@ def park_params(call: ParkedCall, max_per_agent: int) -> tuple[object, ...]:
     body = dump_record(call, skip=_PARKED_SKIP)
     return (call.approval_id, agent_id, call.state, call.created_at, body, call.expires_at, agent_id, max_per_agent)
 
+
+EVENT_COLUMNS: Final = frozenset({"seq", "approval_id", "at"})
+"""An approval event's fields kept in columns of their own, not in its body (``seq`` is the row's number)."""
 
 _RECORD_SKIP: Final = frozenset({"late_note", "thread_answer"})
 """Kept in its own column (a former owner's late write), or not kept (a thread slot's answer fills the thread), never in the body."""

@@ -25,9 +25,8 @@ approval" text.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final, Literal, TypeAlias
+from typing import ClassVar, Final, Literal, TypeAlias
 
-import orjson
 from returns.result import Failure
 
 from dsh_tools.content import HookContext, PluginSource
@@ -78,15 +77,15 @@ class ThreadWaitingError(Exception):
 
 
 class StepSlot(Record):
-    """One call of the open step: the approval it waits for, then its answer."""
+    """One call of the open step: the approval it waits for (``None``: none), then its answer (``None``: not yet settled)."""
 
     _json_fields = frozenset({"answer"})
-    approval_id: str | None = None
-    answer: JsonValue | None = None
+    approval_id: str | None
+    answer: JsonValue | None
 
 
 class ThreadStep(Record):
-    """The open step: the assistant turn's tool call ids (and tool names), in order, and a slot for each.
+    """The open step: the assistant turn's tool call ids and tool names, in order, and a slot for each.
 
     ``owner`` is the process running the step's calls and ``lease_until`` how
     long it holds them unless it renews: a process that dies between the
@@ -97,23 +96,42 @@ class ThreadStep(Record):
     number: int
     call_ids: tuple[str, ...]
     slots: tuple[StepSlot, ...]
-    names: tuple[str, ...] = ()
-    owner: str | None = None
-    lease_until: float | None = None
+    names: tuple[str, ...]
+    owner: str
+    lease_until: float
+
+    _nested: ClassVar[Mapping[str, type[Record]]] = {"slots": StepSlot}
 
 
 class ThreadState(Record):
-    """A thread's state without its messages (which a store appends, never rewrites)."""
+    """A thread's state without its messages (which a store appends, never rewrites).
+
+    A relational store keeps it as one JSON body (``sql.dump_record``) beside
+    its ``thread_id`` and ``version`` columns. Every field is required, so a
+    stored body that lacks one does not read back (``StoreError``) instead of
+    reading as a default: a missing ``count`` or ``step`` would lose messages
+    or an open step. :meth:`empty` is a thread before its first message.
+    """
 
     thread_id: str
-    version: int = 0
-    provider: str | None = None
-    agent_id: str | None = None
-    steps: int = 0
+    version: int
+    provider: str | None
+    """The provider whose messages it holds, from its first turn (``None`` before one)."""
+    agent_id: str | None
+    """The agent whose turns it holds, from its first turn (``None`` before one)."""
+    steps: int
     """How many steps were ever opened (the next one's number is one more)."""
-    step: ThreadStep | None = None
-    count: int = 0
+    step: ThreadStep | None
+    """The open step (``None``: the thread is ready)."""
+    count: int
     """How many messages the thread holds (a reader reads that many, whatever was appended since)."""
+
+    _nested: ClassVar[Mapping[str, type[Record]]] = {"step": ThreadStep}
+
+    @classmethod
+    def empty(cls, thread_id: str) -> ThreadState:
+        """A new thread: no message, no step, no provider or agent yet."""
+        return cls(thread_id, 0, None, None, 0, None, 0)
 
     @property
     def status(self) -> ThreadStatus:
@@ -139,40 +157,6 @@ class ThreadState(Record):
         if step is None:
             return ()
         return tuple(slot.approval_id for slot in step.slots if slot.answer is None and slot.approval_id is not None)
-
-    def wire(self) -> str:
-        """The state as a store keeps it (one JSON text)."""
-        step = self.step
-        shown = None if step is None else {
-            "number": step.number,
-            "callIds": list(step.call_ids),
-            "slots": [{"approvalId": s.approval_id, "answer": thaw_json(s.answer)} for s in step.slots],
-            "names": list(step.names),
-            "owner": step.owner,
-            "leaseUntil": step.lease_until,
-        }
-        body = {"provider": self.provider, "agentId": self.agent_id, "steps": self.steps, "step": shown, "count": self.count}
-        return dumps(body).decode()
-
-    @classmethod
-    def read(cls, thread_id: str, version: int, text: str | bytes) -> ThreadState:
-        """The state :meth:`wire` wrote (``ValueError``/``TypeError``/``KeyError`` for one it did not)."""
-        frozen = freeze_json(orjson.loads(text))
-        if type(frozen) is Failure:
-            raise ValueError(f"a stored thread is not JSON: {frozen.failure()}")
-        body = thaw_json(frozen.unwrap())
-        if not isinstance(body, dict):
-            raise ValueError("a stored thread is not a JSON object")
-        shown = body["step"]
-        step = None
-        if shown is not None:
-            slots = tuple(StepSlot(slot["approvalId"], slot["answer"]) for slot in shown["slots"])
-            lease = shown.get("leaseUntil")
-            step = ThreadStep(
-                int(shown["number"]), tuple(str(c) for c in shown["callIds"]), slots,
-                tuple(str(n) for n in shown.get("names", ())), shown.get("owner"), None if lease is None else float(lease),
-            )
-        return cls(thread_id, version, body["provider"], body["agentId"], int(body["steps"]), step, int(body["count"]))
 
 
 def check_thread_id(thread_id: object) -> str:
@@ -242,12 +226,14 @@ def turned(
     messages: Sequence[FrozenJson],
     call_ids: Sequence[str],
     *,
-    names: Sequence[str] = (),
-    owner: str | None = None,
-    lease_until: float | None = None,
+    names: Sequence[str],
+    owner: str,
+    lease_until: float,
 ) -> Change:
     """The state after an assistant turn of ``provider`` by ``agent_id``, opening a step when it made calls.
 
+    ``names`` are the calls' tool names, ``owner`` the process that runs
+    them, holding the step until ``lease_until`` (:func:`leased` renews it).
     ``ValueError`` for a thread of another provider or agent, or call ids that
     are empty or repeat (no answer could be matched to them).
     """
@@ -266,12 +252,14 @@ def turned(
         if call_id in seen:
             raise ValueError(f'tool call id "{call_id}" appears twice in one turn: its answers could not be told apart')
         seen.add(call_id)
+    if len(names) != len(call_ids):
+        raise ValueError(f"a turn of {len(call_ids)} tool calls needs as many tool names, got {len(names)}")
     _current(state, version)
     step = None
     steps = state.steps
     if call_ids:
         steps += 1
-        step = ThreadStep(steps, tuple(call_ids), tuple(StepSlot() for _ in call_ids), tuple(names), owner, lease_until)
+        step = ThreadStep(steps, tuple(call_ids), tuple(StepSlot(None, None) for _ in call_ids), tuple(names), owner, lease_until)
     return _grown(state, messages, provider=provider, agent_id=agent_id, steps=steps, step=step)
 
 
@@ -294,7 +282,7 @@ def leased(state: ThreadState, number: int, owner: str, lease_until: float) -> C
 def orphaned(state: ThreadState, now: float) -> tuple[int, ...]:
     """The open step's slots neither settled nor waiting for approval, once its process's lease lapsed."""
     step = state.step
-    if step is None or step.lease_until is None or step.lease_until >= now:
+    if step is None or step.lease_until >= now:
         return ()
     return tuple(i for i, slot in enumerate(step.slots) if slot.answer is None and slot.approval_id is None)
 

@@ -30,7 +30,9 @@ import dsh_tools.store.sql as sql
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json
 from dsh_tools.store.expiry import expired_record
 from dsh_tools.store.rows import JournalRow
-from dsh_tools.store.records import ApprovalDecision, ApprovalEventKind, ApprovalRule, ParkedCall, ThreadSlot
+from dsh_tools.store.records import (
+    ApprovalDecision, ApprovalEvent, ApprovalEventKind, ApprovalRule, ParkedCall, ThreadSlot,
+)
 from dsh_tools.store.thread_state import Change, ThreadState, slot_filled, slot_parked
 
 __all__ = [
@@ -89,7 +91,7 @@ def thread_read(thread_id: str) -> Txn[tuple[ThreadState, tuple[FrozenJson, ...]
     _, rows = yield (_READ_THREAD, (thread_id,))
     if not rows:
         return None
-    state = ThreadState.read(thread_id, int(rows[0][0]), rows[0][1])
+    state = sql.thread_from_row(thread_id, rows[0][0], rows[0][1])
     _, stored = yield (
         "SELECT body FROM dsh_thread_messages WHERE thread_id = ? AND seq <= ? ORDER BY seq", (thread_id, state.count)
     )
@@ -110,20 +112,20 @@ def thread_create(thread_id: str) -> Txn[None]:
     yield (
         "INSERT INTO dsh_threads (thread_id, version, status, updated_at, body) VALUES (?, 0, 'ready', ?, ?)"
         " ON CONFLICT (thread_id) DO NOTHING",
-        (thread_id, time.time(), ThreadState(thread_id).wire()),
+        (thread_id, time.time(), sql.dump_record(ThreadState.empty(thread_id), skip=sql.THREAD_COLUMNS)),
     )
 
 
 def _locked(thread_id: str) -> Txn[ThreadState | None]:
     _, rows = yield (_READ_THREAD + " FOR UPDATE", (thread_id,))
-    return ThreadState.read(thread_id, int(rows[0][0]), rows[0][1]) if rows else None
+    return sql.thread_from_row(thread_id, rows[0][0], rows[0][1]) if rows else None
 
 
 def _save(before: ThreadState, change: Change) -> Txn[None]:
     state, messages = change
     yield (
         "UPDATE dsh_threads SET version = ?, status = ?, updated_at = ?, body = ? WHERE thread_id = ?",
-        (state.version, state.status, time.time(), state.wire(), state.thread_id),
+        (state.version, state.status, time.time(), sql.dump_record(state, skip=sql.THREAD_COLUMNS), state.thread_id),
     )
     for seq, message in enumerate(messages, start=before.count + 1):
         yield (
@@ -176,17 +178,11 @@ def journal_write(rows: Sequence[JournalRow]) -> Txn[None]:
 # -- parked calls ------------------------------------------------------------------------------
 
 
-def event(
-    kind: ApprovalEventKind, parked: ParkedCall, *, outcome: str | None = None, decided_by: str | None = None,
-    message: str | None = None,
-) -> Statement:
-    """The statement logging one step of a parked call's life (``approvals watch`` reads them)."""
-    body = {
-        "event": kind, "agentId": parked.agent_id, "toolName": parked.tool_name, "outcome": outcome,
-        "decidedBy": decided_by, "message": message,
-    }
+def event(kind: ApprovalEventKind, parked: ParkedCall, **details: str | None) -> Statement:
+    """The statement logging one step of a parked call's life (``approvals watch`` reads them; its ``seq`` is the row's)."""
+    logged = ApprovalEvent.of(0, kind, parked, time.time(), **details)
     return ("INSERT INTO dsh_approval_events (approval_id, at, body) VALUES (?, ?, ?)", (
-        parked.approval_id, time.time(), dumps(body).decode(),
+        logged.approval_id, logged.at, sql.dump_record(logged, skip=sql.EVENT_COLUMNS),
     ))
 
 

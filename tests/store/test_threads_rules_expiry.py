@@ -52,7 +52,11 @@ async def two_step_thread(store: Full, thread_id: str = "t") -> ThreadState:
         {"id": c, "type": "function", "function": {"name": "write_file", "arguments": "{}"}} for c in ("c1", "c2")
     ]}])
     changed, _ = await store.change_thread(
-        thread_id, lambda now: turned(now, state.version, "openai-chat", "agent-1", turn, ["c1", "c2"])
+        thread_id,
+        lambda now: turned(
+            now, state.version, "openai-chat", "agent-1", turn, ["c1", "c2"], names=["write_file"] * 2, owner="me",
+            lease_until=time.time() + 60,
+        ),
     )
     assert isinstance(changed, ThreadState)
     return changed

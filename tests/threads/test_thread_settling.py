@@ -47,7 +47,10 @@ async def test_a_recovered_call_fills_its_slot(tmp_path: Path) -> None:
         thread = await (await open_thread(store, "t")).append({"role": "user", "content": "refund"})
         (call,) = checked_messages([{"role": "assistant", "content": None, "tool_calls": [chat_call("c1", "refund", {"order": "7"})]}])
         version = thread.version
-        state, _ = await store.change_thread("t", lambda now: turned(now, version, "openai-chat", AGENT_ID, (call,), ["c1"]))
+        state, _ = await store.change_thread("t", lambda now: turned(
+            now, version, "openai-chat", AGENT_ID, (call,), ["c1"], names=["refund"], owner="a-dead-process",
+            lease_until=time.time() - 1,
+        ))
         dead = CallRecord(  # what the dead process's journal left: running, its lease lapsed
             "dead-1", "c1", AGENT_ID, "refund", {"order": "7"}, "running", time.time() - 60, owner="a-dead-process",
             lease_until=time.time() - 1, idempotency_key="t:c1", thread_slot=ThreadSlot("t", state.steps, 0),
