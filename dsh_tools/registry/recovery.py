@@ -28,7 +28,6 @@ runs), and nothing is decided here.
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Final
@@ -46,10 +45,11 @@ from dsh_tools.pipeline.outcomes import Settled, exception_result
 from dsh_tools.pipeline.plan import plan_call
 from dsh_tools.pipeline.resume import AFTER_APPROVAL
 from dsh_tools.registry.approvals import OWNER, fingerprint
+from dsh_tools.store.error_records import slot_records
 from dsh_tools.store.interrupted import claim_record, finish_claim
 from dsh_tools.store.protocol import CallStore, LeaseStore, ThreadStore
 from dsh_tools.store.records import CallRecord, InterruptedCall, ThreadSlot
-from dsh_tools.store.thread_state import answer_of, orphaned
+from dsh_tools.store.thread_state import orphaned
 from dsh_tools.content import text_block
 
 if TYPE_CHECKING:
@@ -115,25 +115,16 @@ async def _orphans(store: object, agent: Agent) -> list[ToolExecutionResult]:
     for state in await store.open_steps(agent.id):
         step = state.step
         assert step is not None  # open_steps lists open steps
-        records: list[CallRecord] = []
+        loose = []
         for index in orphaned(state, now):
             slot = ThreadSlot(state.thread_id, step.number, index)
-            call_id = step.call_ids[index]
-            if any(r.thread_slot == slot for r in await store.journal(call_id=call_id, agent_id=agent.id, limit=1000)):
-                continue  # a record names it: the interrupted calls above settle it, or it settled
-            name = step.names[index]
-            unknown = exception_result(call_id, ToolOutcomeUnknownError(name))
-            error = unknown.error
-            assert error is not None  # a HarnessError's result carries its class and code
-            records.append(CallRecord(
-                f"orphan-{secrets.token_hex(8)}", call_id, agent.id, name, {}, "unknown", now, content=unknown.content,
-                is_error=True, error={"name": error.name, "code": error.code}, ended_at=now,
-                idempotency_key=f"{state.thread_id}:{call_id}", owner=OWNER, thread_slot=slot,
-                thread_answer=answer_of(unknown),
-            ))
-            settled.append(unknown)
+            named = await store.journal(call_id=step.call_ids[index], agent_id=agent.id, limit=1000)
+            if not any(r.thread_slot == slot for r in named):  # else the interrupted calls above settle it, or it settled
+                loose.append(index)
+        records = slot_records(state, loose, ToolOutcomeUnknownError, "unknown", kind="orphan", owner=OWNER)
         if records:
             await store.write(records, ())  # one commit: the slots fill, and the step's answer with the last
+        settled.extend(exception_result(r.call_id, ToolOutcomeUnknownError(r.tool_name)) for r in records)
     return settled
 
 

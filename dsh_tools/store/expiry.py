@@ -16,10 +16,9 @@ slot filled with the same text, in the same commit.
 
 from __future__ import annotations
 
-from dsh_tools.content import text_block
 from dsh_tools.errors import ApprovalExpiredError
+from dsh_tools.store.error_records import error_settled, parked_record
 from dsh_tools.store.records import CallRecord, ParkedCall
-from dsh_tools.store.thread_state import answer_from
 
 __all__ = ["expired_record", "ttl_of"]
 
@@ -32,11 +31,4 @@ def ttl_of(parked: ParkedCall) -> float:
 def expired_record(parked: ParkedCall, now: float) -> CallRecord:
     """The journal record that settles ``parked`` as expired (its thread slot's answer with it)."""
     error = ApprovalExpiredError(parked.tool_name, ttl_of(parked))
-    content = (text_block(f"Error: {error.message}"),)
-    return CallRecord(
-        f"expired-{parked.approval_id}", parked.call_id, parked.agent_id, parked.tool_name, parked.arguments,
-        "approval-expired", parked.created_at, content=content, is_error=True,
-        error={"name": type(error).__name__, "code": error.code}, ended_at=now, parent_call_id=parked.parent_call_id,
-        approval_id=parked.approval_id, idempotency_key=parked.idempotency_key, thread_slot=parked.thread_slot,
-        thread_answer=answer_from(content, True) if parked.thread_slot is not None else None,
-    )
+    return error_settled(parked_record(parked, f"expired-{parked.approval_id}"), error, "approval-expired", ended_at=now)

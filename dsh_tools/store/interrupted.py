@@ -12,13 +12,11 @@ runs nothing (:func:`unknown_record`).
 from __future__ import annotations
 
 import secrets
-import time
 from typing import TYPE_CHECKING, Final
 
-from dsh_tools.content import text_block
 from dsh_tools.errors import ToolOutcomeUnknownError
+from dsh_tools.store.error_records import error_settled, parked_record
 from dsh_tools.store.records import CallRecord, InterruptedCall, ParkedCall
-from dsh_tools.store.thread_state import answer_from
 
 if TYPE_CHECKING:
     from dsh_tools.store.protocol import CallStore
@@ -75,30 +73,13 @@ def late_note(written: CallRecord | dict[str, object]) -> dict[str, object]:
 
 def unknown_record(record: CallRecord, *, owner: str, decided_by: str | None) -> CallRecord:
     """``record`` settled ``TOOL_OUTCOME_UNKNOWN`` (``owner`` took it over; ``decided_by`` says who settled it)."""
-    error = ToolOutcomeUnknownError(record.tool_name)
-    content = (text_block(f"Error: {error.message}"),)
-    return record.set(
-        outcome="unknown",
-        is_error=True,
-        error={"name": type(error).__name__, "code": error.code},
-        content=content,
-        thread_answer=answer_from(content, True) if record.thread_slot is not None else None,
-        value=None,
-        ended_at=time.time(),
-        owner=owner,
-        lease_until=None,
-        decided_by=decided_by,
-    )
+    settled = error_settled(record, ToolOutcomeUnknownError(record.tool_name), "unknown")
+    return settled.set(owner=owner, decided_by=decided_by)
 
 
 def claim_record(parked: ParkedCall, *, owner: str) -> CallRecord:
     """The running record of a lapsed claim that left none (its process stopped before the body's record)."""
-    return CallRecord(
-        f"claim-{secrets.token_hex(8)}", parked.call_id, parked.agent_id, parked.tool_name, parked.arguments,
-        "running", parked.created_at, parent_call_id=parked.parent_call_id, approval_id=parked.approval_id,
-        idempotency_key=parked.idempotency_key, owner=owner, fingerprint=parked.fingerprint,
-        thread_slot=parked.thread_slot,
-    )
+    return parked_record(parked, f"claim-{secrets.token_hex(8)}", owner=owner, fingerprint=parked.fingerprint)
 
 
 async def settle_interrupted(store: CallStore, call_id: str, *, decided_by: str | None) -> list[CallRecord]:

@@ -27,6 +27,7 @@ from dsh_tools.store.memory_threads import MemoryThreads
 from dsh_tools.store.records import (
     ApprovalDecision, ApprovalRule, CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent,
 )
+from dsh_tools.store.thread_state import slot_filled, slot_parked
 
 __all__ = ["DEFAULT_MAX_RECORDS", "MemoryStore", "RunningSource"]
 
@@ -69,8 +70,9 @@ class MemoryStore(MemoryThreads, StoreBase):
         self._parked[call.approval_id] = call
         if call.state == "parked":
             self._log("parked", call)
-        if call.thread_slot is not None:
-            self._park_slot(call.thread_slot, call.approval_id)
+        slot = call.thread_slot
+        if slot is not None:
+            self._change_slot(slot, lambda state: slot_parked(state, slot, call.approval_id))
         return True
 
     async def parked(self, *, agent_id: str | None = None) -> list[ParkedCall]:
@@ -175,8 +177,8 @@ class MemoryStore(MemoryThreads, StoreBase):
             if earlier is not None and earlier.owner is not None and earlier.owner != record.owner:
                 record = earlier.set(late_note=late_note(record))  # the first settlement wins (records.CallRecord)
             slot, answer = record.thread_slot, record.thread_answer
-            if slot is not None and answer is not None:
-                self._fill(slot, answer)  # the settling commit fills the call's thread slot
+            if slot is not None and answer is not None:  # the settling commit fills the call's thread slot
+                self._change_slot(slot, lambda state: slot_filled(state, slot, answer))
                 record = record.set(thread_answer=None)
             kept[record.record_id] = bounded(record, self.max_value_bytes)
             kept.move_to_end(record.record_id)

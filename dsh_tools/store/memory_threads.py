@@ -12,12 +12,12 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final
 
-from dsh_tools.json_values import FrozenJson, JsonValue
+from dsh_tools.json_values import FrozenJson
 from dsh_tools.store.expiry import expired_record
 from dsh_tools.store.records import (
     ApprovalEvent, ApprovalEventKind, ApprovalRule, CallRecord, ParkedCall, SessionEvent, ThreadSlot,
 )
-from dsh_tools.store.thread_state import Change, ThreadState, check_thread_id, slot_filled, slot_parked
+from dsh_tools.store.thread_state import Change, SlotChange, ThreadState, check_thread_id
 from dsh_tools.tool_types import describe_value
 
 if TYPE_CHECKING:
@@ -84,18 +84,12 @@ class MemoryThreads:
     async def open_steps(self, agent_id: str) -> list[ThreadState]:
         return [state for state, _ in self._threads.values() if state.step is not None and state.agent_id == agent_id]
 
-    def _fill(self, slot: ThreadSlot, answer: JsonValue) -> None:
-        """Fill a thread slot (a settled call's answer), appending the step's answer when it was the last."""
+    def _change_slot(self, slot: ThreadSlot, change: SlotChange) -> None:
+        """Keep what ``change`` (a call's park or settlement) makes of ``slot``'s thread; nothing if the slot is not open."""
         found = self._threads.get(slot.thread_id)
-        change = None if found is None else slot_filled(found[0], slot, answer)
-        if found is not None and change is not None:
-            self._keep(slot.thread_id, change[0], [*found[1], *change[1]])
-
-    def _park_slot(self, slot: ThreadSlot, approval_id: str) -> None:
-        found = self._threads.get(slot.thread_id)
-        parked = None if found is None else slot_parked(found[0], slot, approval_id)
-        if found is not None and parked is not None:
-            self._keep(slot.thread_id, parked, found[1])
+        changed = None if found is None else change(found[0])
+        if found is not None and changed is not None:
+            self._keep(slot.thread_id, changed[0], [*found[1], *changed[1]])
 
     def _prune_threads(self, before: float) -> int:
         gone = [k for k, (state, _) in self._threads.items() if state.status == "ready" and self._touched.get(k, 0) < before]

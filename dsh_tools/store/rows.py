@@ -14,7 +14,7 @@ from dsh_tools.json_values import JsonValue
 from dsh_tools.store.records import CallRecord, SessionEvent, ThreadSlot
 from dsh_tools.store.sql import APPEND_EVENT, UPSERT_RECORD, event_params, record_params
 
-__all__ = ["JournalRow", "batches", "journal_rows"]
+__all__ = ["JournalRow", "batches", "journal_rows", "record_row"]
 
 
 class JournalRow(NamedTuple):
@@ -65,10 +65,8 @@ def journal_rows(
     rows: list[JournalRow] = []
     refused: list[tuple[str, Exception]] = []
     for record in records:
-        slot, answer = record.thread_slot, record.thread_answer
-        fill = (slot, answer) if slot is not None and answer is not None else None
         try:
-            rows.append(JournalRow(UPSERT_RECORD, record_params(record, max_bytes), record.record_id, fill))
+            rows.append(record_row(record, max_bytes))
         except (TypeError, ValueError, OverflowError) as error:
             refused.append((_record_label(record.record_id, record.call_id, record.tool_name), error))
     for event in events:
@@ -77,6 +75,13 @@ def journal_rows(
         except (TypeError, ValueError, OverflowError) as error:
             refused.append((_event_label(event.type, event.agent_id), error))
     return rows, refused
+
+
+def record_row(record: CallRecord, max_bytes: int) -> JournalRow:
+    """``record``'s row, with the thread slot its call fills (``TypeError``/``ValueError``/``OverflowError``: no JSON can carry it)."""
+    slot, answer = record.thread_slot, record.thread_answer
+    fill = (slot, answer) if slot is not None and answer is not None else None
+    return JournalRow(UPSERT_RECORD, record_params(record, max_bytes), record.record_id, fill)
 
 
 def batches(rows: Sequence[JournalRow]) -> list[tuple[str, list[tuple[object, ...]]]]:

@@ -24,7 +24,7 @@ approval" text.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar, Final, Literal, TypeAlias
 
 from returns.result import Failure
@@ -40,6 +40,7 @@ from dsh_tools.tool_types import describe_value
 __all__ = [
     "MAX_MESSAGE_BYTES",
     "MAX_THREAD_ID",
+    "SlotChange",
     "StepSlot",
     "ThreadConflictError",
     "ThreadState",
@@ -50,9 +51,11 @@ __all__ = [
     "answer_from",
     "answer_of",
     "appended",
+    "call_key",
     "check_thread_id",
     "checked_messages",
     "leased",
+    "open_slots",
     "orphaned",
     "slot_filled",
     "slot_parked",
@@ -279,22 +282,41 @@ def leased(state: ThreadState, number: int, owner: str, lease_until: float) -> C
     return state.set(step=step.set(owner=owner, lease_until=lease_until)), ()
 
 
-def orphaned(state: ThreadState, now: float) -> tuple[int, ...]:
-    """The open step's slots neither settled nor waiting for approval, once its process's lease lapsed."""
+def open_slots(state: ThreadState) -> tuple[int, ...]:
+    """The open step's slots neither settled nor waiting for approval: calls still to run, or running."""
     step = state.step
-    if step is None or step.lease_until >= now:
+    if step is None:
         return ()
     return tuple(i for i, slot in enumerate(step.slots) if slot.answer is None and slot.approval_id is None)
 
 
-def slot_parked(state: ThreadState, slot: ThreadSlot, approval_id: str) -> ThreadState | None:
-    """The state once ``slot``'s call waits for ``approval_id``; ``None`` when the slot is not open (nothing changes)."""
+def orphaned(state: ThreadState, now: float) -> tuple[int, ...]:
+    """The :func:`open_slots` of a step whose process's lease lapsed."""
+    step = state.step
+    return () if step is None or step.lease_until >= now else open_slots(state)
+
+
+def call_key(thread_id: str, call_id: str) -> str:
+    """The idempotency key of a thread's call: ``"<thread_id>:<tool_call_id>"``, the same in every process that settles it."""
+    return f"{thread_id}:{call_id}"
+
+
+SlotChange: TypeAlias = Callable[[ThreadState], "Change | None"]
+"""What a call's park or settlement does to its thread: :func:`slot_parked` or :func:`slot_filled` of its slot.
+
+A store reads the slot's thread, applies it, and writes the change it gives
+(none: the slot is not open, and nothing changes).
+"""
+
+
+def slot_parked(state: ThreadState, slot: ThreadSlot, approval_id: str) -> Change | None:
+    """The state once ``slot``'s call waits for ``approval_id`` (no message yet); ``None`` when the slot is not open."""
     step = _open_slot(state, slot)
     if step is None:
         return None
     slots = list(step.slots)
     slots[slot.index] = slots[slot.index].set(approval_id=approval_id)
-    return state.set(version=state.version + 1, step=step.set(slots=tuple(slots)))
+    return _grown(state, (), step=step.set(slots=tuple(slots)))
 
 
 def slot_filled(state: ThreadState, slot: ThreadSlot, answer: JsonValue) -> Change | None:

@@ -27,13 +27,13 @@ import orjson
 from returns.result import Failure
 
 import dsh_tools.store.sql as sql
-from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json
+from dsh_tools.json_values import FrozenJson, dumps, freeze_json
 from dsh_tools.store.expiry import expired_record
-from dsh_tools.store.rows import JournalRow
+from dsh_tools.store.rows import JournalRow, record_row
 from dsh_tools.store.records import (
     ApprovalDecision, ApprovalEvent, ApprovalEventKind, ApprovalRule, ParkedCall, ThreadSlot,
 )
-from dsh_tools.store.thread_state import Change, ThreadState, slot_filled, slot_parked
+from dsh_tools.store.thread_state import Change, SlotChange, ThreadState, slot_filled, slot_parked
 
 __all__ = [
     "LOCK",
@@ -147,20 +147,12 @@ def thread_change(thread_id: str, apply: Callable[[ThreadState], Change]) -> Txn
     return change
 
 
-def fill_slot(slot: ThreadSlot, answer: JsonValue) -> Txn[None]:
-    """Fill ``slot`` with a settled call's answer (and append the step's answer if it was the last); else nothing."""
+def slot_change(slot: ThreadSlot, change: SlotChange) -> Txn[None]:
+    """Lock ``slot``'s thread and write what ``change`` (its park or its settlement) makes of it; nothing if the slot is not open."""
     state = yield from _locked(slot.thread_id)
-    change = None if state is None else slot_filled(state, slot, answer)
-    if state is not None and change is not None:
-        yield from _save(state, change)
-
-
-def park_slot(slot: ThreadSlot, approval_id: str) -> Txn[None]:
-    """Mark ``slot``'s call as waiting for ``approval_id`` (the thread is ``waiting`` once every open call is)."""
-    state = yield from _locked(slot.thread_id)
-    parked = None if state is None else slot_parked(state, slot, approval_id)
-    if state is not None and parked is not None:
-        yield from _save(state, (parked, ()))
+    changed = None if state is None else change(state)
+    if state is not None and changed is not None:
+        yield from _save(state, changed)
 
 
 # -- the journal -------------------------------------------------------------------------------
@@ -172,7 +164,8 @@ def journal_write(rows: Sequence[JournalRow]) -> Txn[None]:
         yield (row.statement, row.params)
     for row in rows:
         if row.fill is not None:
-            yield from fill_slot(*row.fill)
+            slot, answer = row.fill
+            yield from slot_change(slot, lambda state: slot_filled(state, slot, answer))
 
 
 # -- parked calls ------------------------------------------------------------------------------
@@ -194,8 +187,9 @@ def park(call: ParkedCall, max_per_agent: int) -> Txn[bool]:
         return False
     if call.state == "parked":
         yield event("parked", call)
-    if call.thread_slot is not None:
-        yield from park_slot(call.thread_slot, call.approval_id)
+    slot = call.thread_slot
+    if slot is not None:
+        yield from slot_change(slot, lambda state: slot_parked(state, slot, call.approval_id))
     return True
 
 
@@ -260,16 +254,15 @@ def expire_due(max_bytes: int, only: str | None = None) -> Txn[int]:
     if only is not None:
         where, params = f"{where} AND approval_id = ?", (now, only)
     _, rows = yield (f"UPDATE dsh_parked SET state = 'expired' WHERE {where} RETURNING {sql.PARKED_COLUMNS}", params)
+    settled: list[JournalRow] = []
     for row in rows:
         try:
             parked = sql.parked_from_row(row)
         except sql.UNREADABLE:
             continue  # a damaged row expires with no record of its own (nothing could be said about it)
-        record = expired_record(parked, now)
-        yield (sql.UPSERT_RECORD, sql.record_params(record, max_bytes))
+        settled.append(record_row(expired_record(parked, now), max_bytes))
         yield event("settled", parked, outcome="approval-expired")
-        if parked.thread_slot is not None and record.thread_answer is not None:
-            yield from fill_slot(parked.thread_slot, record.thread_answer)
+    yield from journal_write(settled)  # the records, and the thread slots they fill, as any settlement's
     return len(rows)
 
 

@@ -30,15 +30,15 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from dsh_tools.content import text_block
 from dsh_tools.context.context import Agent, Context
 from dsh_tools.execution import ToolExecutionInput
 from dsh_tools.pipeline.batch import execute_batch
+from dsh_tools.store.error_records import slot_records
 from dsh_tools.store.protocol import CallStore
-from dsh_tools.store.records import CallRecord, ThreadSlot
-from dsh_tools.errors import safe_str
+from dsh_tools.store.records import ThreadSlot
+from dsh_tools.errors import ToolAbortedError, safe_str
 from dsh_tools.registry.approvals import OWNER
-from dsh_tools.store.thread_state import answer_from, checked_messages, leased, turned
+from dsh_tools.store.thread_state import call_key, checked_messages, leased, open_slots, turned
 from dsh_tools.threads.thread import Thread, thread_of
 from dsh_tools.tool_types import describe_value
 
@@ -77,12 +77,12 @@ async def run_step(
     )
     if calls:
         slots = [ThreadSlot(thread_id, state.steps, index) for index in range(len(calls))]
-        keyed = [call.set(idempotency_key=f"{thread_id}:{call.call_id}", agent=agent) for call in calls]
+        keyed = [call.set(idempotency_key=call_key(thread_id, call.call_id), agent=agent) for call in calls]
         renewing = asyncio.get_running_loop().create_task(_hold_step(thread, state.steps, seconds))
         try:
             await execute_batch(tools, keyed, gates=tools.gates, thread_slots=slots)
         except BaseException:
-            await _close_unstarted(thread, keyed, slots, agent)  # a batch that ends whole settled or parked every call
+            await _close_unstarted(thread, state.steps)  # a batch that ends whole settled or parked every call
             raise
         finally:
             renewing.cancel()
@@ -103,22 +103,14 @@ async def _hold_step(thread: Thread, number: int, seconds: float) -> None:
             _LOG.warning("renewing the lease on thread %r's step failed: %s", thread.thread_id, safe_str(error))
 
 
-async def _close_unstarted(thread: Thread, calls: Sequence[ToolExecutionInput], slots: Sequence[ThreadSlot], agent: Agent) -> None:
-    """Settle as aborted the calls of the step that never started (the turn was cut short), filling their slots."""
+async def _close_unstarted(thread: Thread, number: int) -> None:
+    """Settle as aborted the calls of step ``number`` that never started (the turn was cut short), filling their slots."""
     found = await thread.store.read_thread(thread.thread_id)
-    if found is None or found[0].step is None or found[0].step.number != slots[0].step:
+    store: object = thread.store
+    if found is None or found[0].step is None or found[0].step.number != number or not isinstance(store, CallStore):
         return
-    step, store = found[0].step, thread.store
-    content = (text_block("Error: the turn was cut short before this call ran, so it was not run"),)
-    now = time.time()
-    records = [
-        CallRecord(
-            f"unstarted-{slot.thread_id}-{slot.step}-{slot.index}", call.call_id, agent.id, call.name, {}, "aborted",
-            now, content=content, is_error=True, error={"name": "ToolAbortedError", "code": "ABORTED_BEFORE_DISPATCH"},
-            ended_at=now, thread_slot=slot, thread_answer=answer_from(content, True),
-        )
-        for call, slot, held in zip(calls, slots, step.slots)
-        if held.answer is None and held.approval_id is None
-    ]
-    if records and isinstance(store, CallStore):
-        await store.write(records, ())
+    state = found[0]
+    error = ToolAbortedError("the turn was cut short before this call ran, so it was not run", "ABORTED_BEFORE_DISPATCH")
+    records = slot_records(state, open_slots(state), lambda name: error, "aborted", kind="unstarted")
+    if records:
+        await store.write(records, ())  # one commit: the slots fill, and the step's answer with the last

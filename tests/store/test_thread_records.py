@@ -51,9 +51,9 @@ async def test_a_thread_and_its_calls_read_back_as_they_were_written(store: Full
     )
     await store.write([settled, running], [])
 
-    expected = slot_parked(state, slots[0], "p1")
-    assert expected is not None
-    filled = slot_filled(expected, slots[1], answer)
+    waits = slot_parked(state, slots[0], "p1")
+    assert waits is not None
+    filled = slot_filled(waits[0], slots[1], answer)
     assert filled is not None
     read = await store.read_thread("t")
     assert read == (filled[0], turn)
