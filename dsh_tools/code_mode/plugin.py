@@ -158,9 +158,12 @@ class CodeMode:
         return "the code runtime is disposed" if getattr(runtime, "disposed", False) is True else None
 
     async def resume_program(
-        self, plan: CallPlan, parked: ParkedCall, execution: ToolExecution, stale: str | None
+        self, plan: CallPlan, parked: ParkedCall, execution: ToolExecution, stale: str | None, *, tampered: bool
     ) -> ToolExecutionResult:
-        """Settle the approved sub-call (``plan`` is its plan), then rerun its program by replay."""
+        """Settle the approved sub-call (``plan`` is its plan), then rerun its program by replay.
+
+        ``tampered``: the parked row does not match its digest, so neither runs.
+        """
         from dsh_tools.code_mode.replay import resume_program  # first need: see the module docstring
 
-        return await resume_program(self._registry, plan, parked, execution, stale)
+        return await resume_program(self._registry, plan, parked, execution, stale, tampered=tampered)

@@ -22,6 +22,7 @@ from dsh_tools.errors import (
     ApprovalPendingError,
     CodeRunFailedError,
     HarnessError,
+    RecordTamperedError,
     ReplayDivergedError,
     ToolAbortedError,
     safe_str,
@@ -44,6 +45,7 @@ __all__ = [
     "exception_result",
     "failed",
     "harness_error_info",
+    "record_tampered",
     "report_failure",
     "safe_str",
 ]
@@ -175,3 +177,8 @@ def denied(execution: ToolExecution, reason: str, outcome: Outcome = "denied") -
 def failed(execution: ToolExecution, failure: StageFailure) -> Failure[Settled]:
     """The failure track for a misbehaving participant (fail closed)."""
     return Failure(Settled(execution, failure.result(execution.call_id)))
+
+
+def record_tampered(execution: ToolExecution) -> Failure[Settled]:
+    """The failure track for a stored record that does not match its digest: ``RECORD_TAMPERED``, nothing ran."""
+    return Failure(Settled(execution, exception_result(execution.call_id, RecordTamperedError())))
