@@ -54,7 +54,14 @@ from dsh_tools.content import ContentBlock, ToolOutput, text_block
 from dsh_tools.code_mode.replay import ParkedProgram, RecordedCall, Replay, replay_for
 from dsh_tools.code_mode.weak import weak_callback
 from dsh_tools.errors import ApprovalPendingError, CodeRunFailedError, ReplayDivergedError, ToolArgsError
-from dsh_tools.execution import HookContext, PluginSource, ToolExecution, ToolExecutionInput, ToolExecutionResult
+from dsh_tools.execution import (
+    HookContext,
+    PluginSource,
+    ToolExecution,
+    ToolExecutionInput,
+    ToolExecutionResult,
+    derived_idempotency_key,
+)
 from dsh_tools.json_values import JsonValue, dumps, freeze_json, frozen_or_raise
 from dsh_tools.pipeline.batch import CallLane
 from dsh_tools.signals import AbortController
@@ -141,7 +148,7 @@ class _Run:
             # A sub-call's key is its program's and its number: the same call of a rerun has the same key.
             sub_call = ToolExecutionInput(
                 sub_id, name, frozen, self.outer.agent, self.outer.token, self.controller.signal,
-                f"{self.outer.idempotency_key}:{number}" if self.outer.idempotency_key else None,
+                derived_idempotency_key(self.outer.idempotency_key, str(number)) if self.outer.idempotency_key else None,
             )
             self.numbers[sub_id] = (number, name)
             task = asyncio.ensure_future(self._dispatch(sub_call, self._submit(sub_call), number, typed))

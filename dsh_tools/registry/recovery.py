@@ -39,7 +39,7 @@ from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.context.context import Agent
 from dsh_tools.dbos.seam import dispatcher_of
 from dsh_tools.errors import ToolOutcomeUnknownError
-from dsh_tools.execution import ToolExecution, ToolExecutionResult, mint_idempotency_key
+from dsh_tools.execution import ToolExecution, ToolExecutionResult, derived_idempotency_key, mint_idempotency_key
 from dsh_tools.json_values import FrozenJson, freeze_json
 from dsh_tools.pipeline.compose import continue_call
 from dsh_tools.pipeline.outcomes import Settled, exception_result
@@ -125,7 +125,7 @@ async def _orphans(store: object, agent: Agent) -> list[ToolExecutionResult]:
             records.append(CallRecord(
                 f"orphan-{secrets.token_hex(8)}", call_id, agent.id, name, {}, "unknown", now, content=unknown.content,
                 is_error=True, error={"name": error.name, "code": error.code}, ended_at=now,
-                idempotency_key=f"{state.thread_id}:{call_id}", owner=OWNER, thread_slot=slot,
+                idempotency_key=derived_idempotency_key(state.thread_id, call_id), owner=OWNER, thread_slot=slot,
                 thread_answer=answer_of(unknown),
             ))
             settled.append(unknown)
