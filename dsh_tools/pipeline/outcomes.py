@@ -19,11 +19,8 @@ from typing import Literal
 from returns.result import Failure
 
 from dsh_tools.errors import (
-    ApprovalPendingError,
-    CodeRunFailedError,
     HarnessError,
     RecordTamperedError,
-    ReplayDivergedError,
     ToolAbortedError,
     safe_str,
 )
@@ -118,19 +115,18 @@ def exception_message(exception: BaseException) -> str:
 
 
 def exception_result(call_id: str, exception: BaseException) -> ToolExecutionResult:
-    """The result of a raised exception (structured ``error`` for ``HarnessError``; an
-    ``ApprovalPendingError`` also brings its ``meta``: the approval id the caller resumes with, and a
-    replay's error the effects that ran during it)."""
+    """The result of a raised exception (structured ``error`` for ``HarnessError``, and its ``meta``: the
+    approval id a caller resumes with, the effects that ran during a failed replay). A ``meta`` that is
+    not JSON is left out: the error's text still reaches the model."""
     result = error_result(call_id, exception_message(exception), harness_error_info(exception))
-    kind = type(exception)
-    if kind is ApprovalPendingError:
-        return result.set(meta=exception.meta)  # type: ignore[attr-defined]
-    if kind is ReplayDivergedError or kind is CodeRunFailedError:
-        meta = exception.meta  # type: ignore[attr-defined]
-        if meta is not None:
-            frozen = freeze_json(meta)
-            if type(frozen) is not Failure:
-                return result.set(meta=frozen.unwrap())
+    try:
+        meta = exception.meta if isinstance(exception, HarnessError) else None
+    except Exception:  # noqa: BLE001 - a subclass's raising property: the text still reaches the model
+        meta = None
+    if meta is not None:
+        frozen = freeze_json(meta)
+        if type(frozen) is not Failure:
+            return result.set(meta=frozen.unwrap())
     return result
 
 
