@@ -61,7 +61,7 @@ class WorkerRuntime:
             request = decode_request(text)
         except ValueError as error:
             return self._unreadable(text, error)
-        with self.standins.acting(request) as agent:
+        async with self.standins.acting(request) as agent:
             if self._resolved(request, agent) is None:
                 return encode_result(exception_result(request.call_id, ToolMismatchError(request.name)))
         return None
@@ -83,7 +83,7 @@ class WorkerRuntime:
             return self._unreadable(text, error)
         self.running += 1
         try:
-            with self.standins.acting(request) as agent:
+            async with self.standins.acting(request) as agent:
                 result = await self._dispatch(request, agent, rerun)
         finally:
             self.running -= 1

@@ -263,21 +263,119 @@ async def test_configure_reuses_a_dbos_another_library_configured(tmp_path: Path
         DBOS.destroy(destroy_registry=False)
 
 
-def test_a_worker_stand_in_acts_with_the_call_s_mode_and_restrictions() -> None:
+async def test_a_worker_stand_in_acts_with_the_call_s_mode_and_restrictions() -> None:
     from dsh_tools.dbos.standins import StandIns
 
     ctx = boot()
     queue_tools.register(ctx)
     standins = StandIns(ctx, limit=2)
     base = Request("q", "c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
-    with standins.acting(base.set(restrictions=((("record", "ghost"), ()),), mode="code")) as agent:
+    async with standins.acting(base.set(restrictions=((("record", "ghost"), ()),), mode="code")) as agent:
         assert agent is not None and agent.id == "a1" and agent.name == "Ann"
         assert ctx.tools.mode_for(agent) == "code"
         assert [tool.name for tool in ctx.tools.end_capabilities(agent)] == ["record"]  # "ghost" is unknown here
-    with standins.acting(base) as again:
+    async with standins.acting(base) as again:
         assert again is agent and ctx.tools.mode_for(agent) == "native" and len(ctx.tools.end_capabilities(agent)) == 6
     for other in ("a2", "a3"):
-        with standins.acting(base.set(agent_id=other)):
+        async with standins.acting(base.set(agent_id=other)):
             pass
     assert len(standins) == 2 and agent.ctx.disposed  # the oldest idle stand-in made room
     Agent(ctx, name="Ann", id="a1")  # its id is free again
+
+
+async def test_concurrent_calls_of_one_agent_never_run_under_each_other_s_restrictions() -> None:
+    """A call with other restrictions (or another mode) waits for the stand-in to be idle; the same ones share it."""
+    from dsh_tools.dbos.standins import StandIns
+
+    ctx = boot()
+    queue_tools.register(ctx)
+    standins = StandIns(ctx)
+    base = Request("q", "c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
+    only_record = base.set(restrictions=((("record",), ()),))
+    only_echo = base.set(restrictions=((("echo",), ()),))
+    seen: list[tuple[str, list[str]]] = []
+    release = {name: asyncio.Event() for name in ("first", "second", "third")}
+    inside = {name: asyncio.Event() for name in release}
+
+    async def call(name: str, request: Request) -> None:
+        async with standins.acting(request) as agent:
+            assert agent is not None
+            inside[name].set()
+            seen.append((name, [tool.name for tool in ctx.tools.end_capabilities(agent)]))
+            await release[name].wait()
+            seen.append((name, [tool.name for tool in ctx.tools.end_capabilities(agent)]))
+
+    first = asyncio.ensure_future(call("first", only_record))
+    await asyncio.wait_for(inside["first"].wait(), 5)
+    second = asyncio.ensure_future(call("second", only_echo))  # other restrictions: waits for "first"
+    third = asyncio.ensure_future(call("third", only_record))  # the same as "first", but "second" waits: behind it
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert not inside["second"].is_set() and not inside["third"].is_set()
+    release["first"].set()
+    await asyncio.wait_for(inside["second"].wait(), 5)
+    assert not inside["third"].is_set()
+    release["second"].set()
+    await asyncio.wait_for(inside["third"].wait(), 5)
+    release["third"].set()
+    await asyncio.wait_for(asyncio.gather(first, second, third), 5)
+    assert seen == [
+        ("first", ["record"]), ("first", ["record"]),
+        ("second", ["echo"]), ("second", ["echo"]),
+        ("third", ["record"]), ("third", ["record"]),
+    ]
+    mode_code = base.set(mode="code")
+    release = {name: asyncio.Event() for name in ("native", "code")}
+    inside = {name: asyncio.Event() for name in release}
+    modes: list[tuple[str, str]] = []
+
+    async def in_mode(name: str, request: Request) -> None:
+        async with standins.acting(request) as agent:
+            inside[name].set()
+            modes.append((name, ctx.tools.mode_for(agent)))
+            await release[name].wait()
+            modes.append((name, ctx.tools.mode_for(agent)))
+
+    native = asyncio.ensure_future(in_mode("native", base))
+    await asyncio.wait_for(inside["native"].wait(), 5)
+    code = asyncio.ensure_future(in_mode("code", mode_code))
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert not inside["code"].is_set()
+    release["native"].set()
+    release["code"].set()
+    await asyncio.wait_for(asyncio.gather(native, code), 5)
+    assert modes == [("native", "native"), ("native", "native"), ("code", "code"), ("code", "code")]
+
+
+async def test_a_cancelled_wait_for_a_stand_in_lets_the_others_go() -> None:
+    from dsh_tools.dbos.standins import StandIns
+
+    ctx = boot()
+    queue_tools.register(ctx)
+    standins = StandIns(ctx)
+    base = Request("q", "c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
+    other = base.set(restrictions=((("echo",), ()),))
+    release = asyncio.Event()
+    entered: list[str] = []
+
+    async def call(name: str, request: Request, hold: asyncio.Event | None = None) -> None:
+        async with standins.acting(request):
+            entered.append(name)
+            if hold is not None:
+                await hold.wait()
+
+    first = asyncio.ensure_future(call("first", base, release))
+    await asyncio.sleep(0)
+    waiting = asyncio.ensure_future(call("other", other))
+    await asyncio.sleep(0)
+    same = asyncio.ensure_future(call("same", base))  # held back behind "other"'s wait
+    await asyncio.sleep(0)
+    assert entered == ["first"]
+    waiting.cancel()
+    await asyncio.wait_for(same, 5)  # "other" gave up: the same restrictions share the stand-in again
+    assert entered == ["first", "same"]
+    release.set()
+    await asyncio.wait_for(first, 5)
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
