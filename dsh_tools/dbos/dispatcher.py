@@ -180,7 +180,9 @@ class DbosQueues:
             try:
                 if handle is None:
                     handle = await self._client.retrieve_workflow_async(wid)
-                return decode_result(await handle.get_result(polling_interval_sec=polling))
+                result = decode_result(await handle.get_result(polling_interval_sec=polling))
+                # the worker's word for the call id is not trusted (it names "?" for a request it could not read)
+                return result if result.call_id == call_id else result.set(call_id=call_id)
             except DBAPIError:
                 await asyncio.sleep(wait)  # the database is away: the worker goes on, so the result will be there
                 wait = min(_BACKOFF_MAX, wait * 2)

@@ -7,18 +7,25 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import orjson
 import pytest
 
 import queue_tools
-from dsh_tools import Agent, ToolExecutionInput, boot
+from dsh_tools import Agent, Context, ToolExecutionInput, boot
 from dsh_tools.dbos import QueueOptions, configure
 from dsh_tools.dbos.codec import Request, decode_request, decode_result, encode_request, encode_result, workflow_id
 from dsh_tools.dbos.names import system_database_url
 from dsh_tools.dbos.recovery import ExecutorBusy, check_executor_id, lock_executor
 from dsh_tools.dbos.seam import check_queue_name, check_routes
+
+if TYPE_CHECKING:
+    from dbos import DBOSClient
+
+    from dsh_tools.dbos.worker import WorkerRuntime
 
 
 @pytest.mark.parametrize("name", ["", "Sandbox", "a b", "_dbos_x", "-x", "x" * 49, "é", None, 3])
@@ -379,3 +386,51 @@ async def test_a_cancelled_wait_for_a_stand_in_lets_the_others_go() -> None:
     await asyncio.wait_for(first, 5)
     with pytest.raises(asyncio.CancelledError):
         await waiting
+
+
+class _InProcessHandle:
+    """A workflow handle whose 'worker' is a :class:`WorkerRuntime` in this process, run when the result is asked for."""
+
+    def __init__(self, runtime: WorkerRuntime, payload: str) -> None:
+        self.runtime, self.payload = runtime, payload
+
+    async def get_result(self, polling_interval_sec: float) -> str:
+        refused = await self.runtime.check(self.payload)
+        return refused if refused is not None else await self.runtime.run_body(self.payload, False)
+
+
+class _InProcessClient:
+    """Just enough of a ``DBOSClient`` for a caller's dispatch: each enqueue is run by one in-process worker."""
+
+    def __init__(self, runtime: WorkerRuntime, tamper: Callable[[str], str] = lambda payload: payload) -> None:
+        self.runtime, self.tamper = runtime, tamper
+        self.enqueued: list[str] = []
+
+    async def enqueue_async(self, options: object, payload: str) -> _InProcessHandle:
+        self.enqueued.append(payload)
+        return _InProcessHandle(self.runtime, self.tamper(payload))
+
+
+def _in_process(tamper: Callable[[str], str] = lambda payload: payload) -> tuple[Context, Context, _InProcessClient]:
+    """A caller routing every tool to queue "q", whose dispatches a worker runtime in this process serves."""
+    from dsh_tools.dbos.dispatcher import DbosQueues
+    from dsh_tools.dbos.seam import QUEUE_DISPATCHER
+    from dsh_tools.dbos.worker import WorkerRuntime
+
+    worker = boot()
+    queue_tools.register(worker)
+    client = _InProcessClient(WorkerRuntime(worker, "q"), tamper)
+    caller = boot(queues={"*": "q"})
+    queue_tools.register(caller)
+    caller.provide(QUEUE_DISPATCHER, DbosQueues(cast("DBOSClient", client), {"q": QueueOptions()}, "sqlite:///unused"))
+    return caller, worker, client
+
+
+async def test_the_caller_keeps_its_call_id_whatever_the_worker_names() -> None:
+    caller, _, client = _in_process(tamper=lambda payload: "not a request")  # the worker settles it as call "?"
+    result = await caller.tools.execute(ToolExecutionInput("c1", "echo", {"text": "hi"}))
+    assert len(client.enqueued) == 1
+    assert result.error is not None and result.error.code == "QUEUE_UNAVAILABLE", result.text
+    assert result.call_id == "c1"
+    (record,) = await caller.tools.store.journal(call_id="c1")
+    assert record.outcome == "error"
