@@ -162,14 +162,17 @@ def encode_result(result: ToolExecutionResult) -> str:
 
 
 def decode_result(text: object) -> ToolExecutionResult:
-    """The result :func:`encode_result` wrote; ``ValueError`` if ``text`` is not one."""
+    """The result :func:`encode_result` wrote; ``ValueError`` if ``text`` is not one (checked, never asserted)."""
     try:
         data = orjson.loads(text) if type(text) is str else None
-        assert isinstance(data, dict)
-        wire = data["result"]
-        assert isinstance(wire, dict)
-        outcome = data["outcome"]
-        assert outcome in OUTCOMES
+        if not isinstance(data, dict):
+            raise ValueError("it is not a JSON object")
+        wire = data.get("result")
+        if not isinstance(wire, dict):
+            raise ValueError("its result is not an object")
+        outcome = data.get("outcome")
+        if type(outcome) is not str or outcome not in OUTCOMES:
+            raise ValueError(f"its outcome {outcome!r} is not one of {sorted(OUTCOMES)}")
         error = wire.get("error")
         info = None if error is None else ToolErrorInfo(error["name"], error["code"])
         return ToolExecutionResult(
@@ -182,7 +185,7 @@ def decode_result(text: object) -> ToolExecutionResult:
             value=data.get("value"),
             outcome=_outcome(outcome),
         )
-    except (AssertionError, KeyError, TypeError, ValueError, orjson.JSONDecodeError) as error:
+    except (KeyError, TypeError, ValueError, orjson.JSONDecodeError) as error:
         raise ValueError(f"a queued call's result does not read as one: {error!r}"[:300]) from None
 
 
@@ -193,7 +196,8 @@ def _outcome(word: str) -> Outcome:
 def _hook_context(wire: object) -> HookContext | None:
     if wire is None:
         return None
-    assert isinstance(wire, Mapping)
+    if not isinstance(wire, Mapping):
+        raise ValueError("its additionalContext is not an object")
     source = wire["source"]
     kind = source["kind"]
     made = UserSource() if kind == "user" else PluginSource(source["plugin"])

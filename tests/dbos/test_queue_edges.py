@@ -132,6 +132,46 @@ def test_a_request_and_a_result_round_trip() -> None:
         decode_result('{"result": {"callId": "c", "content": [], "isError": false}, "outcome": "maybe"}')
 
 
+_OK_WIRE = {"callId": "c", "content": [], "isError": False}
+HOSTILE_RESULTS = [
+    3,
+    "not json",
+    "[]",
+    '{"result": [], "outcome": "ok"}',
+    '{"outcome": "ok"}',
+    orjson.dumps({"result": _OK_WIRE, "outcome": "maybe"}).decode(),
+    orjson.dumps({"result": _OK_WIRE, "outcome": ["ok"]}).decode(),
+    orjson.dumps({"result": {**_OK_WIRE, "error": "x"}, "outcome": "error"}).decode(),
+    orjson.dumps({"result": {**_OK_WIRE, "additionalContext": []}, "outcome": "ok"}).decode(),
+    orjson.dumps({"result": {**_OK_WIRE, "additionalContext": {"content": "x", "source": 3}}, "outcome": "ok"}).decode(),
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_RESULTS)
+def test_a_hostile_result_is_a_value_error(text: object) -> None:
+    with pytest.raises(ValueError, match="a queued call's result does not read as one"):
+        decode_result(text)
+
+
+def test_a_hostile_result_is_a_value_error_under_python_o() -> None:
+    """The checks are not ``assert``s: ``python -O`` keeps them."""
+    script = (
+        "import sys, orjson\n"
+        "from dsh_tools.dbos.codec import decode_result\n"
+        "for text in orjson.loads(sys.stdin.read()):\n"
+        "    try:\n"
+        "        decode_result(text)\n"
+        "    except ValueError:\n"
+        "        continue\n"
+        "    print('read as a result:', text)\n"
+    )
+    finished = subprocess.run(
+        [sys.executable, "-O", "-c", script], input=orjson.dumps(HOSTILE_RESULTS).decode(), capture_output=True, text=True,
+        timeout=120,
+    )
+    assert finished.returncode == 0 and finished.stdout == "", finished.stdout + finished.stderr
+
+
 async def test_results_of_every_shape_round_trip() -> None:
     from dsh_tools.demo.tools import register as demo_tools  # typed values, images, errors
 
