@@ -23,6 +23,7 @@ from typing import Any, Final
 
 import orjson
 
+from dsh_tools.dbos.names import WORKFLOW_PREFIX, agent_key
 from dsh_tools.execution import HookContext, PluginSource, ToolErrorInfo, ToolExecutionResult, UserSource
 from dsh_tools.json_values import JsonValue, thaw_json
 from dsh_tools.outcome import OUTCOMES, Outcome
@@ -75,7 +76,7 @@ class Request(Record):
 
 def workflow_id(agent_id: str | None, idempotency_key: str, dispatch: int) -> str:
     """``dsh:<agent_id>:<key>:<n>``: the ``n``-th dispatch of that call (``-`` for a call without an agent)."""
-    return f"dsh:{'-' if agent_id is None else agent_id}:{idempotency_key}:{dispatch}"
+    return f"{WORKFLOW_PREFIX}{agent_key(agent_id)}:{idempotency_key}:{dispatch}"
 
 
 def catalog_digest(tools: Sequence[RegisteredTool]) -> str:

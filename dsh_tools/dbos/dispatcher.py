@@ -34,7 +34,16 @@ from sqlalchemy.exc import DBAPIError
 
 from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.dbos.codec import Request, Restrictions, catalog_digest, decode_result, encode_request, workflow_id
-from dsh_tools.dbos.names import AGENT_ATTRIBUTE, CALL_ATTRIBUTE, STARTED_STEP, WORKFLOW_NAME, WORKFLOW_PREFIX, app_name
+from dsh_tools.dbos.names import (
+    AGENT_ATTRIBUTE,
+    CALL_ATTRIBUTE,
+    NO_AGENT,
+    STARTED_STEP,
+    WORKFLOW_NAME,
+    WORKFLOW_PREFIX,
+    agent_key,
+    app_name,
+)
 from dsh_tools.dbos.options import check_queues, queue_arguments, system_database
 from dsh_tools.dbos.seam import QueuedCall, QueueOptions, set_configured_dispatcher
 from dsh_tools.dbos.tracing import trace_carrier
@@ -128,12 +137,12 @@ class DbosQueues:
             "workflow_id": wid,
             "application_name": app_name(queue),
             "attributes": {
-                AGENT_ATTRIBUTE: request.agent_id or "-",
+                AGENT_ATTRIBUTE: agent_key(request.agent_id),
                 CALL_ATTRIBUTE: [request.call_id, request.name, request.idempotency_key, request.dispatch, queue],
             },
         }
         if options.partition_by_agent:
-            enqueue["queue_partition_key"] = request.agent_id or "-"
+            enqueue["queue_partition_key"] = agent_key(request.agent_id)
         try:
             handle: Handle = await self._client.enqueue_async(enqueue, payload)
         except Exception as error:  # noqa: BLE001 - any failure to enqueue is the queue's answer
@@ -217,7 +226,7 @@ class DbosQueues:
                 continue  # another agent's whose id extends this one, or not one of ours
             call_id, tool_name, key, dispatch, queue = detail  # the queue too: DBOS clears it when it cancels
             calls.append(QueuedCall(
-                status.workflow_id, queue, None if agent_id == "-" else agent_id, call_id, tool_name, key,
+                status.workflow_id, queue, None if agent_id == NO_AGENT else agent_id, call_id, tool_name, key,
                 dispatch, str(status.status), status.executor_id,
             ))
         return calls

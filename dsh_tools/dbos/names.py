@@ -21,9 +21,11 @@ __all__ = [
     "AGENT_ATTRIBUTE",
     "BODY_STEP",
     "CALL_ATTRIBUTE",
+    "NO_AGENT",
     "STARTED_STEP",
     "WORKFLOW_NAME",
     "WORKFLOW_PREFIX",
+    "agent_key",
     "app_name",
     "system_database_url",
 ]
@@ -33,6 +35,8 @@ STARTED_STEP: Final = "dsh.started"
 BODY_STEP: Final = "dsh.body"
 WORKFLOW_PREFIX: Final = "dsh:"
 """Every workflow id of ours starts so (``dsh:<agent_id>:<key>:<n>``)."""
+NO_AGENT: Final = "-"
+"""What stands for the agent id of a call without an agent (in its workflow id, attribute and partition key)."""
 AGENT_ATTRIBUTE: Final = "dshAgent"
 """The workflow attribute holding the caller's agent id (DBOS filters on attributes exactly)."""
 CALL_ATTRIBUTE: Final = "dshCall"
@@ -52,6 +56,11 @@ def system_database_url(store_url: str) -> str:
     raise ValueError(
         f"queues need a durable store that DBOS can share (sqlite:///FILE or postgresql://...), not {store_url[:60]!r}"
     )
+
+
+def agent_key(agent_id: str | None) -> str:
+    """``agent_id`` as a workflow id, attribute and partition key name it (an agent id is never empty)."""
+    return NO_AGENT if agent_id is None else agent_id
 
 
 def app_name(queue: str) -> str:
