@@ -53,7 +53,6 @@ class Request(Record):
     """One queued dispatch, as the worker reads it (see the module docstring)."""
 
     _json_fields = frozenset({"arguments", "replay"})
-    queue: str
     call_id: str
     name: str
     arguments: JsonValue
@@ -71,7 +70,6 @@ class Request(Record):
     approval_id: str | None = None
     replay: JsonValue | None = None
     trace: tuple[tuple[str, str], ...] = ()
-    language: str = "typescript"
 
 
 def workflow_id(agent_id: str | None, idempotency_key: str, dispatch: int) -> str:
@@ -103,7 +101,7 @@ def decode_request(text: object) -> Request:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"not a request of format {FORMAT}")
     fields: dict[str, Any] = {name: data[name] for name in Request._record_fields if name in data}
-    for name in ("queue", "call_id", "name", "idempotency_key", "fingerprint"):
+    for name in ("call_id", "name", "idempotency_key", "fingerprint"):
         _want(fields, name, str)
     _want(fields, "dispatch", int)
     _want(fields, "max_payload_bytes", int)
@@ -111,7 +109,6 @@ def decode_request(text: object) -> Request:
     for name in ("agent_id", "agent_name", "catalog", "approval_id"):
         _want(fields, name, (str, type(None)), optional=True)
     _want(fields, "mode", str, optional=True)
-    _want(fields, "language", str, optional=True)
     _want(fields, "approved", bool, optional=True)
     fields["restrictions"] = _restrictions(fields.get("restrictions", ()))
     trace = fields.get("trace", ())

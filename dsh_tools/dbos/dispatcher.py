@@ -99,7 +99,7 @@ def configure(store_url: str, *, queues: Mapping[str, QueueOptions]) -> DbosQueu
     except BaseException:
         client.destroy()
         raise
-    dispatcher = DbosQueues(client, options, url)
+    dispatcher = DbosQueues(client, options)
     set_configured_dispatcher(dispatcher)
     return dispatcher
 
@@ -107,11 +107,9 @@ def configure(store_url: str, *, queues: Mapping[str, QueueOptions]) -> DbosQueu
 class DbosQueues:
     """The DBOS dispatcher (:class:`~dsh_tools.dbos.seam.QueueDispatcher`): see the module docstring."""
 
-    def __init__(self, client: DBOSClient, options: Mapping[str, QueueOptions], system_url: str) -> None:
+    def __init__(self, client: DBOSClient, options: Mapping[str, QueueOptions]) -> None:
         self._client = client
         self.options: Mapping[str, QueueOptions] = dict(options)
-        self.system_url = system_url
-        """The DBOS system database's URL (a PostgreSQL URL keeps its password: do not log it)."""
 
     def knows(self, queue: str) -> bool:
         return queue in self.options
@@ -126,7 +124,7 @@ class DbosQueues:
         tool = plan.tool
         if tool is None:  # the same answer a local dispatch gives, without a round trip
             return exception_result(execution.call_id, ToolNotFoundError(execution.name))
-        request = build_request(plan, queue, execution, fingerprint(tool), options)
+        request = build_request(plan, execution, fingerprint(tool), options)
         payload = encode_request(request)
         if len(payload.encode()) > options.max_payload_bytes:
             return exception_result(execution.call_id, PayloadTooLargeError(options.max_payload_bytes))
@@ -237,7 +235,7 @@ class DbosQueues:
         return await self._await(call.queue, call.workflow_id, call, polling)
 
 
-def build_request(plan: CallPlan, queue: str, execution: ToolExecution, print_: str, options: QueueOptions) -> Request:
+def build_request(plan: CallPlan, execution: ToolExecution, print_: str, options: QueueOptions) -> Request:
     """What the worker needs to run ``execution``'s dispatch as this process planned it."""
     from dsh_tools.code_mode.replay import Replay
     from dsh_tools.registry.registry import ToolRegistry
@@ -264,7 +262,7 @@ def build_request(plan: CallPlan, queue: str, execution: ToolExecution, print_: 
         )
         dispatch = replay.program.resumes + 2  # the first run was dispatch 1; each rerun is new work
     return Request(
-        queue, execution.call_id, execution.name, execution.arguments, execution.idempotency_key, dispatch, print_,
+        execution.call_id, execution.name, execution.arguments, execution.idempotency_key, dispatch, print_,
         time.time(), options.max_payload_bytes,
         agent_id=None if agent is None else agent.id,
         agent_name=None if agent is None else agent.name,
@@ -275,7 +273,6 @@ def build_request(plan: CallPlan, queue: str, execution: ToolExecution, print_: 
         approval_id=plan.state.approval_id,
         replay=wired,
         trace=trace_carrier(),
-        language=registry.code_language if registry is not None else "typescript",
     )
 
 

@@ -105,13 +105,13 @@ async def test_an_unreachable_queue_database_settles_queue_unavailable(tmp_path:
         "[]",
         '{"format": 2}',
         '{"format": 1}',
-        '{"format": 1, "queue": "q", "call_id": 1}',
-        orjson.dumps({"format": 1, "queue": "q", "call_id": "c", "name": "n", "idempotency_key": "k", "fingerprint": "f",
+        '{"format": 1, "call_id": 1}',
+        orjson.dumps({"format": 1, "call_id": "c", "name": "n", "idempotency_key": "k", "fingerprint": "f",
                       "dispatch": True, "max_payload_bytes": 1, "enqueued_at": 0, "arguments": {}}).decode(),
-        orjson.dumps({"format": 1, "queue": "q", "call_id": "c", "name": "n", "idempotency_key": "k", "fingerprint": "f",
+        orjson.dumps({"format": 1, "call_id": "c", "name": "n", "idempotency_key": "k", "fingerprint": "f",
                       "dispatch": 1, "max_payload_bytes": 1, "enqueued_at": 0, "arguments": {},
                       "restrictions": [["x", []]]}).decode(),
-        orjson.dumps({"format": 1, "queue": "q", "call_id": "c", "name": "n", "idempotency_key": "k", "fingerprint": "f",
+        orjson.dumps({"format": 1, "call_id": "c", "name": "n", "idempotency_key": "k", "fingerprint": "f",
                       "dispatch": 1, "max_payload_bytes": 1, "enqueued_at": 0, "arguments": {}, "trace": [[1, 2]]}).decode(),
     ],
 )
@@ -121,7 +121,7 @@ def test_a_hostile_request_is_a_value_error(text: object) -> None:
 
 
 def test_a_request_and_a_result_round_trip() -> None:
-    request = Request("q", "c1", "echo", {"text": "hé", "n": [1, 2.5, None]}, "k" * 32, 2, "f" * 64, 1.5, 4096,
+    request = Request("c1", "echo", {"text": "hé", "n": [1, 2.5, None]}, "k" * 32, 2, "f" * 64, 1.5, 4096,
                       agent_id="a:b", agent_name="A", mode="code", restrictions=((("x",), ()), (None, ("y",))),
                       catalog="c", approved=True, trace=(("traceparent", "00-x"),))
     assert decode_request(encode_request(request)) == request
@@ -316,7 +316,7 @@ async def test_a_worker_stand_in_acts_with_the_call_s_mode_and_restrictions() ->
     ctx = boot()
     queue_tools.register(ctx)
     standins = StandIns(ctx, limit=2)
-    base = Request("q", "c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
+    base = Request("c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
     async with standins.acting(base.set(restrictions=((("record", "ghost"), ()),), mode="code")) as agent:
         assert agent is not None and agent.id == "a1" and agent.name == "Ann"
         assert ctx.tools.mode_for(agent) == "code"
@@ -337,7 +337,7 @@ async def test_concurrent_calls_of_one_agent_never_run_under_each_other_s_restri
     ctx = boot()
     queue_tools.register(ctx)
     standins = StandIns(ctx)
-    base = Request("q", "c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
+    base = Request("c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
     only_record = base.set(restrictions=((("record",), ()),))
     only_echo = base.set(restrictions=((("echo",), ()),))
     seen: list[tuple[str, list[str]]] = []
@@ -401,7 +401,7 @@ async def test_a_cancelled_wait_for_a_stand_in_lets_the_others_go() -> None:
     ctx = boot()
     queue_tools.register(ctx)
     standins = StandIns(ctx)
-    base = Request("q", "c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
+    base = Request("c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
     other = base.set(restrictions=((("echo",), ()),))
     release = asyncio.Event()
     entered: list[str] = []
@@ -462,7 +462,7 @@ def _in_process(tamper: Callable[[str], str] = lambda payload: payload) -> tuple
     client = _InProcessClient(WorkerRuntime(worker, "q"), tamper)
     caller = boot(queues={"*": "q"})
     queue_tools.register(caller)
-    caller.provide(QUEUE_DISPATCHER, DbosQueues(cast("DBOSClient", client), {"q": QueueOptions()}, "sqlite:///unused"))
+    caller.provide(QUEUE_DISPATCHER, DbosQueues(cast("DBOSClient", client), {"q": QueueOptions()}))
     return caller, worker, client
 
 
