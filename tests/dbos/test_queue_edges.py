@@ -474,3 +474,23 @@ async def test_the_caller_keeps_its_call_id_whatever_the_worker_names() -> None:
     assert result.call_id == "c1"
     (record,) = await caller.tools.store.journal(call_id="c1")
     assert record.outcome == "error"
+
+
+async def test_queued_calls_of_finds_the_dispatcher_a_call_would() -> None:
+    from dsh_tools.dbos import queued_calls_of
+    from dsh_tools.dbos.seam import QUEUE_DISPATCHER, QueuedCall, configured_dispatcher
+
+    held = [QueuedCall("dsh:a1:k:1", "q", "a1", "c1", "echo", "k", 1, "SUCCESS")]
+
+    class Held:
+        def knows(self, queue: str) -> bool:
+            return queue == "q"
+
+        async def queued_calls_of(self, agent_id: str) -> list[QueuedCall]:
+            return [call for call in held if call.agent_id == agent_id]
+
+    ctx = boot(queues={"*": "q"})
+    ctx.provide(QUEUE_DISPATCHER, Held())  # type: ignore[misc]  # a partial dispatcher: what this test asks of it
+    assert configured_dispatcher() is None
+    assert await queued_calls_of("a1", tools=ctx.tools) == held  # the context's, as its calls and recover find it
+    assert await queued_calls_of("a1") == []  # no context named, none configured in this process
