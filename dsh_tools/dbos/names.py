@@ -27,6 +27,8 @@ __all__ = [
     "WORKFLOW_PREFIX",
     "agent_key",
     "app_name",
+    "sqlite_file",
+    "sqlite_system_database",
     "system_database_url",
 ]
 
@@ -43,12 +45,16 @@ CALL_ATTRIBUTE: Final = "dshCall"
 """The workflow attribute holding ``[call_id, tool_name, idempotency_key, n, queue]``."""
 
 
+_SQLITE: Final = "sqlite:///"
+
+
 def system_database_url(store_url: str) -> str:
     """DBOS's system database for a store URL (``ValueError`` for a store DBOS cannot share)."""
     if type(store_url) is not str:
         raise ValueError(f"a store URL is a str, got {type(store_url).__name__}")
-    if store_url.startswith("sqlite:///") and len(store_url) > len("sqlite:///"):
-        return store_url + ".dbos"
+    store_file = sqlite_file(store_url)
+    if store_file is not None:
+        return sqlite_system_database(store_file)
     if store_url.startswith("postgres://"):
         return "postgresql://" + store_url[len("postgres://") :]
     if store_url.startswith("postgresql://"):
@@ -56,6 +62,16 @@ def system_database_url(store_url: str) -> str:
     raise ValueError(
         f"queues need a durable store that DBOS can share (sqlite:///FILE or postgresql://...), not {store_url[:60]!r}"
     )
+
+
+def sqlite_system_database(store_file: str) -> str:
+    """DBOS's system database for the SQLite store in ``store_file``: the sibling ``<store_file>.dbos``."""
+    return f"{_SQLITE}{store_file}.dbos"
+
+
+def sqlite_file(url: str) -> str | None:
+    """The file a ``sqlite:///FILE`` URL names; ``None`` for any other URL (PostgreSQL's)."""
+    return url[len(_SQLITE) :] if url.startswith(_SQLITE) and len(url) > len(_SQLITE) else None
 
 
 def agent_key(agent_id: str | None) -> str:

@@ -29,7 +29,7 @@ from dsh_tools.approval import DeferringApprovalService
 from dsh_tools.boot import boot
 from dsh_tools.code_mode.runtime import CodeLanguage, CodeRuntime
 from dsh_tools.context.services import APPROVAL
-from dsh_tools.dbos.names import app_name, system_database_url
+from dsh_tools.dbos.names import app_name, sqlite_file, system_database_url
 from dsh_tools.dbos.options import running_dbos, sqlite_engine
 from dsh_tools.dbos.recovery import hand_back, lock_executor
 from dsh_tools.dbos.worker import WorkerRuntime
@@ -105,7 +105,7 @@ async def serve(
             "application_version": app_version,
             "log_level": "WARNING",
         }
-        if system_url.startswith("sqlite:///"):
+        if sqlite_file(system_url) is not None:
             DBOS.migrate(system_url)  # with DBOS's own engine: its migrations open their transaction themselves
             config["system_database_engine"] = sqlite_engine(system_url)
             config["run_migrations"] = False

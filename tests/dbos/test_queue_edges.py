@@ -18,7 +18,7 @@ import queue_tools
 from dsh_tools import Agent, Context, ToolExecutionInput, boot
 from dsh_tools.dbos import QueueOptions, configure
 from dsh_tools.dbos.codec import Request, decode_request, decode_result, encode_request, encode_result, workflow_id
-from dsh_tools.dbos.names import system_database_url
+from dsh_tools.dbos.names import sqlite_file, system_database_url
 from dsh_tools.dbos.recovery import ExecutorBusy, check_executor_id, lock_executor
 from dsh_tools.dbos.seam import check_queue_name, check_routes
 
@@ -71,6 +71,7 @@ def test_a_store_dbos_cannot_share_is_refused() -> None:
             system_database_url(url)
     assert system_database_url("sqlite:////a/b.db") == "sqlite:////a/b.db.dbos"
     assert system_database_url("postgres://u@h/d") == "postgresql://u@h/d"
+    assert sqlite_file("sqlite:////a/b.db.dbos") == "/a/b.db.dbos" and sqlite_file("postgresql://u@h/d") is None
 
 
 async def test_a_route_to_an_unconfigured_queue_settles_queue_unavailable() -> None:
@@ -87,7 +88,7 @@ async def test_an_unreachable_queue_database_settles_queue_unavailable(tmp_path:
     url = f"sqlite:///{tmp_path / 'c.db'}"
     queues = configure(url, queues={"q": QueueOptions()})
     try:
-        Path(system_database_url(url)[len("sqlite:///") :]).unlink()  # DBOS's file is gone
+        Path(str(sqlite_file(system_database_url(url)))).unlink()  # DBOS's file is gone
         Path(tmp_path / "c.db.dbos").mkdir()  # and a directory stands in its place
         ctx = boot(queues={"*": "q"})
         queue_tools.register(ctx)
