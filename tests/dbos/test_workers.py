@@ -21,9 +21,6 @@ import pytest
 
 import queue_tools
 from cluster import Cluster, log_lines, until
-from queue_fixtures import backend, cluster, queue_postgres
-
-__all__ = ["backend", "cluster", "queue_postgres"]  # the fixtures this module uses, imported from their module
 from dsh_tools import Agent, Context, Deny, PreNext, PreToolDecision, ToolExecution, ToolExecutionInput, boot, tool
 from dsh_tools.dbos import QueueOptions, configure
 from dsh_tools.store import CallRecord, CallStore
