@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from dbos import WorkflowHandleAsync
 
     from dsh_tools.pipeline.plan import CallPlan
+    from dsh_tools.signals import AbortSignal
 
     Handle = WorkflowHandleAsync[Any]
 
@@ -151,30 +152,28 @@ class DbosQueues:
             try:
                 return await awaiting
             except asyncio.CancelledError:
-                plan.state.body_started = await self._cancel(wid)
+                await self._cancel(plan, wid)
                 raise
-        return await self._await_or_abort(plan, wid, execution, awaiting)
+        return await self._await_or_abort(plan, wid, execution, signal, awaiting)
 
     async def _await_or_abort(
-        self, plan: CallPlan, wid: str, execution: ToolExecution, awaiting: Any
+        self, plan: CallPlan, wid: str, execution: ToolExecution, signal: AbortSignal, awaiting: Any
     ) -> ToolExecutionResult:
         """Await the result unless the call's signal aborts first: then the workflow is cancelled."""
-        signal = execution.signal
-        assert signal is not None
         result_task: asyncio.Task[ToolExecutionResult] = asyncio.ensure_future(awaiting)
         abort_task = asyncio.ensure_future(signal.wait())
         try:
             await asyncio.wait({result_task, abort_task}, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
             result_task.cancel()
-            plan.state.body_started = await self._cancel(wid)
+            await self._cancel(plan, wid)
             raise
         finally:
             abort_task.cancel()
         if result_task.done():
             return result_task.result()
         result_task.cancel()
-        started = plan.state.body_started = await self._cancel(wid)
+        started = await self._cancel(plan, wid)
         return aborted_result(execution, "ABORTED" if started else "ABORTED_BEFORE_DISPATCH", signal.reason)
 
     async def _await(
@@ -201,15 +200,17 @@ class DbosQueues:
             except Exception as error:  # noqa: BLE001 - a worker's failure is this call's result, never a raise
                 return exception_result(call_id, QueueUnavailableError(queue, _reason(error)))
 
-    async def _cancel(self, wid: str) -> bool:
-        """Cancel the workflow; whether its body had started (``True`` when DBOS cannot say: it may have)."""
+    async def _cancel(self, plan: CallPlan, wid: str) -> bool:
+        """Cancel the workflow; whether its body had started (``True`` when DBOS cannot say: it may have), noted on the plan."""
         try:
             async with asyncio.timeout(_CANCEL_SECONDS):
                 await self._client.cancel_workflow_async(wid)
                 steps = await self._client.list_workflow_steps_async(wid)
+            started = any(step["function_name"] == STARTED_STEP for step in steps)
         except Exception:  # noqa: BLE001 - the database is away: nobody can say, so it may have started
-            return True
-        return any(step["function_name"] == STARTED_STEP for step in steps)
+            started = True
+        plan.state.body_started = started
+        return started
 
     async def queued_calls_of(self, agent_id: str) -> list[QueuedCall]:
         # By id prefix, not DBOS's attribute filter (SQLite has none); the attribute then tells "a" from "a:b".
