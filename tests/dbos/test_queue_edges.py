@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -15,10 +15,23 @@ import orjson
 import pytest
 
 import queue_tools
-from dsh_tools import Agent, Context, ToolExecutionInput, boot
+from dsh_tools import (
+    AbortController,
+    Agent,
+    Context,
+    ExecuteListener,
+    Retry,
+    ToolDefinition,
+    ToolExecution,
+    ToolExecutionInput,
+    ToolExecutionResult,
+    boot,
+    tool,
+)
+from dsh_tools.hooks import ExecuteNext
 from dsh_tools.dbos import QueueOptions, configure
 from dsh_tools.dbos.codec import Request, decode_request, decode_result, encode_request, encode_result, workflow_id
-from dsh_tools.dbos.names import sqlite_file, system_database_url
+from dsh_tools.dbos.names import STARTED_STEP, sqlite_file, system_database_url
 from dsh_tools.dbos.recovery import ExecutorBusy, check_executor_id, lock_executor
 from dsh_tools.dbos.seam import check_queue_name, check_routes
 
@@ -430,14 +443,25 @@ async def test_a_cancelled_wait_for_a_stand_in_lets_the_others_go() -> None:
 
 
 class _InProcessHandle:
-    """A workflow handle whose 'worker' is a :class:`WorkerRuntime` in this process, run when the result is asked for."""
+    """A workflow handle whose 'worker' is a :class:`WorkerRuntime` in this process, on a task of its own (as a worker's)."""
 
-    def __init__(self, runtime: WorkerRuntime, payload: str) -> None:
-        self.runtime, self.payload = runtime, payload
+    def __init__(self, client: _InProcessClient, wid: str, payload: str) -> None:
+        self.client, self.wid, self.payload = client, wid, payload
 
     async def get_result(self, polling_interval_sec: float) -> str:
-        refused = await self.runtime.check(self.payload)
-        return refused if refused is not None else await self.runtime.run_body(self.payload, False)
+        run = self.client.runs.get(self.wid)
+        if run is None:
+            run = self.client.runs[self.wid] = asyncio.ensure_future(self._work())
+        return await asyncio.shield(run)  # the caller's cancellation stops its waiting, not the worker
+
+    async def _work(self) -> str:
+        client = self.client
+        await client.dequeue.wait()
+        refused = await client.runtime.check(self.payload)
+        if refused is not None:
+            return refused
+        client.started.add(self.wid)  # as the workflow records dsh.started before the body
+        return await client.runtime.run_body(self.payload, False)
 
 
 class _InProcessClient:
@@ -446,10 +470,29 @@ class _InProcessClient:
     def __init__(self, runtime: WorkerRuntime, tamper: Callable[[str], str] = lambda payload: payload) -> None:
         self.runtime, self.tamper = runtime, tamper
         self.enqueued: list[str] = []
+        self.runs: dict[str, asyncio.Future[str]] = {}
+        self.started: set[str] = set()
+        self.cancelled: list[str] = []
+        self.dequeue = asyncio.Event()
+        self.dequeue.set()  # cleared: what is enqueued waits there
 
-    async def enqueue_async(self, options: object, payload: str) -> _InProcessHandle:
+    async def enqueue_async(self, options: Mapping[str, object], payload: str) -> _InProcessHandle:
         self.enqueued.append(payload)
-        return _InProcessHandle(self.runtime, self.tamper(payload))
+        return _InProcessHandle(self, str(options["workflow_id"]), self.tamper(payload))
+
+    async def cancel_workflow_async(self, wid: str) -> None:
+        self.cancelled.append(wid)
+        run = self.runs.get(wid)
+        if run is not None:
+            run.cancel()  # as DBOS cancels a preemptible body step
+
+    async def list_workflow_steps_async(self, wid: str) -> list[dict[str, str]]:
+        return [{"function_name": STARTED_STEP}] if wid in self.started else []
+
+    async def ended(self) -> None:
+        """Every worker run has ended (however)."""
+        if self.runs:
+            await asyncio.wait_for(asyncio.wait(list(self.runs.values())), 5)
 
 
 def _in_process(tamper: Callable[[str], str] = lambda payload: payload) -> tuple[Context, Context, _InProcessClient]:
@@ -495,3 +538,117 @@ async def test_queued_calls_of_finds_the_dispatcher_a_call_would() -> None:
     assert configured_dispatcher() is None
     assert await queued_calls_of("a1", tools=ctx.tools) == held  # the context's, as its calls and recover find it
     assert await queued_calls_of("a1") == []  # no context named, none configured in this process
+
+
+def _both(ctx: Context, worker: Context, definition: ToolDefinition) -> None:
+    """Register ``definition`` with the caller and the worker alike (so the fingerprints match)."""
+    ctx.tools.register(definition)
+    worker.tools.register(definition)
+
+
+async def test_a_queued_call_runs_the_worker_s_execute_listeners_not_the_caller_s() -> None:
+    caller, worker, _ = _in_process()
+    heard: list[str] = []
+
+    def listener(where: str) -> ExecuteListener:
+        async def around(exec: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:
+            heard.append(where)
+            return await next()
+
+        return around
+
+    caller.on("tools/execute", listener("caller"))
+    worker.on("tools/execute", listener("worker"))
+    result = await caller.tools.execute(ToolExecutionInput("c1", "echo", {"text": "hi"}))
+    assert (result.outcome, result.text) == ("ok", "hi")
+    assert heard == ["worker"]
+
+
+async def test_a_queued_call_s_timeout_holds_on_the_worker_per_attempt() -> None:
+    caller, worker, client = _in_process()
+    attempts: list[str] = []
+
+    @tool(timeout_ms=50, retry=Retry(attempts=2, backoff_ms=1), idempotent=True)
+    async def stuck(exec: ToolExecution) -> str:
+        """Never answers."""
+        attempts.append(exec.call_id)
+        await asyncio.Event().wait()
+        return "never"
+
+    _both(caller, worker, stuck)
+    result = await asyncio.wait_for(caller.tools.execute(ToolExecutionInput("c1", "stuck", {})), 10)
+    assert result.error is not None and result.error.code == "TOOL_TIMEOUT", result.text
+    assert attempts == ["c1", "c1"]  # each attempt had its own 50 ms, on the worker
+    assert len(client.started) == 1 and client.cancelled == []
+
+
+class _Held:
+    """A tool body that says when it starts and when it is cancelled, and otherwise waits forever."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.cancelled = False
+
+    def definition(self) -> ToolDefinition:
+        @tool(name="held")
+        async def held() -> str:
+            """Wait forever."""
+            self.started.set()
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                self.cancelled = True
+                raise
+            return "never"
+
+        return held
+
+
+async def test_a_signal_aborting_a_running_queued_call_cancels_its_workflow() -> None:
+    caller, worker, client = _in_process()
+    body = _Held()
+    _both(caller, worker, body.definition())
+    controller = AbortController()
+    call = asyncio.ensure_future(caller.tools.execute(ToolExecutionInput("c1", "held", {}, signal=controller.signal)))
+    await asyncio.wait_for(body.started.wait(), 5)
+    controller.abort("enough")
+    result = await asyncio.wait_for(call, 5)
+    assert result.outcome == "aborted" and result.error is not None and result.error.code == "ABORTED", result.text
+    assert len(client.cancelled) == 1 and client.cancelled[0] in client.started
+    await client.ended()
+    assert body.cancelled  # the workflow's cancellation reached the body
+    (record,) = await caller.tools.store.journal(call_id="c1")
+    assert record.outcome == "aborted"
+
+
+async def test_a_signal_aborting_an_enqueued_call_settles_aborted_before_dispatch() -> None:
+    caller, worker, client = _in_process()
+    body = _Held()
+    _both(caller, worker, body.definition())
+    client.dequeue.clear()  # no worker takes it
+    controller = AbortController()
+    call = asyncio.ensure_future(caller.tools.execute(ToolExecutionInput("c1", "held", {}, signal=controller.signal)))
+    while not client.enqueued:
+        await asyncio.sleep(0)
+    controller.abort("enough")
+    result = await asyncio.wait_for(call, 5)
+    assert result.error is not None and result.error.code == "ABORTED_BEFORE_DISPATCH", result.text
+    assert len(client.cancelled) == 1 and client.started == set()
+    await client.ended()
+    assert not body.started.is_set()  # never dequeued: the body never ran
+
+
+async def test_a_cancelled_queued_call_cancels_its_workflow_and_its_body() -> None:
+    caller, worker, client = _in_process()
+    body = _Held()
+    _both(caller, worker, body.definition())
+    call = asyncio.ensure_future(caller.tools.execute(ToolExecutionInput("c1", "held", {})))
+    await asyncio.wait_for(body.started.wait(), 5)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert len(client.cancelled) == 1
+    await client.ended()
+    assert body.cancelled
+    (record,) = await caller.tools.store.journal(call_id="c1")
+    assert record.outcome == "aborted" and record.error == {"name": "ToolAbortedError", "code": "ABORTED"}

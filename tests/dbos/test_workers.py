@@ -187,7 +187,7 @@ async def test_the_caller_s_cancellation_cancels_the_workflow(backend: tuple[str
         with pytest.raises(asyncio.CancelledError):
             await call
         record = await _settled(ctx.tools.store, "cancelled-1")
-        assert record.outcome == "aborted" and record.error is not None
+        assert record.outcome == "aborted" and record.error == {"name": "ToolAbortedError", "code": "ABORTED"}
         from dsh_tools.dbos import queued_calls_of
 
         async def cancelled() -> bool:
@@ -197,6 +197,8 @@ async def test_the_caller_s_cancellation_cancels_the_workflow(backend: tuple[str
         while not await cancelled():
             assert asyncio.get_running_loop().time() < deadline, f"not cancelled: {await queued_calls_of('canceller')}"
             await asyncio.sleep(0.05)
+    assert len(events_of(folder, "cancelled-", "start")) == 1  # it ran once, and was stopped, not run to its end
+    assert events_of(folder, "cancelled-", "end") == []
 
 
 async def _settled(store: CallStore, call_id: str) -> CallRecord:
