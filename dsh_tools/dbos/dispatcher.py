@@ -4,27 +4,39 @@ A caller only enqueues and awaits, as a ``DBOSClient`` does: it serves no
 queue, so a process whose every call is routed needs no DBOS of its own. For
 one call, :meth:`DbosQueues.dispatch`
 
-1. builds the request (:mod:`.codec`) and refuses it as ``PAYLOAD_TOO_LARGE``
-   past the queue's ``max_payload_bytes``, before anything is enqueued;
+1. answers ``TOOL_NOT_FOUND`` for a tool this process cannot resolve (as a
+   local dispatch does), builds the request (:mod:`.codec`) and refuses it as
+   ``PAYLOAD_TOO_LARGE`` past the queue's ``max_payload_bytes``, all before
+   anything is enqueued;
 2. enqueues ``dsh.dispatch`` under the workflow id
    ``dsh:<agent_id>:<idempotency_key>:<n>`` (``n``: the call's ``n``-th
    dispatch, so a Code Mode rerun is new work while a recovery of the same
-   dispatch finds the workflow DBOS already has, and its result);
-3. awaits the result at the queue's polling interval. The caller's
-   cancellation (its task, or its signal) cancels the workflow; whether the
-   worker had recorded ``dsh.started`` decides ``ABORTED`` or
-   ``ABORTED_BEFORE_DISPATCH``.
+   dispatch finds the workflow DBOS already has, and its result), with the
+   agent and the call as attributes (what :meth:`~DbosQueues.queued_calls_of`
+   reads) and, with ``partition_by_agent``, the agent as partition key;
+3. awaits the result at the queue's polling interval, under the caller's call
+   id whatever id the worker's result names. Cancelling the call cancels the
+   workflow, and whether the worker had recorded ``dsh.started`` is noted on
+   the plan: an aborted signal settles ``ABORTED`` or
+   ``ABORTED_BEFORE_DISPATCH`` here, a cancelled task is settled so by the
+   pipeline.
 
-Anything DBOS raises is a result too: ``QUEUE_UNAVAILABLE`` with DBOS's
-reason, or ``TOOL_OUTCOME_UNKNOWN`` when DBOS gave up recovering the
-dispatch.
+What DBOS raises is a result too: ``QUEUE_UNAVAILABLE`` with DBOS's reason
+(or when someone else cancelled the workflow), ``TOOL_OUTCOME_UNKNOWN`` when
+DBOS gave up recovering the dispatch. A database error while awaiting is the
+exception: it is waited out, with backoff (the database may be away; the
+worker goes on, so the result will be there), until the call is cancelled.
+
+:meth:`~DbosQueues.queued_calls_of` and :meth:`~DbosQueues.result_of` are
+recovery's side: the dispatches DBOS holds for an agent, and the result of
+one, awaited as above.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final, cast
 
@@ -63,7 +75,6 @@ if TYPE_CHECKING:
     from dbos import WorkflowHandleAsync
 
     from dsh_tools.pipeline.plan import CallPlan
-    from dsh_tools.signals import AbortSignal
 
     Handle = WorkflowHandleAsync[Any]
 
@@ -146,40 +157,41 @@ class DbosQueues:
             handle: Handle = await self._client.enqueue_async(enqueue, payload)
         except Exception as error:  # noqa: BLE001 - any failure to enqueue is the queue's answer
             return exception_result(execution.call_id, QueueUnavailableError(queue, _reason(error)))
-        signal = execution.signal
         awaiting = self._await(queue, wid, execution, options.polling_interval_s, handle)
-        if signal is None:
-            try:
-                return await awaiting
-            except asyncio.CancelledError:
-                await self._cancel(plan, wid)
-                raise
-        return await self._await_or_abort(plan, wid, execution, signal, awaiting)
+        return await self._await_or_abort(plan, wid, execution, awaiting)
 
     async def _await_or_abort(
-        self, plan: CallPlan, wid: str, execution: ToolExecution, signal: AbortSignal, awaiting: Any
+        self, plan: CallPlan, wid: str, execution: ToolExecution, awaiting: Coroutine[Any, Any, ToolExecutionResult]
     ) -> ToolExecutionResult:
-        """Await the result unless the call's signal aborts first: then the workflow is cancelled."""
-        result_task: asyncio.Task[ToolExecutionResult] = asyncio.ensure_future(awaiting)
-        abort_task = asyncio.ensure_future(signal.wait())
+        """Await the result unless the call is cancelled first (its task, or its signal): then the workflow is cancelled.
+
+        A cancelled task raises on; an aborted signal is this call's result
+        (``ABORTED`` once the body had started, else ``ABORTED_BEFORE_DISPATCH``).
+        """
+        signal = execution.signal
         try:
-            await asyncio.wait({result_task, abort_task}, return_when=asyncio.FIRST_COMPLETED)
+            if signal is None:
+                return await awaiting
+            result_task = asyncio.ensure_future(awaiting)
+            abort_task = asyncio.ensure_future(signal.wait())
+            try:
+                done, _ = await asyncio.wait({result_task, abort_task}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                abort_task.cancel()
+                if not result_task.done():
+                    result_task.cancel()
+            if result_task in done:
+                return result_task.result()
         except asyncio.CancelledError:
-            result_task.cancel()
             await self._cancel(plan, wid)
             raise
-        finally:
-            abort_task.cancel()
-        if result_task.done():
-            return result_task.result()
-        result_task.cancel()
         started = await self._cancel(plan, wid)
         return aborted_result(execution, "ABORTED" if started else "ABORTED_BEFORE_DISPATCH", signal.reason)
 
     async def _await(
         self, queue: str, wid: str, call: ToolExecution | QueuedCall, polling: float, handle: Handle | None = None
     ) -> ToolExecutionResult:
-        """The dispatch's result as the worker settled it (a lost connection is waited out, with backoff)."""
+        """The dispatch's result as the worker settled it (a database error is waited out, with backoff)."""
         call_id = call.call_id
         wait = polling
         while True:
