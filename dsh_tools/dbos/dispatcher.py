@@ -243,8 +243,8 @@ class DbosQueues:
         return calls
 
     async def result_of(self, call: QueuedCall) -> ToolExecutionResult:
-        options = self.options.get(call.queue)
-        polling = options.polling_interval_s if options is not None else 1.0
+        # a queue this process did not configure (another's dispatch) is awaited at the default polling interval
+        polling = self.options.get(call.queue, QueueOptions()).polling_interval_s
         return await self._await(call.queue, call.workflow_id, call, polling)
 
 

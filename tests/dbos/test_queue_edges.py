@@ -652,3 +652,29 @@ async def test_a_cancelled_queued_call_cancels_its_workflow_and_its_body() -> No
     assert body.cancelled
     (record,) = await caller.tools.store.journal(call_id="c1")
     assert record.outcome == "aborted" and record.error == {"name": "ToolAbortedError", "code": "ABORTED"}
+
+
+async def test_result_of_awaits_at_the_queue_s_polling_interval_or_the_default_for_a_queue_not_configured_here() -> None:
+    from dsh_tools.dbos.dispatcher import DbosQueues
+    from dsh_tools.dbos.seam import QueuedCall
+
+    polled: list[tuple[str, float]] = []
+
+    class Handle:
+        def __init__(self, wid: str) -> None:
+            self.wid = wid
+
+        async def get_result(self, polling_interval_sec: float) -> str:
+            polled.append((self.wid, polling_interval_sec))
+            return '{"result": {"callId": "worker says", "content": [], "isError": false}, "outcome": "ok"}'
+
+    class Client:
+        async def retrieve_workflow_async(self, wid: str) -> Handle:
+            return Handle(wid)
+
+    queues = DbosQueues(cast("DBOSClient", Client()), {"slow": QueueOptions(polling_interval_s=2.5)})
+    for wid, queue in (("w1", "slow"), ("w2", "elsewhere")):
+        call = QueuedCall(wid, queue, "a1", f"c-{wid}", "echo", "k", 1, "PENDING")
+        result = await queues.result_of(call)
+        assert (result.outcome, result.call_id) == ("ok", f"c-{wid}")  # under the call's id, not the worker's word
+    assert polled == [("w1", 2.5), ("w2", QueueOptions().polling_interval_s)]
