@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 import queue_tools
+from cluster import until
 from dsh_tools import (
     AbortController,
     Agent,
@@ -628,8 +629,7 @@ async def test_a_signal_aborting_an_enqueued_call_settles_aborted_before_dispatc
     client.dequeue.clear()  # no worker takes it
     controller = AbortController()
     call = asyncio.ensure_future(caller.tools.execute(ToolExecutionInput("c1", "held", {}, signal=controller.signal)))
-    while not client.enqueued:
-        await asyncio.sleep(0)
+    await until(lambda: bool(client.enqueued), 5, "the call to be enqueued")
     controller.abort("enough")
     result = await asyncio.wait_for(call, 5)
     assert result.error is not None and result.error.code == "ABORTED_BEFORE_DISPATCH", result.text
