@@ -46,6 +46,11 @@ __all__ = ["inspector_app"]
 
 _Handler = Callable[[Request], Awaitable[Response]]
 
+MAX_FORM_BYTES: Final = 1024 * 1024
+"""The largest body a posted form may have (a decision with edited arguments fits well within)."""
+_DECIDE_FORM: Final = 'the body is {"approvalId": ..., "outcome": ..., "arguments"?: ..., "message"?: ..., "remember"?: true}'
+_FORGET_FORM: Final = 'the body is {"ruleId": ...}'
+
 
 def _static(name: str) -> str:
     return (resources.files("dsh_tools.inspector") / "static" / name).read_text(encoding="utf-8")
@@ -109,20 +114,11 @@ def inspector_app(
         return _json([record_view(record, detail=detail) for record in await store.journal(**query)])
 
     async def decide(request: Request) -> Response:
-        refused = _refused(request, csrf)
-        if refused is not None:
-            return refused
-        body = await request.body()
-        if len(body) > 1024 * 1024:
-            return PlainTextResponse("request too large", 413)
-        try:
-            form = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            return PlainTextResponse("the body is not JSON", 400)
-        if not isinstance(form, dict) or "approvalId" not in form or "outcome" not in form:
-            return PlainTextResponse(
-                'the body is {"approvalId": ..., "outcome": ..., "arguments"?: ..., "message"?: ..., "remember"?: true}', 400
-            )
+        form = await _posted_form(request, csrf, _DECIDE_FORM)
+        if isinstance(form, Response):
+            return form
+        if "approvalId" not in form or "outcome" not in form:
+            return PlainTextResponse(_DECIDE_FORM, 400)
         remember = form.get("remember")
         if remember not in (None, False, True):
             return PlainTextResponse("remember is true or false", 400)
@@ -147,15 +143,11 @@ def inspector_app(
         return _json([rule_view(rule) for rule in await store.rules()])
 
     async def forget(request: Request) -> Response:
-        refused = _refused(request, csrf)
-        if refused is not None:
-            return refused
-        try:
-            form = orjson.loads(await request.body())
-        except orjson.JSONDecodeError:
-            return PlainTextResponse("the body is not JSON", 400)
-        if not isinstance(form, dict) or type(form.get("ruleId")) is not str or not isinstance(store, RuleStore):
-            return PlainTextResponse('the body is {"ruleId": ...}', 400)
+        form = await _posted_form(request, csrf, _FORGET_FORM)
+        if isinstance(form, Response):
+            return form
+        if type(form.get("ruleId")) is not str or not isinstance(store, RuleStore):
+            return PlainTextResponse(_FORGET_FORM, 400)
         try:
             await store.forget_rule(form["ruleId"])
         except KeyError as error:
@@ -197,6 +189,28 @@ _NO_STORE: Final = {"cache-control": "no-store"}
 def _script_safe(data: bytes) -> bytes:
     """JSON that cannot end the ``<script>`` element holding it (``</script>`` in a value stays text)."""
     return data.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
+
+
+async def _posted_form(request: Request, csrf: str, shape: str) -> dict[str, Any] | Response:
+    """The JSON object a state-changing request carries, or the response refusing it.
+
+    One gate for every form the page posts: the CSRF and origin checks, a
+    bounded body (a page never sends more than a decision's arguments), and
+    a JSON object; what the object must hold is the route's own question.
+    """
+    refused = _refused(request, csrf)
+    if refused is not None:
+        return refused
+    body = await request.body()
+    if len(body) > MAX_FORM_BYTES:
+        return PlainTextResponse("request too large", 413)
+    try:
+        form = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return PlainTextResponse("the body is not JSON", 400)
+    if not isinstance(form, dict):
+        return PlainTextResponse(shape, 400)
+    return form
 
 
 def _refused(request: Request, csrf: str) -> Response | None:

@@ -10,16 +10,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from dsh_tools import APPROVAL, Agent, ApprovalOutcome, ApprovalRequest, Ask, PreNext, PreToolDecision, ToolExecution, ToolExecutionInput, boot, tool
+from dsh_tools import APPROVAL, Agent, Ask, DeferringApprovalService, PreNext, PreToolDecision, ToolExecution, ToolExecutionInput, boot, tool
 from dsh_tools import thaw_json
 from dsh_tools.cli import main
 
 from cli_helpers import assert_usage_error, run_cli
-
-
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
 
 
 async def ask(exec: ToolExecution, next: PreNext) -> PreToolDecision:
@@ -36,7 +31,7 @@ async def park_two(url: str) -> list[str]:
     ctx = boot(store=url)
     ctx.tools.register(write_file)
     ctx.on("tools/pre-execute", ask)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     agent = Agent(ctx, name="writer", id="w-1")
     ids = []
     for n in range(2):

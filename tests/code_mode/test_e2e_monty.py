@@ -28,6 +28,7 @@ from dsh_tools import (
     Ask,
     AssembleContext,
     Context,
+    DeferringApprovalService,
     DenoCodeRuntime,
     Deny,
     MontyCodeRuntime,
@@ -50,11 +51,6 @@ async def runtime() -> AsyncIterator[MontyCodeRuntime]:
     yield made
     await made.dispose()
     assert not made.live_pids
-
-
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
 
 
 def make(runtime: MontyCodeRuntime, calls: list[str] | None = None) -> tuple[Context, Agent]:
@@ -230,7 +226,7 @@ async def test_a_python_program_parks_and_resumes_by_replay_with_its_first_clock
     ctx.tools.register(lookup)
     ctx.tools.register(charge_card)
     ctx.on("tools/pre-execute", charges_ask)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     agent = Agent(ctx, name="coder")
     parked = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": PARKING}, agent))
     assert parked.outcome == "approval-pending", parked.text

@@ -10,12 +10,11 @@ import pytest
 from dsh_tools import (
     APPROVAL,
     Agent,
-    ApprovalOutcome,
-    ApprovalRequest,
     Ask,
     CodeRunRequest,
     CodeRunResult,
     Context,
+    DeferringApprovalService,
     PreNext,
     PreToolDecision,
     ToolExecution,
@@ -26,11 +25,6 @@ from dsh_tools import (
     tool,
 )
 from dsh_tools.testing import Bindings, ScriptedCodeRuntime
-
-
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
 
 
 async def charges_ask(exec: ToolExecution, next: PreNext) -> PreToolDecision:
@@ -63,7 +57,7 @@ def app(world: World, programs: dict[str, object], **options: object) -> tuple[C
     ctx.tools.register(lookup)
     ctx.tools.register(charge_card)
     ctx.on("tools/pre-execute", charges_ask)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     return ctx, Agent(ctx, name="coder", id="coder-1")
 
 
@@ -256,7 +250,7 @@ async def test_a_resume_after_the_runtime_is_disposed_is_a_clear_error_and_consu
     ctx.tools.register(tool(name="lookup", description="Find.")(_lookup))
     ctx.tools.register(tool(name="charge_card", description="Charge.")(_charge))
     ctx.on("tools/pre-execute", charges_ask)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     agent = Agent(ctx, name="coder")
     parked = await ctx.tools.execute(run_code(agent))
     approval_id = thaw_json(parked.meta)["approvalId"]  # type: ignore[index]

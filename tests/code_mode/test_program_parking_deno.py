@@ -15,15 +15,15 @@ import pytest
 from dsh_tools import (
     APPROVAL,
     Agent,
-    ApprovalOutcome,
-    ApprovalRequest,
     Ask,
     Context,
+    DeferringApprovalService,
     DenoCodeRuntime,
     PreNext,
     PreToolDecision,
     ToolExecution,
     ToolExecutionInput,
+    ToolExecutionResult,
     boot,
     thaw_json,
     tool,
@@ -43,11 +43,6 @@ try {
 const after = await tools.lookup({ name: "bob" });
 return `${who}; ${paid}; ${after}`;
 """
-
-
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
 
 
 async def charges_ask(exec: ToolExecution, next: PreNext) -> PreToolDecision:
@@ -70,7 +65,24 @@ def install(ctx: Context, lookups: list[str], charges: list[int]) -> None:
     ctx.tools.register(lookup)
     ctx.tools.register(charge_card)
     ctx.on("tools/pre-execute", charges_ask)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
+
+
+class Coder:
+    """A code-mode agent on ``runtime`` with ``install``'s tools, their effects counted: park a program, approve it."""
+
+    def __init__(self, runtime: DenoCodeRuntime) -> None:
+        self.lookups: list[str] = []
+        self.charges: list[int] = []
+        self.ctx = boot(mode="code", code_runtime=runtime)
+        install(self.ctx, self.lookups, self.charges)
+        self.agent = Agent(self.ctx, name="coder")
+
+    async def run(self, program: str) -> ToolExecutionResult:
+        return await self.ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": program}, self.agent))
+
+    async def approve(self, parked: ToolExecutionResult) -> ToolExecutionResult:
+        return await self.ctx.tools.resume(thaw_json(parked.meta)["approvalId"], "allowed-once")  # type: ignore[index]
 
 
 @pytest.fixture
@@ -81,12 +93,9 @@ async def runtime() -> AsyncIterator[DenoCodeRuntime]:
 
 
 async def test_a_deno_program_parks_and_resumes_by_replay(runtime: DenoCodeRuntime) -> None:
-    lookups: list[str] = []
-    charges: list[int] = []
-    ctx = boot(mode="code", code_runtime=runtime)
-    install(ctx, lookups, charges)
-    agent = Agent(ctx, name="coder")
-    parked = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": PROGRAM}, agent))
+    coder = Coder(runtime)
+    lookups, charges = coder.lookups, coder.charges
+    parked = await coder.run(PROGRAM)
     assert parked.outcome == "approval-pending", parked.text
     async with asyncio.timeout(30):  # no sandbox waits on a human: the parked run's process was killed
         while runtime.live_pids:
@@ -94,7 +103,7 @@ async def test_a_deno_program_parks_and_resumes_by_replay(runtime: DenoCodeRunti
     meta = thaw_json(parked.meta)
     assert isinstance(meta, dict) and meta["subCall"] == {"callId": "run:code:2", "name": "charge_card"}
     assert lookups == ["ada"] and charges == []
-    result = await ctx.tools.resume(meta["approvalId"], "allowed-once")
+    result = await coder.approve(parked)
     assert result.outcome == "ok", result.text
     assert result.text == "(resumed after the approval of charge_card)\nlooked up customer ada\ncustomer ada; charged 5; customer bob"
     assert lookups == ["ada", "bob"] and charges == [5]
@@ -103,11 +112,8 @@ async def test_a_deno_program_parks_and_resumes_by_replay(runtime: DenoCodeRunti
 async def test_a_deno_program_that_parks_then_runs_out_of_time_on_replay_times_out() -> None:
     runtime = DenoCodeRuntime(pool_size=0, max_wall_ms=3000)
     program = "await tools.charge_card({ amount: 1 }); while (true) {}"
-    ctx = boot(mode="code", code_runtime=runtime)
-    install(ctx, [], [])
-    agent = Agent(ctx, name="coder")
-    parked = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": program}, agent))
-    result = await ctx.tools.resume(thaw_json(parked.meta)["approvalId"], "allowed-once")  # type: ignore[index]
+    coder = Coder(runtime)
+    result = await coder.approve(await coder.run(program))
     assert result.is_error and "timeout" in result.text, result.text
     await runtime.dispose()
 
@@ -140,19 +146,11 @@ async def test_clocks_and_random_repeat_their_first_run_values_on_replay(runtime
     await tools.charge_card({ amount: Math.floor(stamp.roll * 1000) });
     return stamp;
     """
-    charges: list[int] = []
-    ctx = boot(mode="code", code_runtime=runtime)
-    install(ctx, [], charges)
-
-    @tool
-    async def note(stamp: str) -> str:
-        """Note a stamp."""
-        return stamp
-
-    agent = Agent(ctx, name="coder")
-    parked = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": program}, agent))
+    coder = Coder(runtime)
+    ctx, charges = coder.ctx, coder.charges
+    parked = await coder.run(program)
     assert parked.outcome == "approval-pending", parked.text
-    (pending,) = await ctx.tools.pending_approvals(agent)
+    (pending,) = await ctx.tools.pending_approvals(coder.agent)
     first_amount = thaw_json(pending.execution.arguments)["amount"]  # type: ignore[index]
     stored = await ctx.tools.store.get_parked(pending.approval_id)
     assert stored is not None
@@ -172,14 +170,10 @@ async def test_an_unrepeatable_program_is_detected_as_a_divergence(runtime: Deno
     await tools.lookup({ name: String(bytes[0]) });
     await tools.charge_card({ amount: 1 });
     """
-    lookups: list[str] = []
-    ctx = boot(mode="code", code_runtime=runtime)
-    install(ctx, lookups, [])
-    agent = Agent(ctx, name="coder")
-    parked = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": program}, agent))
-    result = await ctx.tools.resume(thaw_json(parked.meta)["approvalId"], "allowed-once")  # type: ignore[index]
+    coder = Coder(runtime)
+    result = await coder.approve(await coder.run(program))
     assert result.error is not None and result.error.code == "REPLAY_DIVERGED", result.text
-    assert "diverged at call 1" in result.text and len(lookups) == 1  # never dispatched again
+    assert "diverged at call 1" in result.text and len(coder.lookups) == 1  # never dispatched again
 
 
 async def test_a_divergent_replay_names_the_approved_charge_that_ran(runtime: DenoCodeRuntime) -> None:
@@ -189,13 +183,9 @@ async def test_a_divergent_replay_names_the_approved_charge_that_ran(runtime: De
     await tools.lookup({ name: crypto.randomUUID() });
     await tools.charge_card({ amount: 7 });
     """
-    lookups: list[str] = []
-    charges: list[int] = []
-    ctx = boot(mode="code", code_runtime=runtime)
-    install(ctx, lookups, charges)
-    agent = Agent(ctx, name="coder")
-    parked = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": program}, agent))
-    result = await ctx.tools.resume(thaw_json(parked.meta)["approvalId"], "allowed-once")  # type: ignore[index]
+    coder = Coder(runtime)
+    ctx, lookups, charges = coder.ctx, coder.lookups, coder.charges
+    result = await coder.approve(await coder.run(program))
     assert charges == [7] and len(lookups) == 1  # charged once; the diverging lookup was not dispatched
     assert result.error is not None and result.error.code == "REPLAY_DIVERGED", result.text
     assert "diverged at call 1" in result.text
@@ -211,13 +201,9 @@ async def test_a_replay_that_fails_after_its_approved_call_lists_every_live_call
     await tools.lookup({ name: "after" });
     throw new Error("the program broke after paying");
     """
-    lookups: list[str] = []
-    charges: list[int] = []
-    ctx = boot(mode="code", code_runtime=runtime)
-    install(ctx, lookups, charges)
-    agent = Agent(ctx, name="coder")
-    parked = await ctx.tools.execute(ToolExecutionInput("run", "run_code", {"code": program}, agent))
-    result = await ctx.tools.resume(thaw_json(parked.meta)["approvalId"], "allowed-once")  # type: ignore[index]
+    coder = Coder(runtime)
+    lookups, charges = coder.lookups, coder.charges
+    result = await coder.approve(await coder.run(program))
     assert result.error is not None and result.error.code == "CODE_RUN_FAILED", result.text
     assert charges == [3] and lookups == ["after"]
     assert thaw_json(result.meta) == {

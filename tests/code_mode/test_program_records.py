@@ -22,12 +22,11 @@ import pytest
 from dsh_tools import (
     APPROVAL,
     Agent,
-    ApprovalOutcome,
-    ApprovalRequest,
     Ask,
     CodeRunRequest,
     CodeRunResult,
     Context,
+    DeferringApprovalService,
     PreNext,
     PreToolDecision,
     ToolExecution,
@@ -36,11 +35,6 @@ from dsh_tools import (
     tool,
 )
 from dsh_tools.testing import Bindings, ScriptedCodeRuntime
-
-
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
 
 
 async def secrets_ask(exec: ToolExecution, next: PreNext) -> PreToolDecision:
@@ -73,7 +67,7 @@ def app(tmp_path: Path, release: asyncio.Event, ran: list[str]) -> tuple[Context
     ctx.tools.register(slow_lookup)
     ctx.tools.register(read_secret)
     ctx.on("tools/pre-execute", secrets_ask)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     return ctx, Agent(ctx, name="coder", id="coder-1")
 
 

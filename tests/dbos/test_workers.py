@@ -280,7 +280,9 @@ async def test_an_agent_with_scoped_parts_cannot_send_programs_to_a_queue() -> N
 
 # -- a queue's limits hold across workers: concurrency and rate_limit, from the bodies' own timestamps --------
 
-LIMITS = QueueOptions(concurrency=2, rate_limit=(4, 1.0))
+LIMITS = QueueOptions(concurrency=2, worker_concurrency=1, rate_limit=(4, 1.0))
+"""One call per worker at a time: while one worker holds a call, the next can only start on another, so the
+limits are seen holding across workers (with no per-worker bound, one quick worker may legitimately take them all)."""
 CALLS = 10
 HOLD_MS = 250
 TOLERANCE_S = 0.25

@@ -10,18 +10,13 @@ import asyncio
 import sys
 
 from dsh_tools import thaw_json
-from dsh_tools import APPROVAL, Agent, ApprovalOutcome, ApprovalRequest, Ask, PreNext, PreToolDecision, ToolExecution, ToolExecutionInput, boot, tool
+from dsh_tools import APPROVAL, Agent, Ask, DeferringApprovalService, PreNext, PreToolDecision, ToolExecution, ToolExecutionInput, boot, tool
 
 
 @tool
 async def write_file(path: str, text: str) -> str:
     """Write a text file into the project."""
     return f"wrote {len(text)} bytes to {path}"
-
-
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
 
 
 async def ask(exec: ToolExecution, next: PreNext) -> PreToolDecision:
@@ -32,7 +27,7 @@ async def main(url: str) -> None:
     ctx = boot(store=url)
     ctx.tools.register(write_file)
     ctx.on("tools/pre-execute", ask)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     agent = Agent(ctx, name="editor", id="editor-1")
     text = "<script>window.pwned = 1</script> hello"
     result = await ctx.tools.execute(ToolExecutionInput("call-1", "write_file", {"path": "notes.md", "text": text}, agent))

@@ -101,8 +101,6 @@ async def test_a_call_parked_while_the_page_is_open_appears_and_a_decision_elsew
 
 
 async def test_a_code_mode_run_shows_its_sub_calls_nested_under_it(store_url: str) -> None:
-    import asyncio
-
     from dsh_tools.store import CallRecord, open_store
 
     async def fill() -> None:

@@ -15,8 +15,9 @@ import pytest
 from dsh_tools import thaw_json
 from dsh_tools.cli.inspect import is_loopback
 from dsh_tools.inspector import cookie_name, csrf_token, inspector_app
-from dsh_tools.inspector.access import MAX_SESSIONS, Access
-from dsh_tools.store import CallRecord, MemoryStore, ParkedCall
+from dsh_tools.inspector.access import MAX_SESSIONS, Access, _digest
+from dsh_tools.store import CallRecord, MemoryStore, ParkedCall, StoreUnavailable
+from dsh_tools.store.records import JournalQuery
 
 TOKEN = "t" * 32
 
@@ -94,6 +95,7 @@ def test_sessions_are_bounded_the_oldest_ending_first() -> None:
     kept = access._sessions
     assert len(kept) == MAX_SESSIONS
     assert all(s not in sessions for s in kept)  # kept by digest, never the id itself
+    assert _digest(sessions[0]) not in kept and _digest(sessions[1]) in kept and _digest(sessions[-1]) in kept
 
 
 async def test_a_post_needs_the_csrf_token_and_the_same_origin(client: httpx2.AsyncClient, store: MemoryStore) -> None:
@@ -228,3 +230,24 @@ async def test_a_decision_the_rules_refuse_is_a_400_and_decides_nothing(
     assert (await client.post("/api/decide", content=orjson.dumps(body), headers=POST)).status_code == 400
     assert (await store.get_parked("p1")).state == "parked"  # type: ignore[union-attr]
     assert await store.rules() == []
+
+
+@pytest.mark.parametrize("route", ["/api/decide", "/api/forget"])
+async def test_every_posted_form_is_bounded_json_object(client: httpx2.AsyncClient, store: MemoryStore, route: str) -> None:
+    too_large = orjson.dumps({"approvalId": "p1", "outcome": "rejected", "message": "x" * (1024 * 1024)})
+    assert (await client.post(route, content=too_large, headers=POST)).status_code == 413
+    assert (await client.post(route, content=b"{not json", headers=POST)).status_code == 400
+    listed = await client.post(route, content=b'["p1", "rejected"]', headers=POST)
+    assert listed.status_code == 400 and listed.text.startswith("the body is {")  # says what the form holds
+    assert (await store.get_parked("p1")).state == "parked"  # type: ignore[union-attr]
+
+
+async def test_a_store_that_cannot_be_read_is_a_503_saying_so() -> None:
+    class Away(MemoryStore):
+        async def _journal(self, query: JournalQuery) -> list[CallRecord]:
+            raise StoreUnavailable("the database is away")
+
+    transport = httpx2.ASGITransport(app=inspector_app(Away(), token=TOKEN))
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as away:
+        response = await away.get("/api/journal", headers=AUTH)
+    assert response.status_code == 503 and "the store cannot be read" in response.text and "away" in response.text

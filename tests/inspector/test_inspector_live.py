@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import time
 from contextlib import AsyncExitStack
+from typing import Any
 
 import httpx2
 import orjson
 
 from dsh_tools.inspector import csrf_token, inspector_app
-from dsh_tools.store import CallRecord, ParkedCall
+from dsh_tools.store import CallRecord, ParkedCall, StoreUnavailable
 
 from live_helpers import AUTH, TOKEN, CountingStore, Events, served, wait_until
 
@@ -147,3 +148,28 @@ async def test_the_page_carries_where_its_stream_picks_up() -> None:
             async with http.stream("GET", f"/api/events?since={position}") as follower:
                 name, _, rows = await Events(follower).next()
                 assert name == "journal" and [row["recordId"] for row in rows] == ["after"]
+
+
+async def test_a_stream_says_when_the_store_fails_and_when_it_is_back() -> None:
+    class Flaky(CountingStore):
+        failing = False
+
+        async def changes(self, cursor: Any = None) -> Any:
+            if self.failing:
+                raise StoreUnavailable("the database is away")
+            return await super().changes(cursor)
+
+    store = Flaky()
+    app = inspector_app(store, token=TOKEN, poll_seconds=0.02)
+    async with served(app) as base, client(base) as http, http.stream("GET", "/api/events") as response:
+        events = Events(response)
+        assert (await events.next())[0] == "reset"
+        store.failing = True
+        name, _, status = await events.next()
+        assert name == "status" and status["ok"] is False and "the database is away" in status["error"]
+        store.failing = False
+        name, _, status = await events.next()
+        assert name == "status" and status == {"ok": True}  # said once each way, not on every failed look
+        await store.write([record("after")], [])
+        name, _, rows = await events.next()
+        assert name == "journal" and [row["recordId"] for row in rows] == ["after"]

@@ -21,18 +21,13 @@ from pathlib import Path
 import orjson
 
 from dsh_tools import thaw_json
-from dsh_tools import APPROVAL, Agent, ApprovalOutcome, ApprovalRequest, Ask, PreNext, PreToolDecision, ToolExecution, ToolExecutionInput, boot, tool
+from dsh_tools import APPROVAL, Agent, Ask, DeferringApprovalService, PreNext, PreToolDecision, ToolExecution, ToolExecutionInput, boot, tool
 
 AGENT_ID = "agent-7"
 
 
 def say(value: object) -> None:
     print(orjson.dumps(value).decode(), flush=True)
-
-
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
 
 
 async def main(url: str, command: str, argument: str | None) -> None:
@@ -55,7 +50,7 @@ async def main(url: str, command: str, argument: str | None) -> None:
 
     ctx.tools.register(write_file)
     ctx.on("tools/pre-execute", ask)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     agent = Agent(ctx, name="writer", id=AGENT_ID)
     tools = ctx.tools
     try:

@@ -16,11 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from dsh_tools import APPROVAL, Agent, ApprovalOutcome, ApprovalRequest, Ask, PreNext, PreToolDecision, ToolExecution
-from dsh_tools import ToolExecutionInput, boot, tool
 from dsh_tools.store import CallStore, PostgresStore, SessionEvent, SqliteStore, StoreError
 
 from test_store_contract import parked, record
+from writer_app import approval_of, call, setup
 
 UNREADABLE_BODIES = {
     "not-json": "{this is not json",
@@ -71,15 +70,6 @@ async def test_an_unreadable_session_event_row_is_skipped_and_counted(
         assert store.health().unreadable_rows == 1
 
 
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
-
-
-async def ask_for_writes(exec: ToolExecution, next: PreNext) -> PreToolDecision:
-    return Ask("writes") if exec.name == "write_file" else await next()
-
-
 def remove(path: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -97,24 +87,11 @@ def replace(path: Path) -> None:
 async def test_a_deleted_or_replaced_sqlite_file_refuses_parked_calls_and_counts_it(fault: object, tmp_path: Path) -> None:
     path = tmp_path / "calls.db"
     store = SqliteStore(path)
-    ctx = boot(store=store)
-    runs: list[str] = []
-
-    @tool
-    async def write_file(path: str) -> str:
-        """Write a file."""
-        runs.append(path)
-        return f"wrote {path}"
-
-    ctx.tools.register(write_file)
-    ctx.on("tools/pre-execute", ask_for_writes)
-    ctx.provide(APPROVAL, Defer())
-    agent = Agent(ctx, name="writer")
-    before = await ctx.tools.execute(ToolExecutionInput("c1", "write_file", {"path": "a"}, agent))
-    assert before.outcome == "approval-pending"
+    ctx, agent, runs = setup(store=store)
+    approval_of(await ctx.tools.execute(call(agent, "c1", path="a")))
 
     fault(path)  # type: ignore[operator]
-    after = await ctx.tools.execute(ToolExecutionInput("c2", "write_file", {"path": "b"}, agent))
+    after = await ctx.tools.execute(call(agent, "c2", path="b"))
     assert after.outcome == "approval-rejected" and after.error is not None
     assert after.error.code == "APPROVAL_UNAVAILABLE" and "deleted or replaced" in after.text
     health = store.health()

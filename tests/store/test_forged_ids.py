@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from dsh_tools import APPROVAL, Agent, ApprovalOutcome, ApprovalRequest, Ask, PreNext, PreToolDecision, ToolExecution
-from dsh_tools import ToolExecutionInput, boot, thaw_json, tool
 from dsh_tools.store import CallStore, MemoryStore, PostgresStore, SqliteStore
 
 from test_store_contract import parked
+from writer_app import approval_of, call, setup
 
 FORGED = {
     "lone-high-surrogate": "\ud800",
@@ -53,15 +52,6 @@ async def test_a_decided_by_with_a_lone_surrogate_is_a_value_error_on_every_stor
     await store.decide("p1", "rejected", decided_by="mallory")
 
 
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
-
-
-async def ask_for_writes(exec: ToolExecution, next: PreNext) -> PreToolDecision:
-    return Ask("writes") if exec.name == "write_file" else await next()
-
-
 @pytest.mark.parametrize("kind", ["memory", "sqlite", "postgres"])
 @pytest.mark.parametrize("forged", FORGED.values(), ids=FORGED.keys())
 async def test_forged_approval_id_through_resume_is_a_key_error(
@@ -74,21 +64,8 @@ async def test_forged_approval_id_through_resume_is_a_key_error(
         store = SqliteStore(tmp_path / "calls.db")
     else:
         store = PostgresStore(request.getfixturevalue("fresh_postgres"))
-    ctx = boot(store=store)
-    runs: list[str] = []
-
-    @tool
-    async def write_file(path: str) -> str:
-        """Write a file."""
-        runs.append(path)
-        return f"wrote {path}"
-
-    ctx.tools.register(write_file)
-    ctx.on("tools/pre-execute", ask_for_writes)
-    ctx.provide(APPROVAL, Defer())
-    agent = Agent(ctx, name="writer")
-    parked_result = await ctx.tools.execute(ToolExecutionInput("c1", "write_file", {"path": "a.txt"}, agent))
-    approval_id = thaw_json(parked_result.meta)["approvalId"]  # type: ignore[index]
+    ctx, agent, runs = setup(store=store)
+    approval_id = approval_of(await ctx.tools.execute(call(agent)))
     with pytest.raises(KeyError):
         await ctx.tools.resume(forged, "allowed-once")
     with pytest.raises(KeyError):

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 
-from dsh_tools import APPROVAL, Agent, ApprovalOutcome, ApprovalRequest, Ask, Context, PreNext, PreToolDecision
+from dsh_tools import APPROVAL, Agent, Ask, Context, DeferringApprovalService, PreNext, PreToolDecision
 from dsh_tools import ToolExecution, ToolExecutionInput, ToolExecutionResult, boot, thaw_json, tool
 from dsh_tools.store import PostgresStore, StoreError
 
@@ -50,11 +50,6 @@ async def until(condition: Callable[[], bool], what: str, seconds: float = 30.0)
         await asyncio.sleep(0.05)
 
 
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
-
-
 async def ask_for_writes(exec: ToolExecution, next: PreNext) -> PreToolDecision:
     return Ask("writes") if exec.name == "write_file" else await next()
 
@@ -75,7 +70,7 @@ def app(store: PostgresStore) -> tuple[Context, Agent]:
     ctx.tools.register(echo)
     ctx.tools.register(write_file)
     ctx.on("tools/pre-execute", ask_for_writes)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     return ctx, Agent(ctx, name="writer", id="writer-1")
 
 

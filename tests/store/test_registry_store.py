@@ -11,17 +11,10 @@ import pytest
 from dsh_tools import (
     APPROVAL,
     Agent,
-    ApprovalOutcome,
-    ApprovalRequest,
-    Ask,
     CodeRunRequest,
     CodeRunResult,
-    Context,
-    PreNext,
-    PreToolDecision,
-    ToolExecution,
+    DeferringApprovalService,
     ToolExecutionInput,
-    ToolExecutionResult,
     boot,
     thaw_json,
     tool,
@@ -29,41 +22,7 @@ from dsh_tools import (
 from dsh_tools.store import CallRecord, MemoryStore, ParkedCall, SessionEvent, SqliteStore
 from dsh_tools.testing import Bindings, ScriptedCodeRuntime
 
-
-class Defer:
-    async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
-        return "deferred"
-
-
-async def ask_for_writes(exec: ToolExecution, next: PreNext) -> PreToolDecision:
-    return Ask("writes") if exec.name == "write_file" else await next()
-
-
-def writer(ctx: Context, runs: list[object], *, description: str = "Write a file.") -> object:
-    @tool(name="write_file", description=description)
-    async def write_file(path: str, text: str = "") -> str:
-        runs.append((path, text))
-        return f"wrote {path}"
-
-    return ctx.tools.register(write_file)
-
-
-def setup(**boot_options: object) -> tuple[Context, Agent, list[object]]:
-    ctx = boot(**boot_options)  # type: ignore[arg-type]
-    runs: list[object] = []
-    writer(ctx, runs)
-    ctx.on("tools/pre-execute", ask_for_writes)
-    ctx.provide(APPROVAL, Defer())
-    return ctx, Agent(ctx, name="writer"), runs
-
-
-def call(agent: Agent, call_id: str = "c1", **arguments: str) -> ToolExecutionInput:
-    return ToolExecutionInput(call_id, "write_file", {"path": "a.txt", **arguments}, agent)
-
-
-def approval_of(result: ToolExecutionResult) -> str:
-    assert result.outcome == "approval-pending", result.text
-    return str(thaw_json(result.meta)["approvalId"])  # type: ignore[index]
+from writer_app import approval_of, ask_for_writes, call, setup, writer
 
 
 # -- the cap ------------------------------------------------------------------------------
@@ -105,7 +64,7 @@ async def test_programs_deferring_big_calls_park_at_most_the_cap() -> None:
     runs: list[object] = []
     writer(ctx, runs)
     ctx.on("tools/pre-execute", ask_for_writes)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     agent = Agent(ctx, name="coder")
     outcomes = [
         (await ctx.tools.execute(ToolExecutionInput(f"run{n}", "run_code", {"code": "loop"}, agent))).outcome
@@ -297,7 +256,7 @@ async def test_an_agent_now_presenting_code_mode_only_makes_a_direct_call_stale(
     runs: list[object] = []
     writer(ctx, runs)
     ctx.on("tools/pre-execute", ask_for_writes)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     agent = Agent(ctx, name="w")
     approval_id = approval_of(await ctx.tools.execute(call(agent)))
     agent.ctx.tools.present_as("code")  # the agent is now shown run_code only
@@ -321,7 +280,7 @@ async def test_the_running_process_renews_its_claim_while_the_call_runs(tmp_path
 
     ctx.tools.register(write_file)
     ctx.on("tools/pre-execute", ask_for_writes)
-    ctx.provide(APPROVAL, Defer())
+    ctx.provide(APPROVAL, DeferringApprovalService())
     agent = Agent(ctx, name="w")
     approval_id = approval_of(await ctx.tools.execute(call(agent)))
     running = asyncio.ensure_future(ctx.tools.resume(approval_id, "allowed-once"))
