@@ -17,7 +17,7 @@ from returns.result import Failure
 from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict, PendingApproval, Remember
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
 from dsh_tools.context.context import Agent, Context, live_agent
-from dsh_tools.json_values import FrozenJson, JsonValue
+from dsh_tools.json_values import JsonValue
 from dsh_tools.pipeline.compose import continue_call
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.plan import plan_call, plan_of
