@@ -247,7 +247,6 @@ async def test_a_resume_after_the_runtime_is_disposed_is_a_clear_error_and_consu
     class Disposable(ScriptedCodeRuntime):
         disposed = False
 
-    world = World()
     runtime = Disposable({"checkout": checkout})
     ctx = boot(mode="code", code_runtime=runtime)
     ctx.tools.register(tool(name="lookup", description="Find.")(_lookup))
