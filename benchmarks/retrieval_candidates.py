@@ -135,7 +135,8 @@ def ours(catalog: list[dict[str, Any]]) -> Ranker:
             return []
 
     index = CatalogIndex()
-    index.sync([snapshot(Definition(tool)) for tool in catalog], None)
+    snapshots = [snapshot(Definition(tool)) for tool in catalog]
+    index.sync(None, lambda: snapshots)
 
     def search(query: str, k: int) -> list[str]:
         return [tool.name for tool in index.search(query, k, lambda tool: True)]

@@ -13,6 +13,7 @@ from dsh_tools.context.services import APPROVAL, CODE_RUNTIME
 from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED
+from dsh_tools.code_mode.plugin import Catalog
 from dsh_tools.registry.registry import ToolMode, ToolRegistry
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.url import open_store
@@ -36,6 +37,8 @@ def boot(
     lease_seconds: float = DEFAULT_LEASE_SECONDS,
     cancel_grace_ms: float = DEFAULT_GRACE_MS,
     approval: Literal["defer"] | ApprovalService | None = None,
+    catalog: Catalog = "full",
+    catalog_chars: int = 6000,
 ) -> Context:
     """A root context with ``SystemPrompt``, ``ToolRegistry``, ``RetryPolicy`` and (by default) ``TimeoutPolicy``.
 
@@ -58,6 +61,10 @@ def boot(
     (every ``Ask`` parks the call in the store for a human to decide later),
     ``approval=<service>`` provides that service, ``None`` provides none (an
     ``Ask`` is then denied).
+    ``catalog="search"`` (Code Mode only) declares the tools in the SDK only
+    while the whole section stays within ``catalog_chars`` characters, the
+    author's ``tool_order`` first, and gives programs ``tools.$search`` and
+    ``tools.$describe`` to find the rest (see ``docs/code-mode.md``, "Large catalogs").
     """
     service = _approval_service(approval)
     language = language_of(code_runtime, code_language)
@@ -74,6 +81,8 @@ def boot(
         lease_seconds=lease_seconds,
         cancel_grace_ms=cancel_grace_ms,
         code_language=language,
+        catalog=catalog,
+        catalog_chars=catalog_chars,
     )
     RetryPolicy(ctx)  # outermost: each attempt gets the timeout afresh
     if timeouts:

@@ -24,7 +24,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
-from dsh_tools.code_mode.plugin import CodeMode, ToolMode
+from dsh_tools.code_mode.plugin import Catalog, CodeMode, ToolMode
 from dsh_tools.code_mode.runtime import CodeLanguage
 from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
@@ -104,6 +104,8 @@ class ToolRegistry(ParkedCalls):
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         cancel_grace_ms: float = DEFAULT_GRACE_MS,
         code_language: CodeLanguage = "typescript",
+        catalog: Catalog = "full",
+        catalog_chars: int = 6000,
     ) -> None:
         if type(max_parked_per_agent) is not int or max_parked_per_agent < 0:
             raise ValueError("max_parked_per_agent must be an int >= 0")
@@ -117,7 +119,10 @@ class ToolRegistry(ParkedCalls):
         self._ctx = ctx
         self.events, self.logger = ctx.events, ctx.logger
         # Before anything is provided: the plugin checks its keywords and needs the SystemPrompt.
-        self._core.code_mode = CodeMode(self, mode=mode, code_language=code_language, max_parallel_sub_calls=max_parallel_sub_calls)
+        self._core.code_mode = CodeMode(
+            self, mode=mode, code_language=code_language, max_parallel_sub_calls=max_parallel_sub_calls,
+            catalog=catalog, catalog_chars=catalog_chars,
+        )
         ctx.track(ctx.events.add_probe(self._core.journal))
         ctx.provide(TOOLS, self)
 
@@ -307,6 +312,14 @@ class ToolRegistry(ParkedCalls):
     def scope_view(self, scope: Agent | None = None) -> ScopeView:
         """Internal: the cached per-scope view (valid until the next registry change)."""
         return self._core.layers.view(self._scope(scope))
+
+    def catalog_version(self) -> int:
+        """Internal: a count of the layers' changes (a catalog index looks again when it moves)."""
+        return self._core.layers.version
+
+    def every_tool(self) -> list[RegisteredTool]:
+        """Internal: every registered tool, global and per agent, restrictions aside (what a catalog index holds)."""
+        return self._core.layers.every_tool()
 
     def get(self, name: str, scope: Agent | None = None) -> RegisteredTool | None:
         """The snapshot ``scope`` resolves ``name`` to, or ``None`` (absent or restricted away)."""

@@ -84,14 +84,14 @@ class CatalogIndex:
     def __len__(self) -> int:
         return len(self._docs)
 
-    def sync(self, tools: Iterable[RegisteredTool], version: object) -> None:
-        """Make the documents exactly ``tools`` (by identity), unless ``version`` is the one last synced.
+    def sync(self, version: object, tools: Callable[[], Iterable[RegisteredTool]]) -> None:
+        """Make the documents exactly ``tools()`` (by identity), unless ``version`` is the one last synced.
 
         One registered tool adds one document; nothing else is read again.
         """
         if version is not None and version == self._synced:
             return
-        current = {id(tool): tool for tool in tools}
+        current = {id(tool): tool for tool in tools()}
         for key in [key for key in self._docs if key not in current]:
             self._remove(key)
         for key, tool in current.items():
