@@ -39,6 +39,7 @@ def boot(
     approval: Literal["defer"] | ApprovalService | None = None,
     catalog: Catalog = "full",
     catalog_chars: int = 6000,
+    max_inline_bytes: int | None = None,
 ) -> Context:
     """A root context with ``SystemPrompt``, ``ToolRegistry``, ``RetryPolicy`` and (by default) ``TimeoutPolicy``.
 
@@ -65,6 +66,10 @@ def boot(
     while the whole section stays within ``catalog_chars`` characters, the
     author's ``tool_order`` first, and gives programs ``tools.$search`` and
     ``tools.$describe`` to find the rest (see ``docs/code-mode.md``, "Large catalogs").
+    ``max_inline_bytes`` bounds the UTF-8 bytes of result text the model
+    reads: a longer text reaches it (and observers, the journal, threads) as
+    its head and tail and a locator, its whole kept once in the store for the
+    built-in ``read_result`` tool to page through (``docs/writing-tools.md``).
     """
     service = _approval_service(approval)
     language = language_of(code_runtime, code_language)
@@ -83,6 +88,7 @@ def boot(
         code_language=language,
         catalog=catalog,
         catalog_chars=catalog_chars,
+        max_inline_bytes=max_inline_bytes,
     )
     RetryPolicy(ctx)  # outermost: each attempt gets the timeout afresh
     if timeouts:

@@ -135,8 +135,8 @@ class CodeMode:
             from dsh_tools.code_mode.search.index import CatalogIndex  # first need: see the module docstring
 
             index = self._index = CatalogIndex()
-        registry = self._registry
-        index.sync(registry.catalog_version(), registry.every_tool)
+        layers = self._registry.layers
+        index.sync(layers.version, layers.every_tool)
         return index
 
     def _wire_tools(self, context: AssembleContext) -> ToolProviderResult:

@@ -24,6 +24,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
+from dsh_tools.code_mode import READ_RESULT_NAME
 from dsh_tools.code_mode.plugin import Catalog, CodeMode, ToolMode
 from dsh_tools.code_mode.runtime import CodeLanguage
 from dsh_tools.disposer import Disposer
@@ -42,6 +43,7 @@ from dsh_tools.registry.journal import CallJournal
 from dsh_tools.registry.parked_calls import ParkedCalls
 from dsh_tools.registry.layers import Restriction, ScopeView, ToolLayers
 from dsh_tools.registry.snapshot import snapshot
+from dsh_tools.registry.spilling import RESERVED_READER, Spilling
 from dsh_tools.tool_types import RegisteredTool, ToolDefinition, ToolSchema
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.store.protocol import CallStore
@@ -60,7 +62,9 @@ Served = Callable[[Agent | None], RegisteredTool | None]
 class _Core:
     """State shared by every view of one registry."""
 
-    __slots__ = ("layers", "tokens", "lot", "journal", "forgetting", "orphans", "served", "added_gates", "gates", "code_mode")
+    __slots__ = (
+        "layers", "tokens", "lot", "journal", "forgetting", "orphans", "served", "added_gates", "gates", "code_mode", "spilling",
+    )
 
     def __init__(self, lot: ParkingLot, cancel_grace_ms: float) -> None:
         self.orphans = Orphans(cancel_grace_ms)
@@ -74,6 +78,7 @@ class _Core:
         self.added_gates: tuple[Gate, ...] = ()  # by add_gate, in order
         self.gates: tuple[Gate, ...] = STANDARD_GATES  # what execute runs: the added gates, then the standard ones
         self.code_mode: CodeMode
+        self.spilling: Spilling
 
     def check_unserved(self, names: Sequence[str], agent: Agent | None, suffix: str = "") -> None:
         """``ValueError`` (the server's reason) if a layer of ``agent`` may not use one of ``names``: it is served there."""
@@ -106,6 +111,7 @@ class ToolRegistry(ParkedCalls):
         code_language: CodeLanguage = "typescript",
         catalog: Catalog = "full",
         catalog_chars: int = 6000,
+        max_inline_bytes: int | None = None,
     ) -> None:
         if type(max_parked_per_agent) is not int or max_parked_per_agent < 0:
             raise ValueError("max_parked_per_agent must be an int >= 0")
@@ -116,6 +122,7 @@ class ToolRegistry(ParkedCalls):
         check_grace_ms(cancel_grace_ms, "cancel_grace_ms")
         lot = ParkingLot(store if store is not None else MemoryStore(), max_per_agent=max_parked_per_agent, lease_seconds=float(lease_seconds))
         self._core = _Core(lot, cancel_grace_ms)
+        self._core.spilling = Spilling(max_inline_bytes, lambda: lot.store)
         self._ctx = ctx
         self.events, self.logger = ctx.events, ctx.logger
         # Before anything is provided: the plugin checks its keywords and needs the SystemPrompt.
@@ -123,6 +130,8 @@ class ToolRegistry(ParkedCalls):
             self, mode=mode, code_language=code_language, max_parallel_sub_calls=max_parallel_sub_calls,
             catalog=catalog, catalog_chars=catalog_chars,
         )
+        spilling = self._core.spilling
+        self.serve(READ_RESULT_NAME, lambda agent: spilling.served(self._core.layers.view(agent)), RESERVED_READER)
         ctx.track(ctx.events.add_probe(self._core.journal))
         ctx.provide(TOOLS, self)
 
@@ -174,6 +183,15 @@ class ToolRegistry(ParkedCalls):
         return self._core.code_mode.max_parallel_sub_calls
 
     @property
+    def max_inline_bytes(self) -> int | None:
+        """The UTF-8 bytes of result text the model reads whole; past them it reads a preview (``None``: no limit)."""
+        return self._core.spilling.limit
+
+    async def keep_spilled(self, agent_id: str, text: str) -> str:
+        """Internal (the spill step's): keep a whole result text in the store; its locator."""
+        return await self._core.spilling.keep(agent_id, text)
+
+    @property
     def orphans(self) -> Orphans:
         """Bodies still running past ``cancel_grace_ms`` after their call was cancelled (``running``, ``count``)."""
         return self._core.orphans
@@ -189,6 +207,7 @@ class ToolRegistry(ParkedCalls):
         self._ensure_live()
         tool = snapshot(definition)
         scope = self._ctx.scope
+        self._core.spilling.admit(tool)
         self._core.check_unserved((tool.name,), scope)
         layers = self._core.layers
         if tool.name in layers.layer(scope):
@@ -313,13 +332,10 @@ class ToolRegistry(ParkedCalls):
         """Internal: the cached per-scope view (valid until the next registry change)."""
         return self._core.layers.view(self._scope(scope))
 
-    def catalog_version(self) -> int:
-        """Internal: a count of the layers' changes (a catalog index looks again when it moves)."""
-        return self._core.layers.version
-
-    def every_tool(self) -> list[RegisteredTool]:
-        """Internal: every registered tool, global and per agent, restrictions aside (what a catalog index holds)."""
-        return self._core.layers.every_tool()
+    @property
+    def layers(self) -> ToolLayers:
+        """Internal: the layers themselves (a catalog index follows their ``version`` and ``every_tool()``)."""
+        return self._core.layers
 
     def get(self, name: str, scope: Agent | None = None) -> RegisteredTool | None:
         """The snapshot ``scope`` resolves ``name`` to, or ``None`` (absent or restricted away)."""

@@ -7,10 +7,11 @@ when, and what "exactly once" means here.
 
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, MAX_JOURNAL_LIMIT, PREVIEW_CHARS
 from dsh_tools.store.changes import ChangeCursor, ChangeSource, StoreChanges
-from dsh_tools.store.memory import DEFAULT_MAX_RECORDS, MemoryStore
+from dsh_tools.store.memory import DEFAULT_MAX_RECORDS, DEFAULT_MAX_SPILLED_BYTES, MemoryStore
 from dsh_tools.store.postgres import PostgresStore
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, ParkState, SessionEvent, StoreHealth
+from dsh_tools.store.spilled import SpilledPage, SpillStore
 from dsh_tools.store.sql import SCHEMA_VERSION, StoreError, StoreUnavailable
 from dsh_tools.store.sqlite import SqliteStore
 from dsh_tools.store.url import ACCEPTED_URLS, open_store
@@ -18,6 +19,7 @@ from dsh_tools.store.url import ACCEPTED_URLS, open_store
 __all__ = [
     "ACCEPTED_URLS",
     "DEFAULT_MAX_RECORDS",
+    "DEFAULT_MAX_SPILLED_BYTES",
     "DEFAULT_MAX_VALUE_BYTES",
     "MAX_JOURNAL_LIMIT",
     "PREVIEW_CHARS",
@@ -32,6 +34,8 @@ __all__ = [
     "ParkedCall",
     "PostgresStore",
     "SessionEvent",
+    "SpillStore",
+    "SpilledPage",
     "SqliteStore",
     "StoreChanges",
     "StoreError",

@@ -23,6 +23,7 @@ import dsh_tools.store.sql as sql
 from dsh_tools.store.base import StoreBase, storable_id
 from dsh_tools.store.changes import MAX_CHANGED, MAX_TRACKED, ChangeCursor, StoreChanges, diff_marks
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
+from dsh_tools.store.spilled import SpilledPage, check_page, owner_key, page_of_parts, part_range, parts_of, valid_locator
 
 __all__ = ["RelationalStore", "Statement"]
 
@@ -188,7 +189,29 @@ class RelationalStore(StoreBase):
             ("DELETE FROM dsh_journal WHERE ended_at < ?", (before,)),
             ("DELETE FROM dsh_parked WHERE state = 'done' AND created_at < ?", (before,)),
             ("DELETE FROM dsh_events WHERE at < ?", (before,)),
+            *((statement, (before,)) for statement in sql.PRUNE_SPILLED),
         ))
+
+    # -- spilled results (store/spilled.py) ------------------------------------------------
+    async def keep_spilled(self, locator: str, agent_id: str, text: str) -> None:
+        """One row for the value and one per part of its text, in one commit."""
+        if not valid_locator(locator):
+            raise ValueError("a spilled result is kept under a locator from mint_locator()")
+        parts = [(locator, number, part.encode("utf-8")) for number, part in enumerate(parts_of(text))]
+        head = (locator, owner_key(agent_id), time.time(), len(text), len(text.encode("utf-8")))
+        await self._write_all(((sql.KEEP_SPILLED, head),), ((sql.KEEP_SPILLED_PART, parts),) if parts else ())
+
+    async def read_spilled(self, locator: str, agent_id: str, offset: int, limit: int) -> SpilledPage | None:
+        """The parts a page needs, and the value's size, in one query (never the whole text)."""
+        offset, limit = check_page(offset, limit)
+        if not valid_locator(locator):
+            return None
+        first, last = part_range(offset, limit)
+        rows = await self._read(sql.READ_SPILLED, (first, last, locator, owner_key(agent_id)))
+        if not rows:
+            return None
+        parts = [(int(number), bytes(data)) for _, number, data in rows if number is not None]
+        return page_of_parts(int(rows[0][0]), parts, offset, limit)
 
     # -- what changed (store/changes.py) -------------------------------------------------
     async def changes(self, cursor: ChangeCursor | None = None) -> StoreChanges:

@@ -37,8 +37,10 @@ __all__ = [
     "upgrade_steps",
 ]
 
-SCHEMA_VERSION: Final = 1
-"""The table layout this code writes; an older store is upgraded at open, a newer one refused."""
+SCHEMA_VERSION: Final = 2
+"""The table layout this code writes; an older store is upgraded at open, a newer one refused.
+
+Version 2 added the spilled results (``dsh_spilled``, ``dsh_spilled_parts``)."""
 
 R = TypeVar("R", bound=Record)
 
@@ -102,6 +104,11 @@ class Dialect:
         return statement if self.placeholder == "?" else statement.replace("?", self.placeholder)
 
     def schema(self) -> list[str]:
+        """The statements that create the tables of :data:`SCHEMA_VERSION`: version 1, then every migration."""
+        steps = [statement for version in range(1, SCHEMA_VERSION) for statement in MIGRATIONS[version]]
+        return [*self._first(), *steps, f"UPDATE dsh_schema SET version = {SCHEMA_VERSION}"]
+
+    def _first(self) -> list[str]:
         """The statements that create version 1 of the tables."""
         return [
             "CREATE TABLE dsh_schema (version INTEGER NOT NULL)",
@@ -124,8 +131,18 @@ class Dialect:
         ]
 
 
-MIGRATIONS: Final[Mapping[int, Sequence[str]]] = {}
-"""Statements that take a store from version ``n`` to ``n + 1`` (none yet: version 1 is the first)."""
+MIGRATIONS: Final[Mapping[int, Sequence[str]]] = {
+    1: (
+        # A spilled result: who may read it (owner_key), when it was kept, its size; its text in parts.
+        # BYTEA is PostgreSQL's binary type; SQLite takes any type name and keeps bytes as a BLOB.
+        "CREATE TABLE dsh_spilled (locator TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL,"
+        " chars BIGINT NOT NULL, bytes BIGINT NOT NULL)",
+        "CREATE INDEX dsh_spilled_created ON dsh_spilled (created_at)",
+        "CREATE TABLE dsh_spilled_parts (locator TEXT NOT NULL, part INTEGER NOT NULL, data BYTEA NOT NULL,"
+        " PRIMARY KEY (locator, part))",
+    ),
+}
+"""Statements that take a store from version ``n`` to ``n + 1``."""
 
 
 def upgrade_steps(row: Sequence[Any] | None, where: str) -> Iterator[tuple[Sequence[str], int]]:
@@ -170,6 +187,16 @@ UPSERT_RECORD: Final = (
     " approval_id = excluded.approval_id"
 )
 APPEND_EVENT: Final = "INSERT INTO dsh_events (agent_id, type, at, data) VALUES (?, ?, ?, ?)"
+KEEP_SPILLED: Final = "INSERT INTO dsh_spilled (locator, owner, created_at, chars, bytes) VALUES (?, ?, ?, ?, ?)"
+KEEP_SPILLED_PART: Final = "INSERT INTO dsh_spilled_parts (locator, part, data) VALUES (?, ?, ?)"
+READ_SPILLED: Final = (
+    "SELECT s.chars, p.part, p.data FROM dsh_spilled s LEFT JOIN dsh_spilled_parts p"
+    " ON p.locator = s.locator AND p.part >= ? AND p.part <= ? WHERE s.locator = ? AND s.owner = ? ORDER BY p.part"
+)
+PRUNE_SPILLED: Final = (
+    ("DELETE FROM dsh_spilled_parts WHERE locator IN (SELECT locator FROM dsh_spilled WHERE created_at < ?)"),
+    "DELETE FROM dsh_spilled WHERE created_at < ?",
+)
 
 
 def dump_record(record: Record, *, skip: frozenset[str] = frozenset(), max_bytes: int | None = None) -> str:

@@ -188,7 +188,7 @@ def test_ties_go_in_code_point_order_and_scores_ignore_history() -> None:
     for name in ("b_tool", "a_tool", "Z_tool", "é_tool"):
         ctx.tools.register(Tool({"name": name, "description": "Frobnicates the widget.", "parameters": {}}))
     index = CatalogIndex()
-    tools = ctx.tools.every_tool()
+    tools = ctx.tools.layers.every_tool()
     index.sync(1, lambda: tools)
     assert [tool.name for tool in index.search("frobnicate widgets", 10, lambda tool: True)] == ["Z_tool", "a_tool", "b_tool", "é_tool"]
     backwards = CatalogIndex()
