@@ -194,7 +194,7 @@ function spilledReader(record) {
       offset = page.offset;
       next = page.nextOffset;
       text.textContent = page.text;
-      where.textContent = ` characters ${page.offset.toLocaleString()}–${(page.offset + page.text.length).toLocaleString()} of ${page.total.toLocaleString()}`;
+      where.textContent = ` characters ${page.offset.toLocaleString()}–${(page.nextOffset ?? page.total).toLocaleString()} of ${page.total.toLocaleString()}`; // code points, as the offsets
     } catch (error) { problem.textContent = error.message; }
   }
   const reader = el("div", { class: "spilled-reader" },
