@@ -20,27 +20,16 @@ import time
 from collections.abc import Awaitable, Callable
 
 from benchmarks._common import Noop, Row
-from benchmarks.bench_pipeline import _install_listeners
+from benchmarks.bench_pipeline import _install_listeners, _rate
 from dsh_tools import Agent, Context, ToolExecutionInput, boot
 from dsh_tools.code_mode.deno import DenoCodeRuntime
 from dsh_tools.code_mode.runtime import CodeBindingNamespace, CodeRunRequest
 from dsh_tools.json_values import JsonValue
 
 CALLS = 20_000
-ROUNDS = 3
 CODE_ROUNDS = 7
 SUB_CALLS = 100
 PROGRAM = f"let n = 0; for (let i = 0; i < {SUB_CALLS}; i++) {{ await tools.noop({{}}); n++; }} return n;"
-
-
-async def _rate(step: Callable[[], Awaitable[object]], calls: int) -> float:
-    best = 0.0
-    for _ in range(ROUNDS):
-        start = time.perf_counter()
-        for _ in range(calls):
-            await step()
-        best = max(best, calls / (time.perf_counter() - start))
-    return best
 
 
 def _defaults() -> Context:

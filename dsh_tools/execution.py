@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn, Protocol
 
 from dsh_tools.content import ContentBlock, HookContext, MessageSource, PluginSource, UserSource
+from dsh_tools.frozen_dict import FrozenDict
 from dsh_tools.json_values import FrozenJson, JsonValue
 from dsh_tools.outcome import Outcome, outcome_for
 from dsh_tools.record import Record, wire_value
@@ -245,6 +246,29 @@ class ToolExecutionResult(Record):
     def text(self) -> str:
         """The text of the content's ``text`` blocks, one per line (other kinds skipped)."""
         return content_text(self.content)
+
+    def meta_get(self, key: str) -> JsonValue | None:
+        """``meta[key]`` when ``meta`` is a JSON object holding ``key``; ``None`` otherwise.
+
+        ``meta`` may be any JSON value (an object by convention, but a list or
+        nothing as well), so reading one key of it took an ``isinstance``
+        narrowing in every caller under ``mypy --strict``;
+        ``result.meta_get("approvalId")`` is that read, typed ``JsonValue |
+        None``. A key that holds ``null`` reads ``None`` too.
+        """
+        return meta_member(self.meta, key)
+
+
+def meta_member(meta: object, key: object) -> JsonValue | None:
+    """``meta[key]`` of a JSON object with a ``str`` key, else ``None``: the one rule of the ``meta_get`` accessors.
+
+    Only an exact ``dict`` or ``FrozenDict`` (what a record holds) is read, so
+    no method of anything else runs and the read cannot raise.
+    """
+    if (type(meta) is FrozenDict or type(meta) is dict) and type(key) is str:
+        value: JsonValue | None = meta.get(key)
+        return value
+    return None
 
 
 def _with_outcome(result: ToolExecutionResult) -> ToolExecutionResult:

@@ -36,7 +36,6 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Final
 
 from dsh_tools.execution import ToolExecution, ToolProgress
-from dsh_tools.pipeline.outcomes import report_failure
 
 if TYPE_CHECKING:
     from dsh_tools.pipeline.plan import CallPlan
@@ -87,4 +86,7 @@ async def _tell(plan: CallPlan, dispatched: ToolExecution, record: ToolProgress)
             if inspect.isawaitable(pending):
                 await pending
         except Exception as error:  # noqa: BLE001 - observe-only: contain and report
+            # Imported here: the pipeline package imports this module (through its plan), not the other way.
+            from dsh_tools.pipeline.outcomes import report_failure
+
             report_failure(plan.logger, f"{EVENT} listener", listener, error)

@@ -144,8 +144,8 @@ class _Call:
 class _Spans:
     """The probe (:class:`~dsh_tools.context.probes.CallProbe`): each call's span on its state's ``trace`` slot."""
 
-    hears: Final = PROBE_HOOKS
-    """Every hook: each becomes a span or an event on one."""
+    hears: Final = PROBE_HOOKS - {"starting"}
+    """Every hook but ``starting`` (the journal's): each becomes a span or an event on one."""
 
     def __init__(self, tracer: Tracer, scope: Agent | None, logger: logging.Logger) -> None:
         from opentelemetry import context, trace
@@ -238,6 +238,9 @@ class _Spans:
             call.asked = True
             if call.recording:
                 call.span.add_event("asked", {"dsh_tools.reason": _clip(decision.reason or "")})
+
+    def starting(self, state: CallSlots, execution: ToolExecution) -> None:
+        pass  # not in hears: never called
 
     def dispatching(self, state: CallSlots, execution: ToolExecution) -> object:
         call = self._of(state)

@@ -154,6 +154,16 @@ def _log(commands: Commands) -> argparse.ArgumentParser:
     return parser
 
 
+def _recover(commands: Commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser(
+        "recover", help="settle the calls stopped processes left running (their lease lapsed) as unknown; runs nothing"
+    )
+    _store_argument(parser)
+    parser.add_argument("--agent", metavar="ID", help="only this agent's calls")
+    parser.add_argument("--by", default="cli", help="who settled them (kept with each record; default cli)")
+    return parser
+
+
 def _inspect(commands: Commands) -> argparse.ArgumentParser:
     parser = commands.add_parser("inspect", help="serve the inspector page for a store (the inspector extra)")
     _store_argument(parser)
@@ -171,6 +181,7 @@ COMMANDS: Final[dict[str, tuple[Callable[[Commands], argparse.ArgumentParser], s
     "mcp-serve": (_mcp_serve, "dsh_tools.cli.mcp_serve"),
     "approvals": (_approvals, "dsh_tools.cli.approvals"),
     "log": (_log, "dsh_tools.cli.log"),
+    "recover": (_recover, "dsh_tools.cli.recover"),
     "inspect": (_inspect, "dsh_tools.cli.inspect"),
 }
 """Command → (its argument declaration, the module whose ``run(args) -> int`` implements it)."""

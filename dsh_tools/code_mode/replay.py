@@ -32,9 +32,15 @@ import orjson
 from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, mint_idempotency_key
 from dsh_tools.json_values import JsonValue, freeze_json, thaw_json
+from dsh_tools.pipeline.compose import continue_call
+from dsh_tools.pipeline.outcomes import Settled, exception_result
 from dsh_tools.pipeline.plan import CallPlan, plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.record import Record
+
+from returns.result import Failure
+
+from dsh_tools.errors import RecordTamperedError
 
 if TYPE_CHECKING:
     from dsh_tools.registry.registry import ToolRegistry
@@ -119,25 +125,51 @@ class ParkedProgram(Record):
     """The ``run_code`` call's idempotency key: its rerun keeps it (and so do its sub-calls')."""
 
     def wire(self) -> dict[str, object]:
-        return {
+        """The program as a store keeps it, with the digest :meth:`read` checks."""
+        wired: dict[str, object] = {
             "runCallId": self.run_call_id, "code": self.code, "calls": [call.wire() for call in self.calls],
             "waiting": self.waiting, "waitingName": self.waiting_name, "resumes": self.resumes,
             "seed": self.seed, "clock": list(self.clock), "runKey": self.run_key,
         }
+        wired["digest"] = _program_digest(wired)
+        return wired
 
     @classmethod
     def read(cls, stored: object) -> ParkedProgram | None:
-        """The program a store kept, or ``None`` if it does not read as one."""
+        """The program a store kept, or ``None`` if it does not read back as the program that was stored.
+
+        Everything is checked before anything runs: the digest (code or
+        recorded results rewritten), and the type of every field (a number
+        that is not one would otherwise fail the rerun after its approved
+        call ran). A program stored before digests were kept is read by its
+        types alone.
+        """
         data = thaw_json(stored)
         try:
             assert isinstance(data, dict)
+            digest = data.pop("digest", None)
+            if digest is not None and digest != _program_digest(data):
+                return None
             calls = tuple(RecordedCall.read(c) for c in data["calls"])
             clock = tuple(float(t) for t in data.get("clock", ()))
+            for number in (data["waiting"], data["resumes"], *(c.number for c in calls)):
+                assert type(number) is int
+            assert type(data["runCallId"]) is str and type(data["code"]) is str and type(data["waitingName"]) is str
+            for call in calls:
+                assert type(call.call_id) is str and type(call.name) is str and type(call.text) is str
+                assert type(call.is_error) is bool
+            seed, run_key = data.get("seed"), data.get("runKey")
+            assert seed is None or type(seed) is int
             program = cls(data["runCallId"], data["code"], calls, data["waiting"], data["waitingName"], data["resumes"])
-            run_key = data.get("runKey")
-            return program.set(seed=data.get("seed"), clock=clock, run_key=run_key if type(run_key) is str else None)
-        except (AssertionError, KeyError, TypeError, ValueError):
+            return program.set(seed=seed, clock=clock, run_key=run_key if type(run_key) is str else None)
+        except (AssertionError, KeyError, TypeError, ValueError, AttributeError):
             return None
+
+
+def _program_digest(wired: dict[str, object]) -> str:
+    """The SHA-256 of a wired program's JSON with sorted keys (its ``digest`` left out)."""
+    kept = {key: value for key, value in wired.items() if key != "digest"}
+    return hashlib.sha256(orjson.dumps(kept, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 class Replay:
@@ -192,12 +224,15 @@ async def resume_program(
 
     The sub-call runs outside any program (its journal record linked to the
     approval); the ``run_code`` call then runs again under its own call id,
-    and its result is what ``resume`` returns.
+    and its result is what ``resume`` returns. A program that does not read
+    back as the one stored (its digest, its fields) settles
+    ``RECORD_TAMPERED``, and neither the sub-call nor the program runs.
     """
-    sub_result = await registry.settle_parked(sub_plan, parked, execution, stale)
     program = ParkedProgram.read(parked.program)
-    if program is None:  # a record this code cannot read as a program: the call alone is what was approved
-        return sub_result
+    if program is None:
+        tampered = Settled(execution, exception_result(execution.call_id, RecordTamperedError()))
+        return await continue_call(sub_plan, Failure(tampered), ())
+    sub_result = await registry.settle_parked(sub_plan, parked, execution, stale)
     approved = RecordedCall.of(program.waiting, parked.tool_name, parked.arguments, sub_result)
     code = freeze_json({"code": program.code}).unwrap()
     run = ToolExecution(

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVa
 
 from dsh_tools.disposer import Disposer
 from dsh_tools.context.events import EventBus
-from dsh_tools.context.session import SessionLog
+from dsh_tools.context.session import SESSION_EVENT, SessionLog
+from dsh_tools.json_values import FrozenJson
 from dsh_tools.json_walk import has_lone_surrogate
 
 if TYPE_CHECKING:
@@ -299,7 +300,7 @@ class Agent:
         self._name = name
         self._id = id
         self._ctx = ctx._child(self)
-        self._session = SessionLog(self)
+        self._session = SessionLog(self._publish_session_event)
         agents[id] = self
 
         def release() -> None:
@@ -307,6 +308,12 @@ class Agent:
                 del agents[id]
 
         self._ctx.track(release)
+
+    def _publish_session_event(self, kind: str, data: FrozenJson) -> None:
+        """Send one appended session event out on the bus (``session/event``), while this agent lives."""
+        ctx = self._ctx
+        if not ctx.disposed:
+            ctx._app.events.emit(SESSION_EVENT, self._id, kind, data)
 
     @property
     def name(self) -> str:

@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PROBE_HOOKS", "CallProbe", "CallSlots", "ProbeHook"]
 
-ProbeHook = Literal["opened", "pre_decided", "dispatching", "progressed", "retrying", "post_decided", "settled"]
+ProbeHook = Literal[
+    "opened", "pre_decided", "starting", "dispatching", "progressed", "retrying", "post_decided", "settled"
+]
 """What a probe may hear (``dispatching`` brings its ``dispatched``)."""
 PROBE_HOOKS: Final[frozenset[ProbeHook]] = frozenset(get_args(ProbeHook))
 
@@ -40,8 +42,36 @@ class CallSlots(Protocol):
     """The call journal's entry for the call."""
     trace: object
     """Each tracer's span for the call."""
-    approval_id: str | None
-    parent_call_id: str | None
+
+    @property
+    def approval_id(self) -> str | None:
+        """The parked call this call continues."""
+        ...
+
+    @property
+    def parent_call_id(self) -> str | None:
+        """The call whose body made this one."""
+        ...
+
+    @property
+    def record_id(self) -> str | None:
+        """The journal record the call writes, when it continues one (a recovery settles the interrupted record)."""
+        ...
+
+    @property
+    def approved(self) -> bool:
+        """Whether the call was approved (``allowed-once``)."""
+        ...
+
+    @property
+    def idempotent(self) -> bool:
+        """Whether the call's tool is idempotent (a call that may run twice needs no trace before its body)."""
+        ...
+
+    @property
+    def tool(self) -> object:
+        """The tool the call runs, as its plan resolved it (``None``: unknown)."""
+        ...
 
     @property
     def parent(self) -> CallSlots | None:
@@ -63,6 +93,10 @@ class CallProbe(Protocol):
 
     def pre_decided(self, call: CallSlots, execution: ToolExecution, decision: PreToolDecision) -> None:
         """The ``tools/pre-execute`` waterfall's answer, before approval acts on it."""
+        ...
+
+    def starting(self, call: CallSlots, execution: ToolExecution) -> Awaitable[None] | None:
+        """The call's dispatch is about to start its body; what is returned is awaited first (the journal's lease)."""
         ...
 
     def dispatching(self, call: CallSlots, execution: ToolExecution) -> object:

@@ -1,23 +1,25 @@
 """``SessionLog``: the append-only record of one agent's session, sent on to the call store.
 
 ``append`` stays synchronous (it is called from inside tool bodies and the
-Code Mode bridge); each event is kept here for the live process and handed
-to the registry's call journal, which commits it with the next journal write,
-so an event reaches the store no later than the record of the call that
-produced it.
+Code Mode bridge); each event is kept here for the live process and goes out
+on the app's event bus as ``session/event`` (:data:`SESSION_EVENT`), where the
+registry's call journal hears it and commits it with its next write, so an
+event reaches the store no later than the record of the call that produced
+it. The log names no service: whoever keeps session events listens.
 """
 
 from __future__ import annotations
 
 import builtins
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Final
 
 from dsh_tools.json_values import FrozenJson, frozen_or_raise
 
-if TYPE_CHECKING:
-    from dsh_tools.context.context import Agent
+__all__ = ["SESSION_EVENT", "SessionLog"]
 
-__all__ = ["SessionLog"]
+SESSION_EVENT: Final = "session/event"
+"""The bus event each appended session event goes out as: ``(agent_id, type, data)``, unfiltered by scope."""
 
 
 class SessionLog:
@@ -27,11 +29,11 @@ class SessionLog:
     appended, whatever the caller does to its own objects afterwards.
     """
 
-    __slots__ = ("_events", "_agent")
+    __slots__ = ("_events", "_publish")
 
-    def __init__(self, agent: Agent | None = None) -> None:
+    def __init__(self, publish: Callable[[str, FrozenJson], None] | None = None) -> None:
         self._events: list[tuple[str, FrozenJson]] = []
-        self._agent = agent
+        self._publish = publish  # an agent's: sends the event out on the bus while the agent lives
 
     def append(self, type: str, data: object) -> None:  # noqa: A002 - the SPEC's name
         """Append one event; ``TypeError`` if ``type`` is not a str or ``data`` is not JSON."""
@@ -39,13 +41,8 @@ class SessionLog:
             raise TypeError("a session event type must be a non-empty str")
         value = frozen_or_raise(data, lambda why: TypeError(f"session event {type!r} data is not JSON: {why}"))
         self._events.append((type, value))
-        agent = self._agent
-        if agent is not None:
-            from dsh_tools.context.services import TOOLS
-
-            tools = agent.ctx.get(TOOLS) if not agent.ctx.disposed else None
-            if tools is not None:
-                tools.record_event(agent.id, type, value)
+        if self._publish is not None:
+            self._publish(type, value)
 
     def events(self) -> list[tuple[str, FrozenJson]]:
         """All events so far in this process, in append order (a new list each call).

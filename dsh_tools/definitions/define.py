@@ -52,6 +52,10 @@ from dsh_tools.presentation import (
     ToolResultView,
 )
 
+if TYPE_CHECKING:
+    # ``output=str | int`` is a type form, not a ``type``: PEP 747 lets mypy infer ``O`` from it.
+    from typing_extensions import TypeForm
+
 __all__ = ["DefinedTool", "ToolReturn", "define_tool"]
 
 A = TypeVar("A")
@@ -250,7 +254,7 @@ def define_tool(
     name: str,
     description: str,
     args: type[A],
-    output: type[O],
+    output: TypeForm[O],
     execute: Callable[[A, ToolExecution], Awaitable[O | ToolOutput]],
     render: Callable[[A, O], Sequence[ContentBlock]] | None = None,
     timeout_ms: float | None = None,
@@ -310,7 +314,7 @@ def define_tool(
     name: str,
     description: str,
     parameters: Mapping[str, Prop],
-    output: type[O],
+    output: TypeForm[O],
     execute: Callable[[_SpecArgs, ToolExecution], Awaitable[O | ToolOutput]],
     render: Callable[[_SpecArgs, O], Sequence[ContentBlock]] | None = None,
     timeout_ms: float | None = None,
@@ -365,7 +369,8 @@ def define_tool(
     """Define a tool from a TypedDict (``args=``) or a ``SchemaSpec`` (``parameters=``).
 
     With ``output=T`` (a TypedDict, ``str``/``int``/``float``/``bool``,
-    ``list[...]``, a ``Prop`` or a JSON Schema mapping) the tool is *typed*:
+    ``list[...]``, ``dict[str, ...]``, a union of those whose members JSON
+    tells apart, a ``Prop`` or a JSON Schema mapping) the tool is *typed*:
     its body returns a ``T`` (or ``ToolOutput(content, value=...)``), and
     ``render(args, value)`` may replace the default rendering.
 

@@ -15,8 +15,13 @@ compile to, so both share one validator and one message format.
 
 A typed tool's value may be absent: ``-> str | None`` and ``Optional`` fields
 of an output record map to the nullable form ``"type": [<type>, "null"]``,
-which :func:`compile_value_check` accepts (and the validator enforces). A
-structured-output request keeps the SPEC's single-string ``type``.
+which :func:`compile_value_check` accepts (and the validator enforces). It
+may also be a union (``-> str | int``, ``-> Hit | Miss``: ``anyOf``, whose
+members must be told apart by their JSON shape, :mod:`.output_unions`) or a
+``dict[str, X]`` (a schema-valued ``additionalProperties``): the ``wide``
+subset. A structured-output request keeps the SPEC's single-string ``type``
+and neither addition, since it travels to providers as a forced tool's
+``parameters``.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any, Final
 
 from pyrsistent import pmap, pvector
 
+from dsh_tools.definitions.output_unions import union_overlaps
 from dsh_tools.definitions.shape_code import Freezer, compile_fast_freezer
 from dsh_tools.definitions.validation import Shape, compile_shape, compile_validator, total_validator, type_word
 from dsh_tools.errors import OutputSchemaError
@@ -72,7 +78,9 @@ def assert_supported_output_schema(schema: object) -> None:
         raise OutputSchemaError(violations)
 
 
-def output_schema_violations(schema: object, *, object_root: bool = True, nullable: bool = False) -> list[str]:
+def output_schema_violations(
+    schema: object, *, object_root: bool = True, nullable: bool = False, wide: bool = False
+) -> list[str]:
     """Every way ``schema`` leaves the supported subset (empty = supported). Never raises.
 
     ``object_root=False`` accepts any type at the root: a typed tool's value
@@ -80,10 +88,14 @@ def output_schema_violations(schema: object, *, object_root: bool = True, nullab
     object (it travels as a forced tool's ``parameters``). ``nullable=True``
     also accepts the nullable form ``"type": [<type>, "null"]`` (and ``null``
     among its ``enum``), which is how a typed tool says a value may be ``None``.
+    ``wide=True`` also accepts what typed outputs add: ``anyOf`` (at least two
+    members, no ``type`` or structure beside it, every pair of members told
+    apart by JSON shape as :mod:`.output_unions` rules) and an
+    ``additionalProperties`` schema (``dict[str, X]``).
     """
     problems: list[str] = []
     try:
-        _Walk(problems, object_root, nullable).node(schema, (), 0, set())
+        _Walk(problems, object_root, nullable, wide).node(schema, (), 0, set())
     except Exception as error:  # noqa: BLE001 - totality against hostile schemas
         problems.append(f"(root): schema could not be read ({type(error).__name__})")
     return problems
@@ -111,7 +123,7 @@ def compile_value_check(schema: object, *, tool: str) -> Callable[[object], list
     Raises ``OutputSchemaError`` naming ``tool`` with every violation when the
     schema leaves the subset: a definition error, found once at definition time.
     """
-    violations = output_schema_violations(schema, object_root=False, nullable=True)
+    violations = output_schema_violations(schema, object_root=False, nullable=True, wide=True)
     if violations:
         raise OutputSchemaError(violations, tool=tool)
     return compile_validator(_shape(schema))
@@ -145,10 +157,11 @@ def _is_scalar(value: object) -> bool:
 class _Walk:
     """One schema check; appends to ``problems`` as it goes so every violation is listed."""
 
-    def __init__(self, problems: list[str], object_root: bool = True, nullable: bool = False) -> None:
+    def __init__(self, problems: list[str], object_root: bool = True, nullable: bool = False, wide: bool = False) -> None:
         self.problems = problems
         self.object_root = object_root
         self.nullable = nullable
+        self.wide = wide
 
     def report(self, segments: tuple[str, ...], message: str) -> None:
         self.problems.append(f"{_path(segments)}: {message}")
@@ -167,7 +180,7 @@ class _Walk:
         for key, child in list(node.items()):  # type: ignore[attr-defined]
             if type(key) is not str:
                 self.report(at, f"schema key of type {type(key).__name__}, expected string")
-            elif key not in _STRUCTURE and key not in _ANNOTATIONS:
+            elif key not in _STRUCTURE and key not in _ANNOTATIONS and not (key == "anyOf" and self.wide):
                 self.report(at, f'unsupported keyword "{key}"')
             else:
                 entries[key] = child
@@ -178,26 +191,27 @@ class _Walk:
             on_path.discard(id(node))
 
     def keywords(self, entries: dict[str, Any], at: tuple[str, ...], depth: int, on_path: set[int]) -> None:
+        if "anyOf" in entries:  # only present in the wide subset
+            self.union(entries, at, depth, on_path)
+            self.annotations(entries, at)
+            return
         declared_types = self.declared_types(entries, at)
         for keyword, wanted in _NEEDS_TYPE.items():
             if keyword in entries and (declared_types is None or wanted not in declared_types):
                 self.report(at, f'"{keyword}" needs "type": "{wanted}"')
-        for keyword in _ANNOTATION_ORDER:  # a fixed order: the violations list reads the same every run
-            if keyword not in entries:
-                continue
-            value = entries[keyword]
-            if keyword in _TEXT_ANNOTATIONS and type(value) is not str:
-                self.report((*at, f".{keyword}"), f"must be a string, got {type_word(value)}")
-            elif not is_json(value):
-                self.report((*at, f".{keyword}"), "annotation must be JSON data")
+        self.annotations(entries, at)
         properties = entries.get("properties", _MISSING)
         names: set[str] = set()
         if properties is not _MISSING:
             names = self.properties(properties, at, depth, on_path)
         if "required" in entries:
             self.required(entries["required"], names, at)
-        if "additionalProperties" in entries and type(entries["additionalProperties"]) is not bool:
-            self.report((*at, ".additionalProperties"), "must be true or false (schemas are not supported)")
+        extra = entries.get("additionalProperties", _MISSING)
+        if extra is not _MISSING and type(extra) is not bool:
+            if self.wide:  # dict[str, X]: the schema of every undeclared key's value
+                self.node(extra, (*at, ".additionalProperties"), depth + 1, on_path)
+            else:
+                self.report((*at, ".additionalProperties"), "must be true or false (schemas are not supported)")
         if "items" in entries:
             items = entries["items"]
             if type(items) in _ARRAYS:
@@ -210,6 +224,38 @@ class _Walk:
             self.report(at, 'use either "enum" or "const", not both')
         elif "const" in entries:
             self.members([entries["const"]], declared_types, (*at, ".const"))
+
+    def annotations(self, entries: dict[str, Any], at: tuple[str, ...]) -> None:
+        for keyword in _ANNOTATION_ORDER:  # a fixed order: the violations list reads the same every run
+            if keyword not in entries:
+                continue
+            value = entries[keyword]
+            if keyword in _TEXT_ANNOTATIONS and type(value) is not str:
+                self.report((*at, f".{keyword}"), f"must be a string, got {type_word(value)}")
+            elif not is_json(value):
+                self.report((*at, f".{keyword}"), "annotation must be JSON data")
+
+    def union(self, entries: dict[str, Any], at: tuple[str, ...], depth: int, on_path: set[int]) -> None:
+        """``anyOf`` alone (a union is its members), each member supported, every pair told apart.
+
+        Only members that are themselves supported are compared, so the
+        comparison reads nothing the walk has not vouched for.
+        """
+        beside = [f'"{key}"' for key in entries if key in _STRUCTURE]
+        if beside:
+            self.report(at, f'"anyOf" excludes {", ".join(beside)} (set them on its members)')
+        where = (*at, ".anyOf")
+        members = entries["anyOf"]
+        if type(members) not in _ARRAYS or len(members) < 2:
+            self.report(where, "must be an array of at least two schemas")
+            return
+        listed: list[object] = list(members)
+        before = len(self.problems)
+        for index, member in enumerate(listed):
+            self.node(member, (*where, f"[{index}]"), depth + 1, on_path)
+        if len(self.problems) == before:
+            for problem in union_overlaps(listed):
+                self.report(at, problem)
 
     def declared_types(self, entries: dict[str, Any], at: tuple[str, ...]) -> tuple[str, ...] | None:
         declared = entries.get("type", _MISSING)
@@ -287,6 +333,8 @@ class _Walk:
 
 def _shape(node: Any) -> Shape:
     """Lower a schema already known to be supported (so every access is safe)."""
+    if "anyOf" in node:
+        return Shape(None, any_of=tuple(_shape(member) for member in node["anyOf"]))
     declared = node.get("type")
     types = None if declared is None else (declared,) if type(declared) is str else tuple(declared)
     enum: tuple[object, ...] | None = None
@@ -302,6 +350,13 @@ def _shape(node: Any) -> Shape:
         const=const,
         properties=properties,
         required=frozenset(node.get("required", ())),
-        additional=False if node.get("additionalProperties") is False else None,
+        additional=_additional(node.get("additionalProperties")),
         items=_shape(node["items"]) if "items" in node else None,
     )
+
+
+def _additional(extra: Any) -> Shape | bool | None:
+    """``additionalProperties``: a schema for every undeclared key, ``False`` for none, else anything goes."""
+    if extra is False:
+        return False
+    return None if extra is None or extra is True else _shape(extra)

@@ -2,17 +2,20 @@
 
 A typed tool declares what its body returns in one of the forms a reader of
 the tool already knows: a TypedDict (``{path, lines}``), a JSON scalar type
-(``str``, ``int``, ``float``, ``bool``), ``list[...]`` of those, a ``Prop``, or
-a raw JSON Schema mapping (what an MCP server sends). Annotations are read by
-the same rules as a TypedDict's fields (:mod:`.typed_dict`), so ``int`` means
-integer here exactly as it does for arguments.
+(``str``, ``int``, ``float``, ``bool``), ``list[...]`` and ``dict[str, ...]``
+of those, unions of them (``str | int``, ``Hit | Miss``, ``X | None``), a
+``Prop``, or a raw JSON Schema mapping (what an MCP server sends).
+Annotations are read by the same rules as ``@tool``'s parameters
+(:mod:`.typed_dict`'s wider vocabulary), so ``int`` means integer here
+exactly as it does for arguments, and a union is an ``anyOf``.
 
-The schema must also lie inside the structured-output subset
+The schema must also lie inside the typed-output subset
 (:func:`~dsh_tools.definitions.output_schema.compile_value_check`): a value is
 validated against it on every call, and accepting a keyword the validator
-does not enforce would promise programs more than is checked. So ``X | None``
-(a type list) and ``dict[str, X]`` (a schema-valued ``additionalProperties``)
-are refused at definition, with every violation named.
+does not enforce would promise programs more than is checked. A union whose
+members a program could not tell apart by their JSON (``int | float``, two
+TypedDicts with the same keys) is refused there, at definition, with every
+violation named.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ def output_json_schema(output: object, tool: str) -> dict[str, Any]:
     """The JSON Schema ``output`` declares (a fresh plain ``dict``).
 
     Raises ``TypeError`` naming the tool (and the field) for an annotation
-    outside the mapping, or a schema mapping that is not JSON.
+    outside the mapping (one nested deeper than the Prop limit included), or
+    a schema mapping that is not JSON.
     """
     if type(output) is Prop:
         return prop_to_json_schema(output)
@@ -41,7 +45,7 @@ def output_json_schema(output: object, tool: str) -> dict[str, Any]:
         return thaw_json(frozen)  # type: ignore[return-value]  # a Mapping thaws to a dict
     try:
         if is_typed_dict(output):
-            return schema_spec_to_json_schema(typed_dict_spec(output))  # type: ignore[arg-type]
-        return prop_to_json_schema(annotation_prop(output, where="output"))
-    except TypeError as error:
+            return schema_spec_to_json_schema(typed_dict_spec(output, wide=True))  # type: ignore[arg-type]
+        return prop_to_json_schema(annotation_prop(output, where="output", wide=True))
+    except (TypeError, ValueError) as error:  # ValueError: list[list[...]] past MAX_PROP_DEPTH
         raise TypeError(f'tool "{tool}": {error}') from None

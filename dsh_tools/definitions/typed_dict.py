@@ -11,7 +11,10 @@ expect.
 ``@tool`` reads its parameters with the same reader in its *wider*
 vocabulary (:func:`parameter_prop`): unions of several types (``int | str``,
 ``anyOf``) and ``Literal`` of str, int or bool members, in a parameter and in
-the TypedDicts nested in it. ``define_tool(args=...)`` keeps the first
+the TypedDicts nested in it. A typed output (``output=``, a return
+annotation) is read in the wider vocabulary too, since a value may be
+``str | int`` or ``Hit | Miss`` (the output subset then decides whether its
+members can be told apart). ``define_tool(args=...)`` keeps the first
 vocabulary: its contract names exactly what a TypedDict field may be.
 
 Requiredness is recomputed from the annotations rather than trusted from
@@ -51,19 +54,23 @@ def is_typed_dict(value: object) -> bool:
     return typing.is_typeddict(value) or typing_extensions.is_typeddict(value)
 
 
-def typed_dict_spec(typed_dict: type) -> dict[str, Prop]:
-    """The ``SchemaSpec`` a TypedDict declares; ``TypeError`` naming the field if unsupported."""
+def typed_dict_spec(typed_dict: type, *, wide: bool = False) -> dict[str, Prop]:
+    """The ``SchemaSpec`` a TypedDict declares; ``TypeError`` naming the field if unsupported.
+
+    ``wide=True`` reads the fields in ``@tool``'s wider vocabulary (see the module docstring).
+    """
     if not is_typed_dict(typed_dict):
         raise TypeError(f"args must be a TypedDict class, got {typed_dict!r}")
-    return _Reader(typed_dict.__name__).fields(typed_dict, prefix="", stack=())
+    return _Reader(typed_dict.__name__, wide=wide).fields(typed_dict, prefix="", stack=())
 
 
-def annotation_prop(hint: object, *, where: str) -> Prop:
+def annotation_prop(hint: object, *, where: str, wide: bool = False) -> Prop:
     """The ``Prop`` one annotation maps to (``list[Hit]``, ``str``, ...), by the field rules.
 
-    ``TypeError`` naming ``where`` and the path (``(root)[].when``) if unsupported.
+    ``TypeError`` naming ``where`` and the path (``(root)[].when``) if unsupported;
+    ``wide=True`` reads it in the wider vocabulary (unions, int and bool literals).
     """
-    prop, _ = _Reader(where).field(hint, "(root)", True, ())
+    prop, _ = _Reader(where, wide=wide).field(hint, "(root)", True, ())
     return prop
 
 
@@ -87,6 +94,7 @@ class _Reader:
         self.root = root
         self.label = label if label is not None else f"{root} field"
         self.wide = wide
+        self.depth = 0  # annotation levels being read: a hostile list[list[...]] is refused, not recursed into
 
     def fail(self, path: str, problem: str) -> TypeError:
         return TypeError(f'{self.label} "{path}": {problem}')
@@ -110,7 +118,20 @@ class _Reader:
         return spec
 
     def field(self, hint: Any, path: str, required: bool, stack: tuple[type, ...]) -> tuple[Prop, bool]:
-        """Peel ``Required``/``NotRequired``/``Annotated`` (any order), then read the type."""
+        """Peel ``Required``/``NotRequired``/``Annotated`` (any order), then read the type.
+
+        At most :data:`MAX_PROP_DEPTH` levels deep, as a ``Prop`` may be: a deeper
+        annotation is a ``TypeError`` here rather than a ``RecursionError`` later.
+        """
+        if self.depth >= MAX_PROP_DEPTH:
+            raise self.fail(path, f"the type nests deeper than {MAX_PROP_DEPTH} levels")
+        self.depth += 1
+        try:
+            return self.read_field(hint, path, required, stack)
+        finally:
+            self.depth -= 1
+
+    def read_field(self, hint: Any, path: str, required: bool, stack: tuple[type, ...]) -> tuple[Prop, bool]:
         annotations: list[Prop] = []
         while True:
             origin = get_origin(hint)

@@ -174,9 +174,11 @@ def _union_check(alternatives: tuple[Shape, ...]) -> Check:
     """Valid when one alternative accepts the value.
 
     Only alternatives whose JSON type admits the value are tried, so the
-    report is about the member the value was evidently meant for (its first
-    such member's problems), or, when no member admits its type, one line
-    naming every type the union accepts: ``expected integer or string, got boolean``.
+    report is about the member the value was evidently meant for: of those,
+    the one with the fewest problems (the first on a tie), so a tagged
+    object whose tag matches is reported on its own fields, not on the
+    other member's tag. When no member admits its type, one line names
+    every type the union accepts: ``expected integer or string, got boolean``.
     """
     members = tuple(
         (None if alt.types is None else frozenset().union(*(_PYTHON_TYPES[word] for word in alt.types)), compile_shape(alt))
@@ -191,17 +193,18 @@ def _union_check(alternatives: tuple[Shape, ...]) -> Check:
 
     def check(value: object) -> Problems | None:
         kind = type(value)
-        first: Problems | None = None
+        best: Problems | None = None
         for admits, member_check in members:
             if admits is not None and kind not in admits:
                 continue
             found = member_check(value)
             if found is None:
                 return None
-            first = first or found
+            if best is None or len(found) < len(best):
+                best = found
         if only_enums:
             return [("", one_of)]
-        return first or [("", expected + type_word(value))]
+        return best or [("", expected + type_word(value))]
 
     return check
 

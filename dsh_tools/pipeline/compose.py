@@ -115,6 +115,10 @@ async def dispatch_call(host: PipelineHost, execution: ToolExecution) -> ToolExe
     ``ABORTED_BEFORE_DISPATCH`` if the body had not started) once it has ended.
     """
     plan = host if type(host) is CallPlan else plan_call(host, execution)
+    for probe in plan.probes["starting"]:  # the journal commits a leased running record before the body
+        pending = probe.starting(plan.state, execution)
+        if pending is not None:
+            await pending
     probes = plan.probes["dispatching"]
     tokens: list[object] | None = None
     if probes:  # a loop, not a comprehension: no extra frame on the instrumented hot path

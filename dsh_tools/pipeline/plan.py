@@ -85,6 +85,9 @@ class CallState:
         "dropped",
         "replay",
         "approval_id",
+        "record_id",
+        "idempotent",
+        "tool",
         "parent",
         "parent_call_id",
         "journal",
@@ -115,6 +118,12 @@ class CallState:
         """A Code Mode rerun's matching state (``run_code`` calls only)."""
         self.approval_id: str | None = None
         """The parked call this call continues (its journal record links to it)."""
+        self.record_id: str | None = None
+        """The journal record the call writes, when it continues one (a recovery settles the interrupted record)."""
+        self.idempotent = False
+        """Whether the call's tool is idempotent (set with the plan)."""
+        self.tool: RegisteredTool | None = None
+        """The tool the call runs, as the plan resolved it."""
         self.parent: CallState | None = None
         """The state of the call whose body made this call, while that call runs (a sub-call's tracer nests its span)."""
         self.parent_call_id: str | None = None
@@ -196,6 +205,8 @@ class CallPlan:
         parent_token = execution.parent
         parent = parent_token._channel if parent_token is not None else None
         state = CallState()
+        if tool is not None:
+            state.tool, state.idempotent = tool, tool.idempotent
         if type(parent) is CallPlan:
             state.parent, state.parent_call_id = parent.state, parent.call_id
         else:

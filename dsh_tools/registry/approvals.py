@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Final, cast
 import orjson
 
 from dsh_tools.approval import PendingApproval
-from dsh_tools.errors import ApprovalStaleError, ApprovalUnavailableError, safe_str
+from dsh_tools.errors import ApprovalStaleError, ApprovalUnavailableError, RecordTamperedError, safe_str
 from dsh_tools.execution import ToolExecution, mint_idempotency_key, ToolExecutionResult
 from dsh_tools.context.context import Agent, live_agent
 from dsh_tools.json_values import FrozenJson, JsonValue, thaw_json
@@ -84,8 +84,14 @@ class ParkingLot:
         self.max_per_agent = max_per_agent
         self.lease_seconds = lease_seconds
 
-    async def park(self, tools: ToolRegistry, execution: ToolExecution, reason: str | None, parent: str | None) -> str:
-        """Commit ``execution`` as a parked call and return its approval id; raise if it cannot wait."""
+    async def park(
+        self, tools: ToolRegistry, execution: ToolExecution, reason: str | None, parent: str | None, *, hold: bool = False
+    ) -> str:
+        """Commit ``execution`` as a parked call and return its approval id; raise if it cannot wait.
+
+        ``hold``: a Code Mode sub-call, kept out of sight until its program is
+        attached (``ParkState``): a reader never sees one without the other.
+        """
         agent = execution.agent
         if agent is None:
             raise ValueError("the call has no agent, and a parked call belongs to an agent")
@@ -110,7 +116,9 @@ class ParkingLot:
             card=_card(tool, execution.arguments),
             parent_call_id=parent,
             idempotency_key=execution.idempotency_key,
+            state="held" if hold else "parked",
         )
+        call = call.set(digest=parked_digest(call))
         try:
             kept = await self.store.park(call, max_per_agent=self.max_per_agent)
         except Exception as error:  # noqa: BLE001 - reported as the call's own denial below
@@ -193,3 +201,22 @@ def decided_arguments(parked: ParkedCall) -> FrozenJson:
 def parked_key(parked: ParkedCall) -> str:
     """The idempotency key the call had when it parked (a record from before keys were kept gets a fresh one)."""
     return parked.idempotency_key or mint_idempotency_key()
+
+
+def parked_digest(parked: ParkedCall) -> str:
+    """What a resume checks a parked call against: a hash of what it would run (``RECORD_TAMPERED`` if it differs)."""
+    seen = [
+        parked.approval_id, parked.agent_id, parked.call_id, parked.tool_name, thaw_json(parked.arguments),
+        parked.fingerprint, parked.idempotency_key, parked.parent_call_id,
+    ]
+    return hashlib.sha256(orjson.dumps(seen, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def tampered_result(execution: ToolExecution) -> Settled:
+    """``RECORD_TAMPERED``: the stored record does not match its digest, and nothing runs."""
+    return Settled(execution, exception_result(execution.call_id, RecordTamperedError()))
+
+
+def tampered(parked: ParkedCall) -> bool:
+    """Whether ``parked`` does not match the digest it was stored with (a record from before digests passes)."""
+    return parked.digest is not None and parked.digest != parked_digest(parked)

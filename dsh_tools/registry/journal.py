@@ -33,7 +33,10 @@ from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.json_values import FrozenJson, JsonValue
 from dsh_tools.context.probes import CallSlots
 from dsh_tools.execution import ToolProgress
+from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, OWNER, fingerprint
+from dsh_tools.registry.leases import Leases
 from dsh_tools.store.memory import MemoryStore
+from dsh_tools.tool_types import RegisteredTool
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.records import CallRecord, SessionEvent
 
@@ -47,20 +50,29 @@ RUNNING_FLUSH_S: Final = 0.05
 class _Open:
     """A call between ``opened`` and ``settled``: its journal row and what links it (kept on the call's state)."""
 
-    __slots__ = ("execution", "record_id", "started_at", "parent_call_id", "approval_id", "progress")
+    __slots__ = (
+        "execution", "record_id", "started_at", "parent_call_id", "approval_id", "owner", "progress", "lease_until",
+        "fingerprint", "tool",
+    )
 
-    def __init__(self, execution: ToolExecution, record_id: str, started_at: float, call: CallSlots) -> None:
-        self.execution, self.record_id, self.started_at = execution, record_id, started_at
+    def __init__(self, execution: ToolExecution, record_id: str, started_at: float, call: CallSlots, owner: str) -> None:
+        self.execution, self.record_id, self.started_at, self.owner = execution, record_id, started_at, owner
         self.parent_call_id = call.parent_call_id
         self.approval_id = call.approval_id
         self.progress: dict[str, JsonValue] | None = None  # the latest report, kept with the record
+        self.lease_until: float | None = None  # while the body may run: leased (registry/leases.py)
+        self.fingerprint: str | None = None  # the tool's, on a leased record (a recovery checks it)
+        self.tool = call.tool
 
 
 class CallJournal:
     """The registry's journal probe and group-commit writer for one store."""
 
-    def __init__(self, store: CallStore) -> None:
+    def __init__(self, store: CallStore, *, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> None:
         self.store = store
+        self.owner = OWNER
+        """This process's name on the records it writes (the first settlement of a record wins: ``late_note``)."""
+        self._leases = Leases.of(store, OWNER, lease_seconds)
         self._memory = store if type(store) is MemoryStore else None  # the fast path (module docstring)
         if self._memory is not None:
             self._memory.add_running_source(self)
@@ -94,13 +106,26 @@ class CallJournal:
             self._events.append(event)
 
     # -- CallProbe -----------------------------------------------------------------
-    hears: Final[frozenset[ProbeHook]] = frozenset({"opened", "progressed", "settled"})
-    """A call's opening, progress and settling: what its record holds (the stages tell it nothing else)."""
+    hears: Final[frozenset[ProbeHook]] = frozenset({"opened", "starting", "progressed", "settled"})
+    """A call's opening, its body's start, progress and settling: what its record holds."""
 
     def opened(self, call: CallSlots, execution: ToolExecution) -> None:
-        entry = call.journal = _Open(execution, self._next_record_id(), time.time(), call)
+        entry = call.journal = _Open(execution, call.record_id or self._next_record_id(), time.time(), call, self.owner)
         self._open.add(entry)
         self._running(entry)
+
+    def starting(self, call: CallSlots, execution: ToolExecution) -> Awaitable[None] | None:
+        """Before the body: an approved or non-idempotent call's running record, leased, committed now (durable stores).
+
+        See :mod:`.leases`; any other call keeps the short window of the group commit.
+        """
+        entry = call.journal
+        if self._leases is None or type(entry) is not _Open or entry.lease_until is not None:
+            return None
+        if not call.approved and call.idempotent:
+            return None
+        self._records[entry.record_id] = entry  # made into its leased running record by the commit
+        return self._commit()
 
     def running_records(self) -> list[CallRecord]:
         """The ``"running"`` record of every open call, made now (a ``MemoryStore`` reads them here)."""
@@ -143,8 +168,11 @@ class CallJournal:
         if type(entry) is _Open:
             call.journal = None
             self._open.discard(entry)
+            if entry.lease_until is not None and self._leases is not None:
+                self._leases.release()
+                entry.lease_until = None
         else:  # settled at admission or by a verdict: it never opened
-            entry = _Open(execution, self._next_record_id(), time.time(), call)
+            entry = _Open(execution, call.record_id or self._next_record_id(), time.time(), call, self.owner)
         self._queue(call_record(entry, result))
         if self._memory is not None or self._committed_here():
             return None
@@ -183,8 +211,24 @@ class CallJournal:
         return True
 
     def _materialized(self) -> list[CallRecord]:
-        """The queued records, a call still running made into its ``"running"`` record."""
-        return [r if isinstance(r, CallRecord) else call_record(r, None) for r in self._records.values()]
+        """The queued records, a call still running made into its ``"running"`` record (leased, on a durable store).
+
+        Every running record a durable store holds carries a lease, so a call
+        whose process stops is interrupted, never ``"running"`` for ever; only
+        when it is written differs (:meth:`starting`).
+        """
+        leases = self._leases
+        made: list[CallRecord] = []
+        for queued in self._records.values():
+            if isinstance(queued, CallRecord):
+                made.append(queued)
+                continue
+            if leases is not None and queued.lease_until is None and queued in self._open:
+                queued.lease_until = leases.take()
+                tool = queued.tool
+                queued.fingerprint = fingerprint(tool) if isinstance(tool, RegisteredTool) else None
+            made.append(call_record(queued, None))
+        return made
 
     def _flush_running(self) -> None:
         self._running_flush = None
@@ -231,16 +275,18 @@ def _approval_of(entry: _Open, result: ToolExecutionResult | None) -> str | None
 
 
 def _settled_record(
-    record_id: str, call_id: str, agent_id: str | None, name: str, arguments: FrozenJson, started_at: float,
-    parent_call_id: str | None, approval_id: str | None, progress: dict[str, JsonValue] | None,
+    entry: _Open, execution: ToolExecution, agent_id: str | None, approval_id: str | None,
     result: ToolExecutionResult, ended_at: float,
 ) -> CallRecord:
     error = result.error
+    # The execution's and the result's JSON fields are frozen by construction: carried, not walked again.
     return CallRecord._carrying(
-        {"arguments": arguments, "content": result.content, "value": result.value, "meta": result.meta},
-        record_id, call_id, agent_id, name, started_at=started_at, parent_call_id=parent_call_id,
-        approval_id=approval_id, progress=progress, outcome=result.outcome, is_error=result.is_error,
-        error=None if error is None else {"name": error.name, "code": error.code}, ended_at=ended_at,
+        {"arguments": execution.arguments, "content": result.content, "value": result.value, "meta": result.meta},
+        entry.record_id, execution.call_id, agent_id, execution.name, started_at=entry.started_at,
+        parent_call_id=entry.parent_call_id, approval_id=approval_id, progress=entry.progress, outcome=result.outcome,
+        is_error=result.is_error, error=None if error is None else {"name": error.name, "code": error.code},
+        ended_at=ended_at, idempotency_key=execution.idempotency_key or None, owner=entry.owner,
+        fingerprint=entry.fingerprint,
     )
 
 
@@ -251,13 +297,12 @@ def call_record(entry: _Open, result: ToolExecutionResult | None, ended_at: floa
     agent_id = agent.id if agent is not None else None
     if result is not None:
         return _settled_record(
-            entry.record_id, execution.call_id, agent_id, execution.name, execution.arguments, entry.started_at,
-            entry.parent_call_id, _approval_of(entry, result), entry.progress, result,
-            time.time() if ended_at is None else ended_at,
+            entry, execution, agent_id, _approval_of(entry, result), result, time.time() if ended_at is None else ended_at
         )
     # The execution's JSON fields are frozen by construction: carried, not walked again.
     return CallRecord._carrying(
         {"arguments": execution.arguments}, entry.record_id, execution.call_id, agent_id, execution.name,
         started_at=entry.started_at, parent_call_id=entry.parent_call_id, approval_id=entry.approval_id,
-        progress=entry.progress, outcome="running",
+        progress=entry.progress, outcome="running", idempotency_key=execution.idempotency_key or None,
+        owner=entry.owner, lease_until=entry.lease_until, fingerprint=entry.fingerprint,
     )

@@ -22,7 +22,9 @@ from dsh_tools.pipeline.compose import continue_call
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.plan import plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
-from dsh_tools.registry.approvals import OWNER, decided_arguments, parked_key, stale_result
+from dsh_tools.code_mode import RUN_CODE_NAME
+from dsh_tools.registry.approvals import OWNER, decided_arguments, parked_key, stale_result, tampered, tampered_result
+from dsh_tools.registry.recovery import recover
 from dsh_tools.tool_types import describe_value
 from dsh_tools.signals import checked_signal
 from dsh_tools.store.protocol import CallStore
@@ -115,6 +117,19 @@ class ParkedCalls:
             raise ValueError("arguments come with an outcome (edited arguments are part of a decision)")
         return await self._run_decided(approval_id, agent, checked)
 
+    async def recover(self, agent: Agent) -> list[ToolExecutionResult]:
+        """Settle ``agent``'s calls that a stopped process left running (their lease lapsed); their results.
+
+        An idempotent tool's call runs again with the same ``idempotency_key``
+        (through the staleness check, the guards, dispatch and post-execute;
+        not the approval again); any other call, ``run_code`` included,
+        settles ``TOOL_OUTCOME_UNKNOWN`` (outcome ``"unknown"``). Each is
+        taken in the store first, so concurrent recoveries settle each call
+        once. See :mod:`dsh_tools.registry.recovery` and ``docs/durability.md``.
+        """
+        core = self._core
+        return await recover(self._registry(), agent, lease_seconds=core.lot.lease_seconds, queued=core.queued_recovery)
+
     async def resume_decided(self, agent: Agent) -> list[ToolExecutionResult]:
         """Run every decided, not yet run parked call of ``agent`` (those another process claims first are skipped)."""
         if type(agent) is not Agent:
@@ -174,6 +189,8 @@ class ParkedCalls:
         plan.state.approval_id = parked.approval_id
         if parked.parent_call_id is not None:
             plan.state.parent_call_id = parked.parent_call_id
+        if tampered(parked):  # what was read back is not what parked: nothing runs
+            return await continue_call(plan, Failure(tampered_result(execution)), ())
         if parked.program is not None:
             return await self._core.code_mode.resume_program(plan, parked, execution, stale)
         return await self.settle_parked(plan, parked, execution, stale)
@@ -195,17 +212,15 @@ class ParkedCalls:
         core = self._core
         plan = plan_of(execution)
         parent = plan.state.parent_call_id if plan is not None else None
-        approval_id = await core.lot.park(self._registry(), execution, reason, parent)
+        # A program's sub-call is held until its program is attached (the program parks with it).
+        hold = plan is not None and plan.parent is not None and plan.parent.name == RUN_CODE_NAME
+        approval_id = await core.lot.park(self._registry(), execution, reason, parent, hold=hold)
         agent = execution.agent
         store = core.lot.store
         if agent is not None and not store.durable and agent not in core.forgetting:
             core.forgetting[agent] = None
             agent.ctx.track(lambda: store.forget_agent(agent.id))
         return approval_id
-
-    def record_event(self, agent_id: str, kind: str, data: FrozenJson) -> None:
-        """Internal (``SessionLog``): an agent's session event, for the store."""
-        self._core.journal.record_event(agent_id, kind, data)
 
     def _registry(self) -> ToolRegistry:
         return cast("ToolRegistry", self)  # the mixin's one host; no import of it, which imports this module

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Final
 from dsh_tools.code_mode import READ_RESULT_NAME
 from dsh_tools.code_mode.plugin import Catalog, CodeMode, ToolMode
 from dsh_tools.code_mode.runtime import CodeLanguage
+from dsh_tools.context.session import SESSION_EVENT
 from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
 from dsh_tools.context.context import Agent, Context
@@ -38,6 +39,7 @@ from dsh_tools.pipeline.classify import ExecutionMode, classify_input
 from dsh_tools.pipeline.compose import STANDARD_GATES, Gate, execute_call
 from dsh_tools.pipeline.host import Guard
 from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS, Orphans, check_grace_ms
+from dsh_tools.registry.recovery import QueuedRecovery
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED, ParkingLot
 from dsh_tools.registry.journal import CallJournal
 from dsh_tools.registry.parked_calls import ParkedCalls
@@ -63,14 +65,15 @@ class _Core:
     """State shared by every view of one registry."""
 
     __slots__ = (
-        "layers", "tokens", "lot", "journal", "forgetting", "orphans", "served", "added_gates", "gates", "code_mode", "spilling",
+        "layers", "tokens", "lot", "journal", "forgetting", "orphans", "served", "added_gates", "gates", "code_mode",
+        "queued_recovery", "spilling",
     )
 
     def __init__(self, lot: ParkingLot, cancel_grace_ms: float) -> None:
         self.orphans = Orphans(cancel_grace_ms)
         self.layers = ToolLayers()
         self.lot = lot
-        self.journal = CallJournal(lot.store)
+        self.journal = CallJournal(lot.store, lease_seconds=lot.lease_seconds)
         # Agents whose disposal drops their parked calls from a store that is not durable (tracked once each).
         self.forgetting: WeakIdentityDict[Agent, None] = WeakIdentityDict()
         self.tokens: weakref.WeakSet[ToolExecutionToken] = weakref.WeakSet()
@@ -78,6 +81,8 @@ class _Core:
         self.added_gates: tuple[Gate, ...] = ()  # by add_gate, in order
         self.gates: tuple[Gate, ...] = STANDARD_GATES  # what execute runs: the added gates, then the standard ones
         self.code_mode: CodeMode
+        # A queue integration's recovery of queued calls, which ``recover`` asks first (dsh_tools.dbos sets it).
+        self.queued_recovery: QueuedRecovery | None = None
         self.spilling: Spilling
 
     def check_unserved(self, names: Sequence[str], agent: Agent | None, suffix: str = "") -> None:
@@ -133,6 +138,8 @@ class ToolRegistry(ParkedCalls):
         spilling = self._core.spilling
         self.serve(READ_RESULT_NAME, lambda agent: spilling.served(self._core.layers.view(agent)), RESERVED_READER)
         ctx.track(ctx.events.add_probe(self._core.journal))
+        # Session events reach the store through the journal, which hears them on the bus.
+        ctx.track(ctx.events.add(SESSION_EVENT, self._core.journal.record_event, None, prepend=False))
         ctx.provide(TOOLS, self)
 
     def bind(self, ctx: Context) -> ToolRegistry:

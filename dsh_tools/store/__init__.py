@@ -9,8 +9,16 @@ from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, MAX_JOURNAL_LIMIT, PRE
 from dsh_tools.store.changes import ChangeCursor, ChangeSource, StoreChanges
 from dsh_tools.store.memory import DEFAULT_MAX_RECORDS, DEFAULT_MAX_SPILLED_BYTES, MemoryStore
 from dsh_tools.store.postgres import PostgresStore
-from dsh_tools.store.protocol import CallStore
-from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, ParkState, SessionEvent, StoreHealth
+from dsh_tools.store.protocol import CallStore, LeaseStore
+from dsh_tools.store.records import (
+    ApprovalDecision,
+    CallRecord,
+    InterruptedCall,
+    ParkedCall,
+    ParkState,
+    SessionEvent,
+    StoreHealth,
+)
 from dsh_tools.store.spilled import SpilledPage, SpillStore
 from dsh_tools.store.sql import SCHEMA_VERSION, StoreError, StoreUnavailable
 from dsh_tools.store.sqlite import SqliteStore
@@ -27,6 +35,8 @@ __all__ = [
     "ApprovalDecision",
     "CallRecord",
     "CallStore",
+    "InterruptedCall",
+    "LeaseStore",
     "ChangeCursor",
     "ChangeSource",
     "MemoryStore",

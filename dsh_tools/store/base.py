@@ -18,6 +18,7 @@ from dsh_tools.json_values import FrozenJson, JsonValue, dumps, frozen_or_raise
 from dsh_tools.json_walk import has_lone_surrogate
 from dsh_tools.tool_types import describe_value
 from dsh_tools.outcome import RecordOutcome
+from dsh_tools.store.interrupted import settle_interrupted
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, StoreHealth
 
 __all__ = ["DEFAULT_MAX_VALUE_BYTES", "PREVIEW_CHARS", "StoreBase", "check_decision", "preview", "storable_id"]
@@ -157,6 +158,16 @@ class StoreBase:
 
     async def _journal(self, query: JournalQuery) -> list[CallRecord]:
         raise NotImplementedError
+
+    async def settle_interrupted(self, call_id: str, *, decided_by: str | None) -> list[CallRecord]:
+        """Settle an interrupted call (``store.interrupted()``) as ``unknown``, running nothing; its settled records.
+
+        For an agent that no longer exists: a live agent's calls are settled
+        by ``await ctx.tools.recover(agent)``, which runs an idempotent one
+        again. ``KeyError`` for a call that is unknown, settled, or whose
+        lease has not lapsed.
+        """
+        return await settle_interrupted(self, call_id, decided_by=decided_by)  # type: ignore[arg-type]
 
     async def aclose(self) -> None:
         """Release what the store holds (nothing, here)."""

@@ -22,7 +22,8 @@ from pyrsistent import pmap
 from dsh_tools.json_values import JsonValue
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, bounded
 from dsh_tools.store.changes import MAX_CHANGED, ChangeCursor, StoreChanges, diff_marks, record_mark
-from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
+from dsh_tools.store.interrupted import interrupted_claim, late_note
+from dsh_tools.store.records import ApprovalDecision, CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent
 from dsh_tools.store.spilled import SpilledPage, check_page, page_of, valid_locator
 
 __all__ = ["DEFAULT_MAX_RECORDS", "MemoryStore", "RunningSource"]
@@ -89,9 +90,9 @@ class MemoryStore(StoreBase):
 
     async def set_program(self, approval_id: str, program: JsonValue) -> bool:
         parked = self._parked.get(approval_id)
-        if parked is None or parked.state != "parked":
+        if parked is None or parked.state not in ("held", "parked"):
             return False
-        self._parked[approval_id] = parked.set(program=program)
+        self._parked[approval_id] = parked.set(program=program, state="parked")
         return True
 
     async def _decide(self, decision: ApprovalDecision) -> None:
@@ -126,12 +127,23 @@ class MemoryStore(StoreBase):
         if parked is not None and parked.claimed_by == owner:
             self._parked[approval_id] = parked.set(state="done")
 
-    async def interrupted(self) -> list[ParkedCall]:
+    async def interrupted(self) -> list[InterruptedCall]:
+        """Lapsed claims only: a ``MemoryStore`` keeps no leases on running calls (its process is the only one)."""
         now = time.time()
         return [
-            p for p in self._parked.values()
+            interrupted_claim(p) for p in self._parked.values()
             if p.state == "interrupted" or (p.state == "claimed" and (p.lease_until or 0) < now)
         ]
+
+    async def take_claim(self, approval_id: str, *, owner: str) -> ParkedCall | None:
+        parked = self._parked.get(approval_id) if type(approval_id) is str else None
+        lapsed = parked is not None and (
+            parked.state == "interrupted" or (parked.state == "claimed" and (parked.lease_until or 0) < time.time())
+        )
+        if parked is None or not lapsed:
+            return None
+        taken = self._parked[approval_id] = parked.set(state="done", claimed_by=owner)
+        return taken
 
     def forget_agent(self, agent_id: str) -> None:
         for approval_id in [k for k, p in self._parked.items() if p.agent_id == agent_id]:
@@ -153,6 +165,9 @@ class MemoryStore(StoreBase):
         kept = self._records
         self._written += len(records)
         for record in records:
+            earlier = kept.get(record.record_id)
+            if earlier is not None and earlier.owner is not None and earlier.owner != record.owner:
+                record = earlier.set(late_note=late_note(record))  # the first settlement wins (records.CallRecord)
             kept[record.record_id] = bounded(record, self.max_value_bytes)
             kept.move_to_end(record.record_id)
         while len(kept) > self.max_records:
@@ -206,7 +221,7 @@ class MemoryStore(StoreBase):
         gone = [k for k, r in self._records.items() if r.ended_at is not None and r.ended_at < before]
         for key in gone:
             del self._records[key]
-        done = [k for k, p in self._parked.items() if p.state == "done" and p.created_at < before]
+        done = [k for k, p in self._parked.items() if p.state in ("done", "held") and p.created_at < before]
         for key in done:
             del self._parked[key]
         spilled = [locator for locator, (_, _, _, at) in self._spilled.items() if at < before]

@@ -16,9 +16,9 @@ from typing import Protocol, runtime_checkable
 from dsh_tools.approval import ApprovalVerdict
 from dsh_tools.json_values import JsonValue
 from dsh_tools.outcome import RecordOutcome
-from dsh_tools.store.records import ApprovalDecision, CallRecord, ParkedCall, SessionEvent, StoreHealth
+from dsh_tools.store.records import ApprovalDecision, CallRecord, InterruptedCall, ParkedCall, SessionEvent, StoreHealth
 
-__all__ = ["CallStore"]
+__all__ = ["CallStore", "LeaseStore"]
 
 
 @runtime_checkable
@@ -74,8 +74,19 @@ class CallStore(Protocol):
         """The claimed call settled: it is done and never runs again."""
         ...
 
-    async def interrupted(self) -> list[ParkedCall]:
-        """Calls whose claim lapsed before they settled (a process died mid-run); never re-run."""
+    async def interrupted(self) -> list[InterruptedCall]:
+        """Calls whose process stopped before they settled (their lease lapsed), oldest first."""
+        ...
+
+    async def take_claim(self, approval_id: str, *, owner: str) -> ParkedCall | None:
+        """Atomically take a lapsed claim for ``owner`` (it is done from then on); the parked call, or ``None``."""
+        ...
+
+    async def settle_interrupted(self, call_id: str, *, decided_by: str | None) -> list[CallRecord]:
+        """Settle an interrupted call as ``unknown``, running nothing; its settled records.
+
+        ``KeyError`` for a call that is unknown, settled, or whose lease has not lapsed.
+        """
         ...
 
     def forget_agent(self, agent_id: str) -> None:
@@ -131,3 +142,22 @@ class CallStore(Protocol):
     async def __aexit__(
         self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
     ) -> None: ...
+
+
+@runtime_checkable
+class LeaseStore(Protocol):
+    """A store that keeps leases on running calls (the durable ones): checked at ``boot()``.
+
+    The running record of an approved or non-idempotent call is committed,
+    with its owner and a lease, before the body starts; one heartbeat per
+    process renews every lease it holds; a lapsed one marks an interrupted
+    call, which one process at a time may take over.
+    """
+
+    async def renew_leases(self, owner: str, *, lease_seconds: float) -> int:
+        """Extend every lease ``owner`` holds on a running call; how many."""
+        ...
+
+    async def take_interrupted(self, record_id: str, *, owner: str, lease_seconds: float) -> CallRecord | None:
+        """Atomically take a lapsed running call for ``owner`` (one taker wins); its record, or ``None``."""
+        ...

@@ -11,14 +11,29 @@ from __future__ import annotations
 from typing import Literal, TypeAlias
 
 from dsh_tools.approval import ApprovalDecision, ApprovalVerdict
+from dsh_tools.execution import meta_member
 from dsh_tools.json_values import JsonValue
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.record import Record
 
-__all__ = ["ApprovalDecision", "CallRecord", "JournalQuery", "ParkState", "ParkedCall", "SessionEvent", "StoreHealth"]
+__all__ = [
+    "ApprovalDecision",
+    "CallRecord",
+    "InterruptedCall",
+    "JournalQuery",
+    "ParkState",
+    "ParkedCall",
+    "SessionEvent",
+    "StoreHealth",
+]
 
-ParkState: TypeAlias = Literal["parked", "decided", "claimed", "done", "interrupted"]
-"""Where a parked call is in its one life: waiting, decided, running somewhere, finished, or lost mid-run."""
+ParkState: TypeAlias = Literal["held", "parked", "decided", "claimed", "done", "interrupted"]
+"""Where a parked call is in its one life: held for its program, waiting, decided, running somewhere, finished, or lost mid-run.
+
+A Code Mode sub-call parks ``"held"``: nobody lists, decides or runs it until
+its program is attached (``set_program``), which makes it ``"parked"`` in the
+same step. So no reader ever sees the call without the program it belongs to.
+"""
 
 
 class ParkedCall(Record):
@@ -54,6 +69,8 @@ class ParkedCall(Record):
     lease_until: float | None = None
     program: JsonValue | None = None
     idempotency_key: str | None = None
+    digest: str | None = None
+    """A hash of what the call would run, made when it parked; a resume that reads back anything else runs nothing."""
 
 
 class CallRecord(Record):
@@ -63,9 +80,16 @@ class CallRecord(Record):
     linked to the parked one by ``approval_id``). A value past the store's
     size bound is kept as ``{"$preview": <the first characters of its JSON>,
     "$bytes": <its size>}`` instead of whole.
+
+    ``owner`` is the process that ran the call, and ``lease_until`` how long
+    its claim on a running call lasts unless renewed (durable stores only): a
+    running call whose lease lapsed is *interrupted* (``store.interrupted()``).
+    The first settlement wins: when the owner settles a call that somebody
+    else already settled (it woke after its lease lapsed), its outcome is kept
+    as ``late_note`` and the record's own outcome stands.
     """
 
-    _json_fields = frozenset({"arguments", "content", "value", "error", "meta", "progress"})
+    _json_fields = frozenset({"arguments", "content", "value", "error", "meta", "progress", "late_note"})
     record_id: str
     call_id: str
     agent_id: str | None
@@ -82,6 +106,47 @@ class CallRecord(Record):
     parent_call_id: str | None = None
     approval_id: str | None = None
     progress: JsonValue | None = None
+    idempotency_key: str | None = None
+    approval_rule: str | None = None
+    decided_by: str | None = None
+    decision_message: str | None = None
+    owner: str | None = None
+    lease_until: float | None = None
+    fingerprint: str | None = None
+    """The fingerprint of the tool the call ran (a recovery runs it again only if the tool is still the same)."""
+    late_note: JsonValue | None = None
+
+    def meta_get(self, key: str) -> JsonValue | None:
+        """``meta[key]`` when ``meta`` is a JSON object holding ``key``; ``None`` otherwise.
+
+        The journal's twin of ``ToolExecutionResult.meta_get``: a typed read
+        of one key (``record.meta_get("approvalId")``) with no narrowing.
+        """
+        return meta_member(self.meta, key)
+
+
+class InterruptedCall(Record):
+    """A call whose process stopped before it settled, and whose lease lapsed: what ``store.interrupted()`` lists.
+
+    ``kind`` is ``"running"`` for a journaled call whose owner stopped
+    renewing its lease mid-body, ``"claim"`` for a decided parked call that a
+    process claimed and never finished. ``ctx.tools.recover(agent)`` settles
+    an agent's (an idempotent tool runs again with ``idempotency_key``; any
+    other call settles ``TOOL_OUTCOME_UNKNOWN``); ``store.settle_interrupted``
+    settles one as unknown without running anything.
+    """
+
+    kind: Literal["claim", "running"]
+    call_id: str
+    agent_id: str | None
+    tool_name: str
+    approval_id: str | None = None
+    parent_call_id: str | None = None
+    idempotency_key: str | None = None
+    owner: str | None = None
+    lease_until: float | None = None
+    record_id: str | None = None
+    """The journal record (``"running"``), which a recovery settles in place."""
 
 
 class JournalQuery(Record):

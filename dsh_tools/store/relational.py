@@ -22,7 +22,8 @@ from dsh_tools.tool_types import describe_value
 import dsh_tools.store.sql as sql
 from dsh_tools.store.base import StoreBase, storable_id
 from dsh_tools.store.changes import MAX_CHANGED, MAX_TRACKED, ChangeCursor, StoreChanges, diff_marks
-from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
+from dsh_tools.store.interrupted import interrupted_claim, interrupted_record
+from dsh_tools.store.records import ApprovalDecision, CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent
 from dsh_tools.store.spilled import SpilledPage, check_page, owner_key, page_of_parts, part_range, parts_of, valid_locator
 
 __all__ = ["RelationalStore", "Statement"]
@@ -79,7 +80,7 @@ class RelationalStore(StoreBase):
         else:
             where = "agent_id = ? AND state IN ('parked', 'decided')"
             rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY created_at", (sql.column(agent_id),))
-        return [sql.parked_from_row(row) for row in rows]
+        return self._parked_rows(rows)
 
     async def get_parked(self, approval_id: str) -> ParkedCall | None:
         if not storable_id(approval_id):
@@ -101,7 +102,17 @@ class RelationalStore(StoreBase):
     async def decided(self, agent_id: str) -> list[ParkedCall]:
         where = "agent_id = ? AND state = 'decided'"
         rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY decided_at", (sql.column(agent_id),))
-        return [sql.parked_from_row(row) for row in rows]
+        return self._parked_rows(rows)
+
+    def _parked_rows(self, rows: Iterable[tuple[Any, ...]]) -> list[ParkedCall]:
+        """The parked calls of stored rows; one that does not read back is skipped and counted (its neighbours are listed)."""
+        found = []
+        for row in rows:
+            try:
+                found.append(sql.parked_from_row(row))
+            except sql.UNREADABLE as error:
+                self.note_unreadable("parked call", error)
+        return found
 
     async def claim(self, approval_id: str, *, owner: str, lease_seconds: float) -> ParkedCall:
         if not storable_id(approval_id):
@@ -121,11 +132,6 @@ class RelationalStore(StoreBase):
     async def finish(self, approval_id: str, *, owner: str) -> None:
         if storable_id(approval_id):
             await self._write(sql.FINISH, (approval_id, owner))
-
-    async def interrupted(self) -> list[ParkedCall]:
-        where = "state = 'interrupted' OR (state = 'claimed' AND lease_until < ?)"
-        rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY created_at", (time.time(),))
-        return [sql.parked_from_row(row) for row in rows]
 
     def forget_agent(self, agent_id: str) -> None:
         """Durable: an agent's parked calls outlive its disposal (a later process may resume them)."""
@@ -162,17 +168,61 @@ class RelationalStore(StoreBase):
 
     async def _journal(self, query: JournalQuery) -> list[CallRecord]:
         statement, params = sql.journal_query(query)
-        return self._readable(body for (body,) in reversed(await self._read(statement, params)))
+        return self._readable((body, late) for body, late in reversed(await self._read(statement, params)))
 
-    def _readable(self, bodies: Iterable[str]) -> list[CallRecord]:
-        """The records of stored bodies; one that does not read back (not JSON, not a record) is skipped and counted."""
+    def _readable(self, rows: Iterable[tuple[str, str | None]]) -> list[CallRecord]:
+        """The records of stored ``(body, late)`` rows; one that does not read back is skipped and counted."""
         records = []
-        for body in bodies:
+        for body, late in rows:
             try:
-                records.append(sql.load_record(CallRecord, body))
+                records.append(sql.record_from_row(body, late))
             except sql.UNREADABLE as error:
                 self.note_unreadable("journal", error)
         return records
+
+    # -- leases on running calls (durable stores) ------------------------------------
+    async def renew_leases(self, owner: str, *, lease_seconds: float) -> int:
+        """Extend every lease ``owner`` holds on a running call, in one statement; how many."""
+        changed, _ = await self._write(sql.RENEW_LEASES, (time.time() + lease_seconds, sql.column(owner)))
+        return changed
+
+    async def interrupted(self) -> list[InterruptedCall]:
+        """Lapsed running calls (oldest first), then lapsed claims that left no running record."""
+        now = time.time()
+        found: list[InterruptedCall] = []
+        running_approvals: set[str] = set()
+        for body, late, owner, lease_until in await self._read(
+            f"SELECT body, late, owner, lease_until FROM dsh_journal WHERE {sql.LAPSED} ORDER BY seq", (now,)
+        ):
+            for record in self._readable(((body, late),)):
+                found.append(interrupted_record(record, owner, lease_until))
+                if record.approval_id is not None:
+                    running_approvals.add(record.approval_id)
+        where = "state = 'interrupted' OR (state = 'claimed' AND lease_until < ?)"
+        for row in await self._read(f"{_PARKED} WHERE {where} ORDER BY created_at", (now,)):
+            parked = sql.parked_from_row(row)
+            if parked.approval_id not in running_approvals:
+                found.append(interrupted_claim(parked))
+        return found
+
+    async def take_interrupted(self, record_id: str, *, owner: str, lease_seconds: float) -> CallRecord | None:
+        """Atomically take a lapsed running call for ``owner`` (one taker wins); its record, or ``None``."""
+        if not storable_id(record_id):
+            return None
+        now = time.time()
+        _, rows = await self._write(sql.TAKE_INTERRUPTED, (sql.column(owner), now + lease_seconds, record_id, now))
+        return self._readable(((rows[0][0], None),))[0] if rows else None
+
+    async def take_claim(self, approval_id: str, *, owner: str) -> ParkedCall | None:
+        """Atomically take a lapsed claim (it is then done: never run by its first claimant); the parked call, or ``None``."""
+        if not storable_id(approval_id):
+            return None
+        statement = (
+            "UPDATE dsh_parked SET state = 'done', claimed_by = ? WHERE approval_id = ?"
+            f" AND (state = 'interrupted' OR (state = 'claimed' AND lease_until < ?)) RETURNING {sql.PARKED_COLUMNS}"
+        )
+        _, rows = await self._write(statement, (owner, approval_id, time.time()))
+        return sql.parked_from_row(rows[0]) if rows else None
 
     async def session_events(self, agent_id: str) -> list[SessionEvent]:
         statement = "SELECT agent_id, type, at, data FROM dsh_events WHERE agent_id = ? ORDER BY seq"
@@ -187,7 +237,7 @@ class RelationalStore(StoreBase):
     async def prune(self, *, before: float) -> int:
         return await self._write_all((
             ("DELETE FROM dsh_journal WHERE ended_at < ?", (before,)),
-            ("DELETE FROM dsh_parked WHERE state = 'done' AND created_at < ?", (before,)),
+            ("DELETE FROM dsh_parked WHERE state IN ('done', 'held') AND created_at < ?", (before,)),
             ("DELETE FROM dsh_events WHERE at < ?", (before,)),
             *((statement, (before,)) for statement in sql.PRUNE_SPILLED),
         ))
@@ -240,7 +290,7 @@ class RelationalStore(StoreBase):
         records: list[CallRecord] = []
         if changed:
             bodies = await self._read(f"SELECT seq, body FROM dsh_journal WHERE record_id IN ({_placeholders(len(changed))})", changed)
-            records = self._readable(body for _, body in sorted(bodies, key=lambda row: int(row[0])))
+            records = self._readable((body, None) for _, body in sorted(bodies, key=lambda row: int(row[0])))
         parked = await self._read("SELECT approval_id FROM dsh_parked WHERE state = 'parked' ORDER BY created_at", ())
         return StoreChanges(ChangeCursor(last, pmap(kept), gate), tuple(records), tuple(row[0] for row in parked))
 

@@ -15,10 +15,11 @@ from typing import Any, Final, NamedTuple, TypeVar
 
 import orjson
 
-from dsh_tools.json_values import dumps
+from dsh_tools.json_values import JsonValue, dumps
 from dsh_tools.json_walk import has_lone_surrogate, unicode_text
 from dsh_tools.record import Record
 from dsh_tools.store.base import preview_of
+from dsh_tools.store.interrupted import late_note
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
 
 __all__ = [
@@ -37,10 +38,10 @@ __all__ = [
     "upgrade_steps",
 ]
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 """The table layout this code writes; an older store is upgraded at open, a newer one refused.
 
-Version 2 added the spilled results (``dsh_spilled``, ``dsh_spilled_parts``)."""
+Version 2 added leases and expiry, version 3 the spilled results (``dsh_spilled``, ``dsh_spilled_parts``)."""
 
 R = TypeVar("R", bound=Record)
 
@@ -104,12 +105,16 @@ class Dialect:
         return statement if self.placeholder == "?" else statement.replace("?", self.placeholder)
 
     def schema(self) -> list[str]:
-        """The statements that create the tables of :data:`SCHEMA_VERSION`: version 1, then every migration."""
-        steps = [statement for version in range(1, SCHEMA_VERSION) for statement in MIGRATIONS[version]]
-        return [*self._first(), *steps, f"UPDATE dsh_schema SET version = {SCHEMA_VERSION}"]
+        """The statements that create the tables as :data:`SCHEMA_VERSION` has them.
+
+        They are version 1's, then every migration: a new store and an upgraded
+        one are the same store.
+        """
+        created = [*self._first(), *(statement for version in range(1, SCHEMA_VERSION) for statement in MIGRATIONS[version])]
+        return [*created, f"INSERT INTO dsh_schema (version) VALUES ({SCHEMA_VERSION})"]
 
     def _first(self) -> list[str]:
-        """The statements that create version 1 of the tables."""
+        """Version 1 of the tables (its version row is written by :meth:`schema`)."""
         return [
             "CREATE TABLE dsh_schema (version INTEGER NOT NULL)",
             "CREATE TABLE dsh_parked (approval_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, state TEXT NOT NULL,"
@@ -127,14 +132,21 @@ class Dialect:
             f"CREATE TABLE dsh_events (seq {self.serial}, agent_id TEXT NOT NULL, type TEXT NOT NULL,"
             " at DOUBLE PRECISION NOT NULL, data TEXT NOT NULL)",
             "CREATE INDEX dsh_events_agent ON dsh_events (agent_id, seq)",
-            "INSERT INTO dsh_schema (version) VALUES (1)",
         ]
 
 
 MIGRATIONS: Final[Mapping[int, Sequence[str]]] = {
+    # 1 -> 2: leases on running calls (who runs it, until when, and an owner's late settlement), parked-call expiry.
     1: (
-        # A spilled result: who may read it (owner_key), when it was kept, its size; its text in parts.
-        # BYTEA is PostgreSQL's binary type; SQLite takes any type name and keeps bytes as a BLOB.
+        "ALTER TABLE dsh_journal ADD COLUMN owner TEXT",
+        "ALTER TABLE dsh_journal ADD COLUMN lease_until DOUBLE PRECISION",
+        "ALTER TABLE dsh_journal ADD COLUMN late TEXT",
+        "CREATE INDEX dsh_journal_lease ON dsh_journal (outcome, lease_until)",
+        "ALTER TABLE dsh_parked ADD COLUMN expires_at DOUBLE PRECISION",
+    ),
+    # 2 -> 3: spilled results: who may read one (owner_key), when it was kept, its size; its text in parts.
+    # BYTEA is PostgreSQL's binary type; SQLite takes any type name and keeps bytes as a BLOB.
+    2: (
         "CREATE TABLE dsh_spilled (locator TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL,"
         " chars BIGINT NOT NULL, bytes BIGINT NOT NULL)",
         "CREATE INDEX dsh_spilled_created ON dsh_spilled (created_at)",
@@ -142,7 +154,7 @@ MIGRATIONS: Final[Mapping[int, Sequence[str]]] = {
         " PRIMARY KEY (locator, part))",
     ),
 }
-"""Statements that take a store from version ``n`` to ``n + 1``."""
+"""Statements that take a store from version ``n`` to ``n + 1``; a new store runs them all after version 1."""
 
 
 def upgrade_steps(row: Sequence[Any] | None, where: str) -> Iterator[tuple[Sequence[str], int]]:
@@ -164,11 +176,14 @@ def upgrade_steps(row: Sequence[Any] | None, where: str) -> Iterator[tuple[Seque
         yield MIGRATIONS[step], step + 1
 
 PARK: Final = (
-    "INSERT INTO dsh_parked (approval_id, agent_id, state, created_at, body) SELECT ?, ?, 'parked', ?, ?"
+    "INSERT INTO dsh_parked (approval_id, agent_id, state, created_at, body) SELECT ?, ?, ?, ?, ?"
     " WHERE (SELECT count(*) FROM dsh_parked WHERE agent_id = ? AND state IN ('parked', 'decided')) < ?"
 )
 PARKED_COLUMNS: Final = "state, decision, claimed_by, lease_until, program, body"
-SET_PROGRAM: Final = "UPDATE dsh_parked SET program = ? WHERE approval_id = ? AND state = 'parked'"
+SET_PROGRAM: Final = (
+    "UPDATE dsh_parked SET program = ?, state = 'parked' WHERE approval_id = ? AND state IN ('held', 'parked')"
+)
+"""Attach a parked program and, in the same step, let its held sub-call be seen (``ParkState``)."""
 DECIDE: Final = (
     "UPDATE dsh_parked SET state = 'decided', decision = ?, decided_at = ? WHERE approval_id = ? AND state = 'parked'"
 )
@@ -180,12 +195,28 @@ RENEW: Final = (
     "UPDATE dsh_parked SET lease_until = ? WHERE approval_id = ? AND state = 'claimed' AND claimed_by = ? AND lease_until >= ?"
 )
 FINISH: Final = "UPDATE dsh_parked SET state = 'done' WHERE approval_id = ? AND claimed_by = ?"
+_OWNS: Final = "(dsh_journal.owner IS NULL OR dsh_journal.owner = excluded.owner)"
+"""Whether the writer still owns the row: nobody else (a recovery, an operator) has settled or taken it."""
 UPSERT_RECORD: Final = (
     "INSERT INTO dsh_journal (record_id, call_id, agent_id, tool_name, parent_call_id, approval_id, outcome, is_error,"
-    " started_at, ended_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (record_id) DO UPDATE SET"
-    " outcome = excluded.outcome, is_error = excluded.is_error, ended_at = excluded.ended_at, body = excluded.body,"
-    " approval_id = excluded.approval_id"
+    " started_at, ended_at, body, owner, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (record_id) DO UPDATE SET"
+    + ",".join(
+        f" {name} = CASE WHEN {_OWNS} THEN excluded.{name} ELSE dsh_journal.{name} END"
+        for name in ("outcome", "is_error", "ended_at", "body", "approval_id", "lease_until")
+    )
+    + f", late = CASE WHEN {_OWNS} THEN dsh_journal.late ELSE excluded.body END"
 )
+"""Insert or update one record; the first settlement wins: a former owner's write is kept as the row's ``late`` note."""
+RENEW_LEASES: Final = (
+    "UPDATE dsh_journal SET lease_until = ? WHERE owner = ? AND outcome = 'running' AND lease_until IS NOT NULL"
+)
+LAPSED: Final = "outcome = 'running' AND lease_until IS NOT NULL AND lease_until < ?"
+"""A running call whose owner stopped renewing its lease."""
+TAKE_INTERRUPTED: Final = (
+    f"UPDATE dsh_journal SET owner = ?, lease_until = ? WHERE record_id = ? AND {LAPSED} RETURNING body"
+)
+"""Take over a lapsed running call (to run it again or settle it): atomic, so one taker wins."""
 APPEND_EVENT: Final = "INSERT INTO dsh_events (agent_id, type, at, data) VALUES (?, ?, ?, ?)"
 KEEP_SPILLED: Final = "INSERT INTO dsh_spilled (locator, owner, created_at, chars, bytes) VALUES (?, ?, ?, ?, ?)"
 KEEP_SPILLED_PART: Final = "INSERT INTO dsh_spilled_parts (locator, part, data) VALUES (?, ?, ?)"
@@ -238,10 +269,22 @@ def parked_from_row(row: Sequence[Any]) -> ParkedCall:
     """A ``ParkedCall`` from the ``PARKED_COLUMNS`` of one row."""
     state, decision, claimed_by, lease_until, program, body = row
     decided = None if decision is None else load_record(ApprovalDecision, decision)
-    kept = None if program is None else orjson.loads(program)
+    kept = None if program is None else _program(program)
     return load_record(
         ParkedCall, body, state=state, decision=decided, claimed_by=claimed_by, lease_until=lease_until, program=kept
     )
+
+
+def _program(text: str | bytes) -> JsonValue:
+    """A stored program's JSON; one that is not JSON reads as a marker, which its resume refuses (``RECORD_TAMPERED``).
+
+    So one damaged program costs its own call, not every listing of parked calls.
+    """
+    try:
+        value: JsonValue = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return {"$unreadable": "the stored program is not JSON"}
+    return value
 
 
 _PARKED_SKIP: Final = frozenset({"state", "decision", "claimed_by", "lease_until", "program"})
@@ -249,11 +292,16 @@ _PARKED_SKIP: Final = frozenset({"state", "decision", "claimed_by", "lease_until
 
 def park_params(call: ParkedCall, max_per_agent: int) -> tuple[object, ...]:
     agent_id = column(call.agent_id)
-    return (call.approval_id, agent_id, call.created_at, dump_record(call, skip=_PARKED_SKIP), agent_id, max_per_agent)
+    body = dump_record(call, skip=_PARKED_SKIP)
+    return (call.approval_id, agent_id, call.state, call.created_at, body, agent_id, max_per_agent)
+
+
+_RECORD_SKIP: Final = frozenset({"late_note"})
+"""Kept in its own column (written only by a former owner's late write), never in the body."""
 
 
 def record_params(record: CallRecord, max_bytes: int) -> tuple[object, ...]:
-    body = dump_record(record, max_bytes=max_bytes)  # first: a record no JSON can carry fails before the rest is made
+    body = dump_record(record, skip=_RECORD_SKIP, max_bytes=max_bytes)  # first: a record no JSON can carry fails first
     return (
         column(record.record_id),
         column(record.call_id),
@@ -266,6 +314,8 @@ def record_params(record: CallRecord, max_bytes: int) -> tuple[object, ...]:
         record.started_at,
         record.ended_at,
         body,
+        _column(record.owner),
+        record.lease_until,
     )
 
 
@@ -359,7 +409,15 @@ def journal_query(query: JournalQuery) -> tuple[str, list[object]]:
         params.append(query.since)
     clause = f" WHERE {' AND '.join(where)}" if where else ""
     params.append(query.limit)
-    return f"SELECT body FROM dsh_journal{clause} ORDER BY seq DESC LIMIT ?", params
+    return f"SELECT body, late FROM dsh_journal{clause} ORDER BY seq DESC LIMIT ?", params
+
+
+def record_from_row(body: str | bytes, late: str | bytes | None) -> CallRecord:
+    """A journal record from its ``body`` and ``late`` columns (a former owner's late settlement, as its note)."""
+    if late is None:
+        return load_record(CallRecord, body)
+    written = orjson.loads(late)
+    return load_record(CallRecord, body, late_note=late_note(written) if isinstance(written, dict) else None)
 
 
 def event_from_row(row: Sequence[Any]) -> SessionEvent:

@@ -9,7 +9,10 @@ newlines. Typed tools (an ``output_schema``, as ``define_tool(output=...)``
 makes them) declare what their Promise resolves to: an object, a list of
 objects, a scalar, and nullable ones (``-> User | None``, ``-> str | None``,
 ``Optional`` fields of an output record; ``test_codegen_nullable`` checks that
-``@tool`` maps those annotations to exactly these schemas).
+``@tool`` maps those annotations to exactly these schemas), unions and
+``dict[str, X]`` values (``-> str | int``, ``-> Hit | Miss``, ``-> dict[str,
+int]``, ``-> dict[str, list[Hit | Miss]] | None``; ``test_codegen_unions``
+checks those the same way).
 """
 
 from __future__ import annotations
@@ -17,6 +20,22 @@ from __future__ import annotations
 from typing import Any
 
 Tool = dict[str, Any]
+
+HIT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "kind": {"type": "string", "enum": ["hit"]},
+        "path": {"type": "string", "description": "Relative to the workspace."},
+        "line": {"type": "integer"},
+    },
+    "required": ["kind", "path", "line"],
+}
+"""A tagged union's members (``find_symbol``, ``symbols_by_file``): one shared node each, as a registry may hold it."""
+MISS: dict[str, Any] = {
+    "type": "object",
+    "properties": {"kind": {"type": "string", "enum": ["miss"]}, "reason": {"type": "string"}},
+    "required": ["kind", "reason"],
+}
 
 CATALOG: list[Tool] = [
     {
@@ -281,5 +300,36 @@ CATALOG: list[Tool] = [
         "description": "The note's text; null when it was never written.",
         "parameters": {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]},
         "output_schema": {"type": ["string", "null"]},
+    },
+    {
+        "name": "resolve_ref",
+        "description": "A commit id, or a pull request number.",
+        "parameters": {"type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]},
+        "output_schema": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+    },
+    {
+        "name": "find_symbol",
+        "description": "Where a symbol is defined.",
+        "parameters": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+        "output_schema": {"anyOf": [HIT, MISS]},
+    },
+    {
+        "name": "word_counts",
+        "description": "How often each word occurs.",
+        "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        "output_schema": {"type": "object", "additionalProperties": {"type": "integer"}},
+    },
+    {
+        "name": "symbols_by_file",
+        "description": "Each file's findings; null when nothing was indexed.",
+        "parameters": {
+            "type": "object",
+            "properties": {"names": {"type": "array", "items": {"type": "string"}}},
+            "required": ["names"],
+        },
+        "output_schema": {
+            "type": ["object", "null"],
+            "additionalProperties": {"type": "array", "items": {"anyOf": [HIT, MISS]}},
+        },
     },
 ]

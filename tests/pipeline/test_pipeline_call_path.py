@@ -161,6 +161,9 @@ class _Hears:
     def pre_decided(self, call: CallSlots, execution: ToolExecution, decision: object) -> None:
         self.told.append("pre_decided")
 
+    def starting(self, call: CallSlots, execution: ToolExecution) -> None:
+        self.told.append("starting")
+
     def dispatching(self, call: CallSlots, execution: ToolExecution) -> object:
         self.told.append("dispatching")
         return None
@@ -187,11 +190,11 @@ async def test_a_probe_is_told_only_the_hooks_it_hears(ctx: Context) -> None:
     ctx.events.add_probe(everything)
     remove = ctx.events.add_probe(some)
     await ctx.tools.execute(ToolExecutionInput("c1", "t", {}))
-    assert everything.told == ["opened", "pre_decided", "dispatching", "dispatched", "post_decided", "settled"]
+    assert everything.told == ["opened", "pre_decided", "starting", "dispatching", "dispatched", "post_decided", "settled"]
     assert some.told == ["opened", "settled"]
     remove()
     await ctx.tools.execute(ToolExecutionInput("c2", "t", {}))
     assert some.told == ["opened", "settled"] and everything.told.count("settled") == 2
     assert ctx.events.hearing["pre_decided"] == (everything,)
     journal = ctx.events.probes[0]
-    assert type(journal).__name__ == "CallJournal" and journal.hears == {"opened", "progressed", "settled"}
+    assert type(journal).__name__ == "CallJournal" and journal.hears == {"opened", "starting", "progressed", "settled"}

@@ -98,7 +98,7 @@ def test_a_process_killed_mid_resume_runs_the_body_at_most_once(url: str, tmp_pa
     assert run(url, tmp_path, "decided") == []
     assert len(body_runs(tmp_path)) == 1
 
-    async def lapsed() -> list[str]:
+    async def lapsed() -> list[str | None]:  # InterruptedCall.approval_id (a running call may have none)
         async with open_store(url) as store:
             claimed = await store.get_parked(approval_id)
             assert claimed is not None and claimed.state == "claimed" and claimed.lease_until is not None

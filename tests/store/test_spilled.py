@@ -94,11 +94,12 @@ async def test_a_memory_store_drops_its_oldest_values_past_its_bound() -> None:
     assert await store.read_spilled(second, "a", 0, 1) == SpilledPage("y", 0, 1, 60)
 
 
-def test_a_version_1_sqlite_file_gains_the_spilled_tables(tmp_path: Path) -> None:
+def test_a_version_1_sqlite_file_gains_the_spilled_tables_through_every_migration(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     with sqlite3.connect(path) as db:
         for statement in sql.Dialect(serial="INTEGER PRIMARY KEY AUTOINCREMENT", placeholder="?")._first():
             db.execute(statement)
+        db.execute("INSERT INTO dsh_schema (version) VALUES (1)")
     SqliteStore(path)
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT version FROM dsh_schema").fetchall() == [(sql.SCHEMA_VERSION,)]

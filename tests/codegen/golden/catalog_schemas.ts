@@ -131,3 +131,23 @@ type Args18 = {
 type Args19 = {
   key: string;
 };
+
+/** resolve_ref */
+type Args20 = {
+  ref: string;
+};
+
+/** find_symbol */
+type Args21 = {
+  name: string;
+};
+
+/** word_counts */
+type Args22 = {
+  text: string;
+};
+
+/** symbols_by_file */
+type Args23 = {
+  names: string[];
+};

@@ -37,6 +37,22 @@ class EditFileArgs(TypedDict):
     dryRun: NotRequired[bool]
 
 
+class FindSymbol_Result(TypedDict):
+    kind: Literal["hit"]
+    path: str  # Relative to the workspace.
+    line: int
+
+
+class FindSymbol_Result2(TypedDict):
+    kind: Literal["miss"]
+    reason: str
+
+
+
+class FindSymbolArgs(TypedDict):
+    name: str
+
+
 class FindUser_Result_Manager(TypedDict):
     login: str
 
@@ -102,6 +118,10 @@ class ReadNoteArgs(TypedDict):
     key: str
 
 
+class ResolveRefArgs(TypedDict):
+    ref: str
+
+
 class SearchText_Result_Item(TypedDict):
     path: str  # Relative to the workspace.
     line: int
@@ -118,8 +138,28 @@ class SetLevelArgs(TypedDict):
     scale: NotRequired[Literal[1, 10, 100]]
 
 
+class SymbolsByFile_Result_Value_Item(TypedDict):
+    kind: Literal["hit"]
+    path: str  # Relative to the workspace.
+    line: int
+
+
+class SymbolsByFile_Result_Value_Item2(TypedDict):
+    kind: Literal["miss"]
+    reason: str
+
+
+
+class SymbolsByFileArgs(TypedDict):
+    names: list[str]
+
+
 class TreeArgs(TypedDict):
     root: Any
+
+
+class WordCountsArgs(TypedDict):
+    text: str
 
 
 class WriteFileArgs(TypedDict):
@@ -143,6 +183,9 @@ class Tools(Protocol):
 
     async def edit_file(self, *, path: str, edits: list[EditFile_Edits_Item], dryRun: bool = ...) -> str:
         """Apply exact-text replacements to a file."""
+
+    async def find_symbol(self, *, name: str) -> FindSymbol_Result | FindSymbol_Result2:
+        """Where a symbol is defined."""
 
     async def find_user(self, *, login: str) -> FindUserResult | None:
         """Look a user up by login; null when there is none."""
@@ -171,14 +214,23 @@ class Tools(Protocol):
     async def read_note(self, *, key: str) -> str | None:
         """The note's text; null when it was never written."""
 
+    async def resolve_ref(self, *, ref: str) -> str | int:
+        """A commit id, or a pull request number."""
+
     async def search_text(self, *, query: str) -> list[SearchText_Result_Item]:
         """Find the lines that contain a string."""
 
     async def set_level(self, *, level: Any, scale: Literal[1, 10, 100] = ...) -> str:
         """Set the verbosity level."""
 
+    async def symbols_by_file(self, *, names: list[str]) -> dict[str, list[SymbolsByFile_Result_Value_Item | SymbolsByFile_Result_Value_Item2]] | None:
+        """Each file's findings; null when nothing was indexed."""
+
     async def tree(self, *, root: Any) -> str:
         """Create a directory tree from a recursive spec."""
+
+    async def word_counts(self, *, text: str) -> dict[str, int]:
+        """How often each word occurs."""
 
     async def write_file(self, *, path: str, content: str) -> str:
         """Write a file, replacing it. Use /* comments */ freely."""

@@ -31,6 +31,18 @@ declare const tools: {
     }[];
     dryRun?: boolean;
   }): Promise<string>;
+  /** Where a symbol is defined. */
+  find_symbol(args: {
+    name: string;
+  }): Promise<{
+    kind: "hit";
+    /** Relative to the workspace. */
+    path: string;
+    line: number;
+  } | {
+    kind: "miss";
+    reason: string;
+  }>;
   /** Look a user up by login; null when there is none. */
   find_user(args: {
     login: string;
@@ -98,6 +110,10 @@ declare const tools: {
   read_note(args: {
     key: string;
   }): Promise<string | null>;
+  /** A commit id, or a pull request number. */
+  resolve_ref(args: {
+    ref: string;
+  }): Promise<string | number>;
   /** Find the lines that contain a string. */
   search_text(args: {
     query: string;
@@ -112,6 +128,18 @@ declare const tools: {
     level: 0 | 1 | 2.5 | -3 | null | true;
     scale?: 1 | 10 | 100;
   }): Promise<string>;
+  /** Each file's findings; null when nothing was indexed. */
+  symbols_by_file(args: {
+    names: string[];
+  }): Promise<Record<string, ({
+    kind: "hit";
+    /** Relative to the workspace. */
+    path: string;
+    line: number;
+  } | {
+    kind: "miss";
+    reason: string;
+  })[]> | null>;
   /** Create a directory tree from a recursive spec. */
   tree(args: {
     root: {
@@ -119,6 +147,10 @@ declare const tools: {
       children?: unknown[];
     };
   }): Promise<string>;
+  /** How often each word occurs. */
+  word_counts(args: {
+    text: string;
+  }): Promise<Record<string, number>>;
   /** Write a file, replacing it. Use /* comments *\/ freely. */
   write_file(args: {
     path: string;
