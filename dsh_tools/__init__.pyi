@@ -9,12 +9,14 @@ which name, and loads that module on first use. Adding an export is one line her
 def _export_table() -> dict[str, str]: ...  # the run time's reading of the lines below
 
 from dsh_tools.approval import (
+    ApprovalDecision as ApprovalDecision,
     ApprovalOutcome as ApprovalOutcome,
     ApprovalRequest as ApprovalRequest,
     ApprovalService as ApprovalService,
     ApprovalVerdict as ApprovalVerdict,
     DeferringApprovalService as DeferringApprovalService,
     PendingApproval as PendingApproval,
+    Remember as Remember,
 )
 from dsh_tools.boot import (
     boot as boot,
@@ -112,9 +114,11 @@ from dsh_tools.hooks import (
     AssembleListener as AssembleListener,
     AssembleNext as AssembleNext,
     ChangeListener as ChangeListener,
+    DecidedListener as DecidedListener,
     ExecuteListener as ExecuteListener,
     ExecuteNext as ExecuteNext,
     Keep as Keep,
+    ParkedListener as ParkedListener,
     PostExecuteListener as PostExecuteListener,
     PostNext as PostNext,
     PreExecuteListener as PreExecuteListener,

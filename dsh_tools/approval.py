@@ -35,6 +35,7 @@ __all__ = [
     "ApprovalVerdict",
     "DeferringApprovalService",
     "PendingApproval",
+    "Remember",
 ]
 
 ApprovalVerdict: TypeAlias = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
@@ -42,6 +43,9 @@ ApprovalVerdict: TypeAlias = Literal["allowed-once", "rejected", "cancelled", "u
 
 ApprovalOutcome: TypeAlias = Literal["allowed-once", "rejected", "cancelled", "unavailable", "deferred"]
 """What an approval service answers: a verdict, or ``"deferred"`` to park the call for later."""
+
+Remember: TypeAlias = Literal["agent"]
+"""What a decision may be remembered for: ``"agent"``, later calls of the same tool by the same agent id."""
 
 APPROVAL_VERDICTS: Final[tuple[str, ...]] = ("allowed-once", "rejected", "cancelled", "unavailable")
 """The verdicts ``resume`` accepts (``"deferred"`` is not one: a parked call is answered, not parked again)."""
@@ -51,7 +55,11 @@ class ApprovalDecision(Record):
     """A verdict on a parked call, recorded by whoever made it (a UI, a CLI, another replica).
 
     ``arguments`` are edited arguments (only with ``"allowed-once"``); the
-    parked record keeps the original ones beside them.
+    parked record keeps the original ones beside them. ``message`` goes with a
+    denial and is what the model reads (``the user rejected tool "NAME":
+    <message>``); ``rule_id`` names the :class:`~dsh_tools.store.ApprovalRule`
+    the decision was remembered as (``remember="agent"``), so later calls of
+    that tool by that agent are decided alike without asking.
     """
 
     _json_fields = frozenset({"arguments"})
@@ -60,6 +68,8 @@ class ApprovalDecision(Record):
     arguments: JsonValue | None = None
     decided_by: str | None = None
     decided_at: float = 0.0
+    message: str | None = None
+    rule_id: str | None = None
 
 
 class ApprovalRequest(Record):
@@ -110,6 +120,8 @@ class PendingApproval(Record):
     created_at: float = 0.0
     parent_call_id: str | None = None
     decision: ApprovalDecision | None = None
+    expires_at: float | None = None
+    """When an undecided call expires (``boot(approval_ttl_seconds=...)``); ``None``: it waits for ever."""
 
     @property
     def tool_name(self) -> str:

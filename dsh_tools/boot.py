@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from typing import Literal
 
@@ -40,6 +40,8 @@ def boot(
     catalog: Catalog = "full",
     catalog_chars: int = 6000,
     max_inline_bytes: int | None = None,
+    queues: Mapping[str, str | None] | None = None,
+    approval_ttl_seconds: float | None = None,
 ) -> Context:
     """A root context with ``SystemPrompt``, ``ToolRegistry``, ``RetryPolicy`` and (by default) ``TimeoutPolicy``.
 
@@ -61,7 +63,10 @@ def boot(
     ``approval="defer"`` provides a :class:`~dsh_tools.DeferringApprovalService`
     (every ``Ask`` parks the call in the store for a human to decide later),
     ``approval=<service>`` provides that service, ``None`` provides none (an
-    ``Ask`` is then denied).
+    ``Ask`` is then denied). ``approval_ttl_seconds`` makes a parked call
+    expire when nobody decided it in time: the first store operation that
+    touches it then settles it ``APPROVAL_EXPIRED`` (see ``docs/durability.md``).
+    The store's optional protocols (threads, rules, expiry, spilled results) are checked here.
     ``catalog="search"`` (Code Mode only) declares the tools in the SDK only
     while the whole section stays within ``catalog_chars`` characters, the
     author's ``tool_order`` first, and gives programs ``tools.$search`` and
@@ -89,6 +94,8 @@ def boot(
         catalog=catalog,
         catalog_chars=catalog_chars,
         max_inline_bytes=max_inline_bytes,
+        queues=queues,
+        approval_ttl_seconds=approval_ttl_seconds,
     )
     RetryPolicy(ctx)  # outermost: each attempt gets the timeout afresh
     if timeouts:

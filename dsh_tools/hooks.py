@@ -12,6 +12,7 @@ import enum
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias, TypeVar
 
+from dsh_tools.approval import ApprovalDecision, PendingApproval
 from dsh_tools.decisions import PostToolDecision, PreToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.signals import AbortSignal
@@ -25,9 +26,11 @@ __all__ = [
     "AssembleListener",
     "AssembleNext",
     "ChangeListener",
+    "DecidedListener",
     "ExecuteListener",
     "ExecuteNext",
     "Keep",
+    "ParkedListener",
     "MaybeAwaitable",
     "PostExecuteListener",
     "PostNext",
@@ -71,5 +74,9 @@ PostExecuteListener: TypeAlias = Callable[
 ResultListener: TypeAlias = Callable[[ToolExecution, ToolExecutionResult], MaybeAwaitable[None]]
 ProgressListener: TypeAlias = "Callable[[ToolExecution, ToolProgress], MaybeAwaitable[None]]"
 ChangeListener: TypeAlias = Callable[[], None]
+ParkedListener: TypeAlias = Callable[[PendingApproval], MaybeAwaitable[None]]
+"""``tools/parked``: a call was just committed as parked (after the store's commit, in the process that parked it)."""
+DecidedListener: TypeAlias = Callable[[ApprovalDecision], MaybeAwaitable[None]]
+"""``tools/decided``: a decision was just committed through this process's registry (``resume`` with an outcome)."""
 AssembleNext: TypeAlias = "Callable[[], Awaitable[PromptAssembly]]"
 AssembleListener: TypeAlias = "Callable[[AssembleContext, PromptAssembly, AssembleNext], MaybeAwaitable[PromptAssembly]]"

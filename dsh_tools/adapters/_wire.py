@@ -43,6 +43,7 @@ __all__ = [
     "require_sdk",
     "text_of",
     "truncated",
+    "verbatim",
 ]
 
 NAME_RULE: Final = re.compile(r"[a-zA-Z0-9_-]{1,64}")
@@ -221,3 +222,16 @@ def text_of(block: ContentBlock) -> str:
 def data_url(data: str, mime: str) -> str:
     """``data:<mime>;base64,<data>``: how OpenAI takes inline images."""
     return f"data:{mime};base64,{data}"
+
+
+def verbatim(item: object) -> object:
+    """A provider object as the JSON it arrived as (an SDK model's ``to_dict()``: the fields the API sent), a mapping as a dict.
+
+    ``ValueError`` for anything else: a thread keeps what the provider said, or nothing.
+    """
+    to_dict = getattr(item, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    if isinstance(item, Mapping):
+        return dict(item)
+    raise ValueError(f"a provider message must be an SDK object or a mapping, got {type(item).__name__}")

@@ -19,46 +19,32 @@ an id used twice, a refusal) settle ``INVALID_ARGS`` saying why, through
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final
 
 from dsh_tools.adapters._wire import (
     ProviderCall,
     execution_inputs,
-    image_of,
     items_of,
     object_arguments,
     read,
     require_sdk,
-    text_of,
     truncated,
+    verbatim,
 )
+from dsh_tools.adapters.answers import tool_result_message
 from dsh_tools.adapters.tool_params import anthropic_tools
-from dsh_tools.content import ContentBlock
-from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, UnparsedArguments
+from dsh_tools.execution import ToolExecutionInput, UnparsedArguments
+from dsh_tools.threads.turn import run_step
 
 require_sdk("anthropic", "anthropic", "dsh_tools.adapters.anthropic")
 
 if TYPE_CHECKING:
-    from anthropic.types import (
-        ImageBlockParam,
-        Message,
-        MessageParam,
-        TextBlockParam,
-        ToolResultBlockParam,
-    )
+    from anthropic.types import Message
 
-    from dsh_tools.context.context import Agent
+    from dsh_tools.context.context import Agent, Context
+    from dsh_tools.threads import Thread
 
-__all__ = ["anthropic_tools", "calls_from_message", "tool_result_message"]
-
-MediaType = Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
-_MEDIA_TYPES: Final[dict[str, MediaType]] = {
-    "image/jpeg": "image/jpeg",
-    "image/png": "image/png",
-    "image/gif": "image/gif",
-    "image/webp": "image/webp",
-}
-"""The image types the Messages API takes inline."""
+__all__ = ["anthropic_tools", "calls_from_message", "run_turn", "tool_result_message"]
 
 _CUT_OFF: Final = frozenset({"max_tokens", "model_context_window_exceeded"})
 
@@ -90,46 +76,20 @@ def calls_from_message(
     return execution_inputs(calls, agent, "tool_use block")
 
 
-def _blocks(content: Iterable[ContentBlock]) -> list[TextBlockParam | ImageBlockParam]:
-    blocks: list[TextBlockParam | ImageBlockParam] = []
-    for block in content:
-        image = image_of(block)
-        if image is None:
-            blocks.append({"type": "text", "text": text_of(block)})
-            continue
-        data, mime = image
-        media_type = _MEDIA_TYPES.get(mime)
-        if media_type is None:
-            blocks.append(
-                {"type": "text", "text": f"[an image of type {mime} was left out: Anthropic takes JPEG, PNG, GIF, WebP]"}
-            )
-        else:
-            blocks.append({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})
-    return blocks
 
 
-def tool_result_message(results: Iterable[ToolExecutionResult]) -> MessageParam:
-    """The ``user`` message answering a step: one ``tool_result`` per result, in order.
+async def run_turn(ctx: Context, thread: Thread, message: Message | Mapping[str, object], *, agent: Agent) -> Thread:
+    """Run a Messages reply into ``thread``: the assistant message committed verbatim, then its ``tool_use`` calls.
 
-    Each carries ``is_error`` and its content as text and image blocks (other
-    kinds as their JSON). The ``additional_context`` the post-execute
-    listeners attached follows the results in the same message, so every
-    ``tool_result`` stays right after its ``tool_use``. ``ValueError`` for no
-    results (the API refuses an empty message).
+    Every content block is kept as sent (``thinking`` and
+    ``redacted_thinking`` with their signatures, which the API wants back);
+    the step's answer is :func:`tool_result_message`, appended once the last
+    call settled, by whichever process settles it. Otherwise as
+    ``dsh_tools.adapters.openai.run_chat_turn``.
     """
-    content: list[ToolResultBlockParam | TextBlockParam | ImageBlockParam] = []
-    context: list[TextBlockParam | ImageBlockParam] = []
-    for result in results:
-        block: ToolResultBlockParam = {
-            "type": "tool_result",
-            "tool_use_id": result.call_id,
-            "content": _blocks(result.content),
-            "is_error": result.is_error,
-        }
-        content.append(block)
-        if result.additional_context is not None:
-            context.extend(_blocks(result.additional_context.content))
-    if not content:
-        raise ValueError("tool_result_message needs at least one result")
-    content.extend(context)
-    return {"role": "user", "content": content}
+    content = read(message, "content")
+    if not isinstance(content, (list, tuple)):
+        raise ValueError("the reply has no content blocks")
+    reply = {"role": "assistant", "content": [verbatim(block) for block in content]}
+    calls = calls_from_message(message, agent=agent)  # a tool_use without an id raises here, before anything is written
+    return await run_step(ctx, thread, "anthropic", agent, [reply], calls)

@@ -14,7 +14,8 @@ results → the next request  :func:`chat_tool_messages`              :func:`res
 ==========================  ======================================  ==================================
 
 plus :func:`chat_assistant_message`, the assistant reply as the param a chat
-loop sends back. Calls come from SDK objects or plain mappings alike. A call
+loop sends back, and :func:`run_chat_turn` / :func:`run_responses_turn`, which
+run a reply into a durable thread (``dsh_tools.threads``). Calls come from SDK objects or plain mappings alike. A call
 whose arguments cannot be run as sent (not valid JSON, not a JSON object,
 cut off by the token limit, an id used twice in one message) still becomes a
 ``ToolExecutionInput``: its arguments are an :class:`~dsh_tools.UnparsedArguments`
@@ -26,24 +27,23 @@ see the call. Needs the ``openai`` extra (``pip install 'dsh-tools[openai]'``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from dsh_tools.adapters._strict import drop_strict_nulls
 from dsh_tools.adapters._wire import (
     ProviderCall,
-    data_url,
     decode_arguments,
     execution_inputs,
-    image_of,
     items_of,
     read,
     require_sdk,
-    text_of,
     truncated,
+    verbatim,
 )
+from dsh_tools.adapters.answers import chat_tool_messages, responses_outputs
 from dsh_tools.adapters.tool_params import chat_tools, responses_tools
-from dsh_tools.content import ContentBlock
-from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, UnparsedArguments
+from dsh_tools.execution import ToolExecutionInput, UnparsedArguments
+from dsh_tools.threads.turn import run_step
 from dsh_tools.tool_types import ToolSchema
 
 require_sdk("openai", "openai", "dsh_tools.adapters.openai")
@@ -51,26 +51,17 @@ require_sdk("openai", "openai", "dsh_tools.adapters.openai")
 if TYPE_CHECKING:
     from openai.types.chat import (
         ChatCompletionAssistantMessageParam,
-        ChatCompletionContentPartParam,
         ChatCompletionMessage,
         ChatCompletionMessageFunctionToolCallParam,
-        ChatCompletionMessageParam,
-        ChatCompletionToolMessageParam,
-        ChatCompletionUserMessageParam,
     )
     from openai.types.chat.chat_completion import Choice
-    from openai.types.responses import (
-        EasyInputMessageParam,
-        ResponseInputContentParam,
-        ResponseInputItemParam,
-        ResponseOutputItem,
-    )
-    from openai.types.responses.response_function_call_output_item_param import (
-        ResponseFunctionCallOutputItemParam,
-    )
-    from openai.types.responses.response_input_item_param import FunctionCallOutput
+    from openai.types.responses import ResponseOutputItem
 
-    from dsh_tools.context.context import Agent
+    from openai.types.chat import ChatCompletion
+    from openai.types.responses import Response
+
+    from dsh_tools.context.context import Agent, Context
+    from dsh_tools.threads import Thread
 
 __all__ = [
     "calls_from_chat",
@@ -80,6 +71,8 @@ __all__ = [
     "chat_tools",
     "responses_outputs",
     "responses_tools",
+    "run_chat_turn",
+    "run_responses_turn",
 ]
 
 
@@ -192,110 +185,64 @@ def chat_assistant_message(message: ChatCompletionMessage) -> ChatCompletionAssi
     return reply
 
 
-# -- results back ------------------------------------------------------------
 
 
-def _split(content: Iterable[ContentBlock]) -> tuple[list[str], list[tuple[str, str]]]:
-    texts: list[str] = []
-    images: list[tuple[str, str]] = []
-    for block in content:
-        image = image_of(block)
-        if image is None:
-            texts.append(text_of(block))
-        else:
-            images.append(image)
-    return texts, images
+# -- a turn into a thread ------------------------------------------------------------
+
+_ASSISTANT_KEYS: Final = ("role", "content", "refusal", "tool_calls", "function_call", "name")
+"""What an assistant reply keeps when it is sent back (the response's ``annotations`` are not a param)."""
 
 
-def _chat_parts(content: Iterable[ContentBlock]) -> list[ChatCompletionContentPartParam]:
-    parts: list[ChatCompletionContentPartParam] = []
-    for block in content:
-        image = image_of(block)
-        if image is None:
-            parts.append({"type": "text", "text": text_of(block)})
-        else:
-            parts.append({"type": "image_url", "image_url": {"url": data_url(*image)}})
-    return parts
+def _chat_reply(message: object) -> dict[str, object]:
+    fields = verbatim(message)
+    assert isinstance(fields, dict)
+    reply = {key: fields[key] for key in _ASSISTANT_KEYS if key in fields}
+    reply["role"] = "assistant"
+    reply.setdefault("content", None)
+    audio = fields.get("audio")
+    if isinstance(audio, Mapping) and isinstance(audio.get("id"), str):
+        reply["audio"] = {"id": audio["id"]}  # the reply refers to its audio by id
+    return reply
 
 
-def chat_tool_messages(results: Iterable[ToolExecutionResult]) -> list[ChatCompletionMessageParam]:
-    """One ``role: tool`` message per result (in order), then at most one ``role: user`` message.
+async def run_chat_turn(
+    ctx: Context, thread: Thread, completion: ChatCompletion | Mapping[str, object], *, agent: Agent
+) -> Thread:
+    """Run a Chat Completions reply into ``thread``: its message committed verbatim, then its calls into their slots.
 
-    A chat tool message holds text only, so a result's images travel in the
-    user message that follows every tool message of the step (introduced by
-    the call id, and announced in the tool message), together with the
-    ``additional_context`` the post-execute listeners attached: call/result
-    adjacency stays intact. Non-text, non-image blocks are sent as their JSON.
+    The assistant message (content, refusal, every tool call) is committed
+    with an open step before any call runs; each call runs with idempotency
+    key ``"<thread_id>:<tool_call_id>"``, and its settlement fills its slot;
+    the step's answer (:func:`chat_tool_messages`) is appended once the last
+    call settled, in this process or, for a call that parked, whichever
+    settles it. Returns the thread after the turn (``ready``, or ``waiting``).
+    ``ValueError`` for a thread of another provider or agent, a completion
+    with no choice, a call without an id or with a repeated one, or a
+    message too large; ``ThreadConflictError``/``ThreadWaitingError`` as for
+    ``append``: nothing is written then.
     """
-    messages: list[ChatCompletionMessageParam] = []
-    follow_up: list[ChatCompletionContentPartParam] = []
-    for result in results:
-        texts, images = _split(result.content)
-        text = "\n".join(texts)
-        if images:
-            note = f"[{len(images)} image(s) of this result follow in the next user message]"
-            text = f"{text}\n{note}" if text else note
-            follow_up.append({"type": "text", "text": f"Images returned by tool call {result.call_id}:"})
-            follow_up.extend({"type": "image_url", "image_url": {"url": data_url(*image)}} for image in images)
-        tool_message: ChatCompletionToolMessageParam = {
-            "role": "tool",
-            "tool_call_id": result.call_id,
-            "content": text,
-        }
-        messages.append(tool_message)
-        if result.additional_context is not None:
-            follow_up.extend(_chat_parts(result.additional_context.content))
-    if follow_up:
-        user_message: ChatCompletionUserMessageParam = {"role": "user", "content": follow_up}
-        messages.append(user_message)
-    return messages
+    choices = items_of(read(completion, "choices"))
+    if not choices:
+        raise ValueError("the completion has no choices: there is no assistant message to commit")
+    message = read(choices[0], "message")
+    if message is None:
+        raise ValueError("the completion's first choice has no message")
+    calls = calls_from_chat(choices[0], agent=agent)  # type: ignore[arg-type]  # read totally; a call without an id raises here
+    return await run_step(ctx, thread, "openai-chat", agent, [_chat_reply(message)], calls)
 
 
-def _responses_parts(content: Iterable[ContentBlock]) -> list[ResponseInputContentParam]:
-    parts: list[ResponseInputContentParam] = []
-    for block in content:
-        image = image_of(block)
-        if image is None:
-            parts.append({"type": "input_text", "text": text_of(block)})
-        else:
-            parts.append({"type": "input_image", "image_url": data_url(*image), "detail": "auto"})
-    return parts
+async def run_responses_turn(
+    ctx: Context, thread: Thread, response: Response | Mapping[str, object], *, agent: Agent
+) -> Thread:
+    """Run a Responses reply into ``thread``: every output item committed in order (reasoning included), then its calls.
 
-
-def _output(content: Iterable[ContentBlock]) -> str | list[ResponseFunctionCallOutputItemParam]:
-    blocks = list(content)
-    if all(image_of(block) is None for block in blocks):
-        return "\n".join(text_of(block) for block in blocks)
-    output: list[ResponseFunctionCallOutputItemParam] = []
-    for block in blocks:
-        image = image_of(block)
-        if image is None:
-            output.append({"type": "input_text", "text": text_of(block)})
-        else:
-            output.append({"type": "input_image", "image_url": data_url(*image)})
-    return output
-
-
-def responses_outputs(results: Iterable[ToolExecutionResult]) -> list[ResponseInputItemParam]:
-    """One ``function_call_output`` item per result (in order), then the step's context.
-
-    Text-only content is sent as a string; content with images as input
-    parts (the Responses API takes images in a call's output). The
-    ``additional_context`` of the step follows as one user message item.
+    As :func:`run_chat_turn`; the answer is :func:`responses_outputs`, and
+    ``thread.responses_input()`` is the whole conversation for the next
+    request (no ``previous_response_id`` needed).
     """
-    items: list[ResponseInputItemParam] = []
-    context: list[ResponseInputContentParam] = []
-    for result in results:
-        output: FunctionCallOutput = {
-            "type": "function_call_output",
-            "call_id": result.call_id,
-            "output": _output(result.content),
-        }
-        items.append(output)
-        if result.additional_context is not None:
-            context.extend(_responses_parts(result.additional_context.content))
-    if context:
-        note: EasyInputMessageParam = {"type": "message", "role": "user", "content": context}
-        items.append(note)
-    return items
-
+    output = read(response, "output")
+    if output is None:
+        raise ValueError("the response has no output")
+    items = items_of(output)
+    calls = calls_from_responses(items, agent=agent)  # type: ignore[arg-type]  # SDK objects or mappings, read totally
+    return await run_step(ctx, thread, "openai-responses", agent, [verbatim(item) for item in items], calls)

@@ -45,4 +45,7 @@ def _line(record: CallRecord) -> str:
     took = "" if record.ended_at is None else f" {1000 * (record.ended_at - record.started_at):.0f}ms"
     parent = f" (in {record.parent_call_id})" if record.parent_call_id else ""
     agent = record.agent_id or "-"
-    return f"{when} {record.outcome:<17} {record.tool_name} {record.call_id}{parent} agent {agent}{took}"
+    decided = f" by {record.decided_by}" if record.decided_by else ""
+    rule = f" (rule {record.approval_rule})" if record.approval_rule else ""
+    said = f": {record.decision_message}" if record.decision_message else ""
+    return f"{when} {record.outcome:<17} {record.tool_name} {record.call_id}{parent} agent {agent}{took}{decided}{rule}{said}"

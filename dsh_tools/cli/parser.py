@@ -126,7 +126,9 @@ def _store_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def _approvals(commands: Commands) -> argparse.ArgumentParser:
-    parser = commands.add_parser("approvals", help="list parked calls in a store, or record a decision on one")
+    parser = commands.add_parser(
+        "approvals", help="list parked calls in a store, record a decision on one, watch them, or manage remembered rules"
+    )
     _store_argument(parser)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("list", help="every undecided parked call, oldest first").add_argument(
@@ -135,9 +137,22 @@ def _approvals(commands: Commands) -> argparse.ArgumentParser:
     for verdict in ("approve", "reject"):
         action = actions.add_parser(verdict, help=f"{verdict} one parked call (its agent's process runs it)")
         action.add_argument("approval_id", metavar="ID")
-        action.add_argument("--by", default=None, help="who decided (kept with the decision)")
+        action.add_argument("--by", default=None, help="who decided (kept with the decision, shown in the journal)")
+        action.add_argument(
+            "--message", default=None, help="what the model reads with a rejection (the user rejected tool ...: MESSAGE)"
+        )
+        action.add_argument(
+            "--remember", action="store_true", help="decide this agent's later calls of this tool alike (a rule)"
+        )
         if verdict == "approve":
             action.add_argument("--arguments", metavar="JSON", help="edited arguments to run the call with instead")
+    watch = actions.add_parser("watch", help="print parked, decided and settled events as JSON lines until interrupted")
+    watch.add_argument("--poll", type=float, default=0.5, metavar="S", help="seconds between looks (default 0.5)")
+    watch.add_argument("--from-start", action="store_true", help="print the events already logged first")
+    actions.add_parser("rules", help="the remembered rules (one JSON object per line)").add_argument(
+        "--agent", metavar="ID", help="only this agent's rules"
+    )
+    actions.add_parser("forget", help="remove one remembered rule").add_argument("rule_id", metavar="RULE_ID")
     return parser
 
 
@@ -172,6 +187,18 @@ def _inspect(commands: Commands) -> argparse.ArgumentParser:
     return parser
 
 
+def _worker(commands: Commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser("worker", help="serve a DBOS queue with some modules' tools (the dbos extra)")
+    parser.add_argument("modules", nargs="*", metavar="MODULE[:ATTR]", help=MODULES_HELP)
+    _store_argument(parser)
+    parser.add_argument("--queue", metavar="NAME", help="the queue to serve")
+    parser.add_argument("--executor-id", metavar="ID", help="this worker's stable, unique id (default HOSTNAME:QUEUE)")
+    parser.add_argument("--recover", metavar="ID", help="re-enqueue the unfinished calls of the dead worker ID, then exit")
+    parser.add_argument("--drain-seconds", type=int, default=10, metavar="S", help="on SIGTERM, finish calls for S s (default 10)")
+    parser.add_argument("--language", choices=LANGUAGES, default="typescript", help=LANGUAGE_HELP)
+    return parser
+
+
 COMMANDS: Final[dict[str, tuple[Callable[[Commands], argparse.ArgumentParser], str]]] = {
     "demo": (_demo, "dsh_tools.cli.demo"),
     "sdk": (_sdk, "dsh_tools.cli.sdk"),
@@ -183,6 +210,7 @@ COMMANDS: Final[dict[str, tuple[Callable[[Commands], argparse.ArgumentParser], s
     "log": (_log, "dsh_tools.cli.log"),
     "recover": (_recover, "dsh_tools.cli.recover"),
     "inspect": (_inspect, "dsh_tools.cli.inspect"),
+    "worker": (_worker, "dsh_tools.cli.worker"),
 }
 """Command → (its argument declaration, the module whose ``run(args) -> int`` implements it)."""
 

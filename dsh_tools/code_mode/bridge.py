@@ -387,6 +387,7 @@ async def _keep_parked(registry: ToolRegistry, program: ParkedProgram, run: _Run
         raise CodeRunFailedError(
             f'the program stopped for the approval of its call to "{parked.name}", but could not be kept waiting'
         )
+    await registry.announce_parked(parked.approval_id)  # visible from now on: tell tools/parked listeners
     raise ApprovalPendingError(RUN_CODE_PLUGIN, parked.approval_id, sub_call=(parked.call_id, parked.name))
 
 

@@ -31,6 +31,7 @@ from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.context.identity import WeakIdentityDict
 from dsh_tools.context.services import SYSTEM_PROMPT
+from dsh_tools.dbos.seam import route_of
 from dsh_tools.pipeline.batch import check_max_parallel
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, exception_result
@@ -180,7 +181,13 @@ class CodeMode:
 
     # -- parked programs ---------------------------------------------------------
     def program_problem(self) -> str | None:
-        """Why a parked program cannot be rerun here now, or ``None`` (checked before anything is claimed)."""
+        """Why a parked program cannot be rerun here now, or ``None`` (checked before anything is claimed).
+
+        A registry that routes ``run_code`` to a queue reruns programs there: it needs no runtime of its own.
+        """
+        routes = self._registry.routes
+        if routes and route_of(routes, RUN_CODE_NAME) is not None:
+            return None
         runtime = code_runtime(self._registry.context, self.code_language)
         if isinstance(runtime, str):
             return runtime

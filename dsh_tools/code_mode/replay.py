@@ -242,4 +242,6 @@ async def resume_program(
     plan = plan_call(registry, run)
     plan.state.replay = Replay(program, approved, sub_result.outcome)  # the rerun's bindings consult it (``replay_for``)
     plan.state.approval_id = parked.approval_id
+    plan.state.thread_slot = parked.thread_slot  # the program's call is the thread's: its rerun fills the slot
+    plan.state.decision = parked.decision
     return await resume_call(plan, run, "allowed-once")

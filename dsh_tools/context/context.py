@@ -35,7 +35,9 @@ if TYPE_CHECKING:
     from dsh_tools.hooks import (
         AssembleListener,
         ChangeListener,
+        DecidedListener,
         ExecuteListener,
+        ParkedListener,
         PostExecuteListener,
         PreExecuteListener,
         ProgressListener,
@@ -239,6 +241,10 @@ class Context:
     @overload
     def on(self, name: Literal["tools/change"], listener: ChangeListener, *, prepend: bool = False) -> Disposer: ...
     @overload
+    def on(self, name: Literal["tools/parked"], listener: ParkedListener, *, prepend: bool = False) -> Disposer: ...
+    @overload
+    def on(self, name: Literal["tools/decided"], listener: DecidedListener, *, prepend: bool = False) -> Disposer: ...
+    @overload
     def on(self, name: Literal["system-prompt/assemble"], listener: AssembleListener, *, prepend: bool = False) -> Disposer: ...
     def on(self, name: str, listener: Callable[..., Any], *, prepend: bool = False) -> Disposer:
         """Listen to ``name``; a scoped context's listener hears only its agent's calls.
@@ -274,6 +280,11 @@ def live_agent(ctx: Context, agent_id: str) -> Agent | None:
     """The live (not disposed) agent of ``ctx``'s app whose ``id`` is ``agent_id``, if any."""
     agent = ctx._app.agents.get(agent_id)
     return agent if agent is not None and not agent.ctx.disposed else None
+
+
+def live_agents(ctx: Context) -> list[Agent]:
+    """Every live (not disposed) agent of ``ctx``'s app."""
+    return [agent for agent in list(ctx._app.agents.values()) if not agent.ctx.disposed]
 
 
 class Agent:

@@ -48,7 +48,7 @@ def _chains(bus: EventBus, scope: object) -> CallChains:
 class EventBus:
     """Listener registry shared by all contexts of one root."""
 
-    __slots__ = ("_entries", "_cache", "_scoped_cache", "_chains", "_global_chains", "probes", "hearing")
+    __slots__ = ("_entries", "_cache", "_scoped_cache", "_chains", "_global_chains", "probes", "hearing", "scope_checks")
 
     def __init__(self) -> None:
         self.probes: tuple[CallProbe, ...] = ()
@@ -62,6 +62,8 @@ class EventBus:
         self._scoped_cache: WeakIdentityDict[Any, dict[str, tuple[Callable[..., Any], ...]]] = WeakIdentityDict()
         self._chains: WeakIdentityDict[Any, CallChains] = WeakIdentityDict()
         self._global_chains: CallChains | None = None
+        self.scope_checks: tuple[Callable[[object], None], ...] = ()
+        """Told the scope of each listener added for one agent; one that raises refuses the listener (a plugin's veto)."""
 
     def add(self, name: str, listener: Callable[..., Any], scope: object, *, prepend: bool) -> Callable[[], None]:
         """Add a listener; returns the action that removes exactly this entry."""
@@ -72,6 +74,14 @@ class EventBus:
         else:
             entries.append(entry)
         self._forget()
+        if scope is not None and self.scope_checks:
+            try:
+                for check in self.scope_checks:
+                    check(scope)
+            except BaseException:
+                entries.remove(entry)
+                self._forget()
+                raise
 
         def remove() -> None:
             try:

@@ -23,6 +23,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Final, Literal, Protocol, get_args
 
 if TYPE_CHECKING:
+    from dsh_tools.approval import ApprovalDecision
     from dsh_tools.decisions import PostToolDecision, PreToolDecision
     from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolProgress
 
@@ -76,6 +77,21 @@ class CallSlots(Protocol):
     @property
     def parent(self) -> CallSlots | None:
         """The state of the call whose body made this one, while it runs."""
+        ...
+
+    @property
+    def thread_slot(self) -> object:
+        """Where the call's answer goes in its thread (a ``ThreadSlot``), or ``None``."""
+        ...
+
+    @property
+    def decision(self) -> ApprovalDecision | None:
+        """The recorded decision the call continues (a resume), or ``None``."""
+        ...
+
+    @property
+    def rule(self) -> object:
+        """The remembered rule (an ``ApprovalRule``) that approved or denied the call, if one did."""
         ...
 
 

@@ -40,9 +40,9 @@ from starlette.routing import Route
 
 from dsh_tools.inspector.access import Access, cookie_name, csrf_token, request_port
 from dsh_tools.inspector.live import LIVE_POLL_SECONDS, MAX_STREAMS, LiveFeed
-from dsh_tools.inspector.views import MAX_ROWS, parked_view, record_view, spilled_locator
+from dsh_tools.inspector.views import MAX_ROWS, parked_view, record_view, rule_view, spilled_locator
 from dsh_tools.outcome import OUTCOMES
-from dsh_tools.store.protocol import CallStore
+from dsh_tools.store.protocol import CallStore, RuleStore
 from dsh_tools.store.spilled import MAX_PAGE_CHARS, SpillStore
 from dsh_tools.store.sql import StoreError
 
@@ -92,9 +92,11 @@ def inspector_app(
             return response
         since = feed.position()  # before the reads: the stream replays whatever changes after them
         parked, records = await store.parked(), await store.journal(limit=100)
+        remembered = await store.rules() if isinstance(store, RuleStore) else []
         initial = {
             "approvals": [parked_view(call) for call in parked],
             "journal": [record_view(r) for r in records],
+            "rules": [rule_view(rule) for rule in remembered],
             "since": since,
         }
         page = head.encode() + _script_safe(orjson.dumps(initial)) + tail.encode()
@@ -131,11 +133,9 @@ def inspector_app(
         return _json({"text": page.text, "offset": page.offset, "nextOffset": page.next_offset, "total": page.total})
 
     async def decide(request: Request) -> Response:
-        if not hmac.compare_digest(request.headers.get("x-csrf-token", "").encode(), csrf.encode()):
-            return PlainTextResponse("missing or wrong X-CSRF-Token", 403)
-        origin = request.headers.get("origin")
-        if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
-            return PlainTextResponse("cross-origin request refused", 403)
+        refused = _refused(request, csrf)
+        if refused is not None:
+            return refused
         body = await request.body()
         if len(body) > 1024 * 1024:
             return PlainTextResponse("request too large", 413)
@@ -144,17 +144,47 @@ def inspector_app(
         except orjson.JSONDecodeError:
             return PlainTextResponse("the body is not JSON", 400)
         if not isinstance(form, dict) or "approvalId" not in form or "outcome" not in form:
-            return PlainTextResponse('the body is {"approvalId": ..., "outcome": ..., "arguments"?: ...}', 400)
+            return PlainTextResponse(
+                'the body is {"approvalId": ..., "outcome": ..., "arguments"?: ..., "message"?: ..., "remember"?: true}', 400
+            )
+        remember = form.get("remember")
+        if remember not in (None, False, True):
+            return PlainTextResponse("remember is true or false", 400)
         try:
             decision = await store.decide(
-                form["approvalId"], form["outcome"], arguments=form.get("arguments"), decided_by="inspector"
+                form["approvalId"], form["outcome"], arguments=form.get("arguments"), decided_by="inspector",
+                message=form.get("message") or None, remember="agent" if remember else None,
             )
         except KeyError as error:
             return PlainTextResponse(f"cannot decide: {error}", 404)
         except (TypeError, ValueError) as error:
             return PlainTextResponse(f"cannot decide: {error}", 400)
         feed.poke()
-        return _json({"approvalId": decision.approval_id, "outcome": decision.outcome})
+        answer = {"approvalId": decision.approval_id, "outcome": decision.outcome}
+        if decision.rule_id is not None:
+            answer["ruleId"] = decision.rule_id
+        return _json(answer)
+
+    async def rules(request: Request) -> Response:
+        if not isinstance(store, RuleStore):
+            return _json([])
+        return _json([rule_view(rule) for rule in await store.rules()])
+
+    async def forget(request: Request) -> Response:
+        refused = _refused(request, csrf)
+        if refused is not None:
+            return refused
+        try:
+            form = orjson.loads(await request.body())
+        except orjson.JSONDecodeError:
+            return PlainTextResponse("the body is not JSON", 400)
+        if not isinstance(form, dict) or type(form.get("ruleId")) is not str or not isinstance(store, RuleStore):
+            return PlainTextResponse('the body is {"ruleId": ...}', 400)
+        try:
+            await store.forget_rule(form["ruleId"])
+        except KeyError as error:
+            return PlainTextResponse(f"cannot forget: {error}", 404)
+        return _json({"ruleId": form["ruleId"], "forgotten": True})
 
     async def events(request: Request) -> Response:
         stream = feed.open(request.headers.get("last-event-id") or request.query_params.get("since"))
@@ -177,6 +207,8 @@ def inspector_app(
         Route("/api/journal", guarded(journal)),
         Route("/api/spilled", guarded(spilled)),
         Route("/api/decide", guarded(decide), methods=["POST"]),
+        Route("/api/rules", guarded(rules)),
+        Route("/api/forget", guarded(forget), methods=["POST"]),
         Route("/api/events", guarded(events)),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
@@ -190,6 +222,16 @@ _NO_STORE: Final = {"cache-control": "no-store"}
 def _script_safe(data: bytes) -> bytes:
     """JSON that cannot end the ``<script>`` element holding it (``</script>`` in a value stays text)."""
     return data.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
+
+
+def _refused(request: Request, csrf: str) -> Response | None:
+    """Why a state-changing request is refused (no CSRF token, another origin), or ``None``."""
+    if not hmac.compare_digest(request.headers.get("x-csrf-token", "").encode(), csrf.encode()):
+        return PlainTextResponse("missing or wrong X-CSRF-Token", 403)
+    origin = request.headers.get("origin")
+    if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
+        return PlainTextResponse("cross-origin request refused", 403)
+    return None
 
 
 def _json(value: object) -> Response:

@@ -15,9 +15,9 @@ from typing import Any, Final
 
 from dsh_tools.json_values import JsonValue, thaw_json
 from dsh_tools.store.base import preview
-from dsh_tools.store.records import CallRecord, ParkedCall
+from dsh_tools.store.records import ApprovalRule, CallRecord, ParkedCall
 
-__all__ = ["MAX_FIELD_BYTES", "MAX_ROWS", "parked_view", "record_view", "spilled_locator"]
+__all__ = ["MAX_FIELD_BYTES", "MAX_ROWS", "parked_view", "record_view", "rule_view", "spilled_locator"]
 
 MAX_FIELD_BYTES: Final = 16 * 1024
 """The most JSON one payload field may take in a response; larger ones come as a preview and their size."""
@@ -44,6 +44,7 @@ def parked_view(call: ParkedCall) -> dict[str, Any]:
         "reason": call.reason,
         "card": _bounded(call.card),
         "createdAt": call.created_at,
+        "expiresAt": call.expires_at,
         "parentCallId": call.parent_call_id,
     }
 
@@ -66,6 +67,9 @@ def record_view(record: CallRecord, *, detail: bool = False) -> dict[str, Any]:
         "endedAt": record.ended_at,
         "parentCallId": record.parent_call_id,
         "approvalId": record.approval_id,
+        "decidedBy": record.decided_by,
+        "decisionMessage": record.decision_message,
+        "approvalRule": record.approval_rule,
     }
     spilled = _spilled(record)
     if spilled is not None:
@@ -87,3 +91,16 @@ def spilled_locator(record: CallRecord) -> str | None:
     spilled = _spilled(record)
     locator = spilled.get("locator") if spilled is not None else None
     return locator if type(locator) is str else None
+
+
+def rule_view(rule: ApprovalRule) -> dict[str, Any]:
+    """A remembered rule as the rules list shows it."""
+    return {
+        "ruleId": rule.rule_id,
+        "agentId": rule.agent_id,
+        "tool": rule.tool_name,
+        "outcome": rule.outcome,
+        "message": rule.message,
+        "decidedBy": rule.decided_by,
+        "createdAt": rule.created_at,
+    }

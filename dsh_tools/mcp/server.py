@@ -51,6 +51,8 @@ from dsh_tools.hooks import PreNext
 from dsh_tools.context.context import Agent, Context
 from dsh_tools.json_values import dumps, thaw_json
 from dsh_tools.mcp.content import to_mcp_content
+from dsh_tools.pipeline.plan import plan_of
+from dsh_tools.pipeline.remembered import remembered
 from dsh_tools.execution import ToolProgress
 from dsh_tools.signals import AbortController, AbortSignal
 from dsh_tools.system_prompt.records import AssembleContext
@@ -155,6 +157,8 @@ class _Served:
         call = _CURRENT.get()
         if type(decision) is not Ask or call is None or call.served is not self or not _can_elicit(call.session):
             return decision
+        if await remembered(plan_of(execution) or self.ctx.tools, execution) is not None:
+            return decision  # a remembered decision answers it at approval: the client is not asked
         name = execution.name
         reason = f" ({decision.reason})" if decision.reason else ""
         message = f'Allow tool "{name}"{reason}?\nArguments: {dumps(execution.arguments).decode()}'

@@ -31,6 +31,7 @@ from dsh_tools.mcp.connection import Connection
 from dsh_tools.mcp.content import from_mcp_content
 from dsh_tools.mcp.errors import McpToolError
 from dsh_tools.mcp.input_schema import input_validator
+from dsh_tools.tool_types import NeedsApproval
 
 __all__ = ["McpTool", "supported_output_schema"]
 
@@ -45,25 +46,46 @@ def supported_output_schema(schema: Mapping[str, Any] | None) -> Mapping[str, An
 class McpTool:
     """The raw definition of one server tool, registered under ``name`` (``remote_name`` on the wire)."""
 
-    __slots__ = ("_connection", "_validate", "description", "name", "output_schema", "parameters", "remote_name", "timeout_ms")
+    __slots__ = (
+        "_connection", "_validate", "description", "idempotent", "name", "needs_approval", "output_schema", "parameters",
+        "remote_name", "timeout_ms",
+    )
 
-    def __init__(self, tool: mt.Tool, *, name: str, connection: Connection, timeout_ms: float | None) -> None:
+    def __init__(
+        self,
+        tool: mt.Tool,
+        *,
+        name: str,
+        connection: Connection,
+        timeout_ms: float | None,
+        needs_approval: NeedsApproval = False,
+        trust_hints: bool = False,
+    ) -> None:
         self.name = name
         self.remote_name = tool.name
         self.description = tool.description or tool.title or tool.name
         self.parameters: Mapping[str, Any] = tool.input_schema
         self.output_schema = supported_output_schema(tool.output_schema)
         self.timeout_ms = timeout_ms
+        self.needs_approval = needs_approval
+        # A server's idempotentHint is its own claim: a call runs again on the strength of it only when trusted.
+        hints = tool.annotations
+        self.idempotent = trust_hints and hints is not None and hints.idempotent_hint is True
         self._connection = connection
         self._validate = input_validator(tool.input_schema)
 
+    def validate(self, args: object) -> list[str]:
+        """The violations of ``args`` against the server's ``inputSchema`` (a call that needs approval is checked first)."""
+        violations = self._validate(thaw_json(args))
+        if not violations and not isinstance(args, Mapping):
+            violations = [f"(root): expected object, got {type(args).__name__}"]
+        return violations
+
     async def execute(self, args: JsonValue, exec: ToolExecution) -> Sequence[ContentBlock] | ToolOutput:  # noqa: A002
-        arguments = thaw_json(args)
-        violations = self._validate(arguments)
-        if not violations and not isinstance(arguments, dict):
-            violations = [f"(root): expected object, got {type(arguments).__name__}"]
+        violations = self.validate(args)
         if violations:
             raise ToolArgsError(violations)
+        arguments = thaw_json(args)
         assert isinstance(arguments, dict)
         result = await self._connection.call(self.remote_name, arguments, exec.signal, _ProgressRelay(exec))
         content = from_mcp_content(result.content)

@@ -40,7 +40,7 @@ from dsh_tools.json_values import dumps
 from dsh_tools.mcp.connection import DEFAULT_MAX_MESSAGE_BYTES, Connection, ServerParameters, open_connection, wrap_session
 from dsh_tools.mcp.errors import McpClosedError, McpProtocolError
 from dsh_tools.mcp.tool import McpTool
-from dsh_tools.tool_types import check_timeout_ms
+from dsh_tools.tool_types import NeedsApproval, check_needs_approval, check_timeout_ms
 
 __all__ = ["McpToolset", "mcp_tools"]
 
@@ -65,8 +65,12 @@ class McpToolset:
         timeout_ms: float | None,
         max_tools: int = DEFAULT_MAX_TOOLS,
         relisting_may_shadow: bool = False,
+        needs_approval: NeedsApproval = False,
+        trust_hints: bool = False,
     ) -> None:
         self._ctx = ctx
+        self._needs_approval = needs_approval
+        self._trust_hints = trust_hints
         self._connection = connection
         self._prefix = prefix
         self._allow = allow
@@ -185,7 +189,10 @@ class McpToolset:
                     self.local_name(remote),
                 )
                 continue
-            definition = McpTool(tool, name=self.local_name(remote), connection=self._connection, timeout_ms=self._timeout_ms)
+            definition = McpTool(
+                tool, name=self.local_name(remote), connection=self._connection, timeout_ms=self._timeout_ms,
+                needs_approval=self._needs_approval, trust_hints=self._trust_hints,
+            )
             try:
                 undo = self._ctx.tools.register(definition)
             except (ValueError, TypeError) as error:
@@ -280,6 +287,8 @@ async def mcp_tools(
     max_tools: int = DEFAULT_MAX_TOOLS,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     relisting_may_shadow: bool = False,
+    needs_approval: NeedsApproval = False,
+    trust_hints: bool = False,
 ) -> McpToolset:
     """Connect to an MCP server and register its tools through ``ctx``.
 
@@ -303,6 +312,13 @@ async def mcp_tools(
     ``MCP_PROTOCOL_ERROR``;
     ``relisting_may_shadow=True`` lets a re-listing add names that shadow
     tools the server did not own at connect time.
+
+    ``needs_approval`` (``True`` or a callable, as for ``define_tool``) makes
+    every call of the server's tools ask first (validated against the
+    server's schema before anyone is asked). A server's ``idempotentHint`` is
+    ignored unless ``trust_hints=True``, which then declares the tool
+    ``idempotent`` (an approved call of it may be retried, and run again by
+    ``recover``): the hint is the server's claim, not yours.
     """
     allowed, denied = _names(allow, "allow"), _names(deny, "deny") or frozenset()
     if prefix is not None and (type(prefix) is not str or not prefix):
@@ -311,6 +327,9 @@ async def mcp_tools(
         if type(bound) is not int or bound < 1:
             raise ValueError(f"mcp_tools({label}=...) must be a positive int")
     budget = check_timeout_ms(timeout_ms, "mcp_tools")
+    needs = check_needs_approval(needs_approval, "mcp_tools")
+    if type(trust_hints) is not bool:
+        raise TypeError("mcp_tools(trust_hints=...) takes True or False")
     ctx.tools  # noqa: B018 - fail before connecting when ctx has no registry (RuntimeError)
     if isinstance(session_or_params, ClientSession):
         connection = wrap_session(session_or_params)
@@ -326,6 +345,8 @@ async def mcp_tools(
             timeout_ms=budget,
             max_tools=max_tools,
             relisting_may_shadow=relisting_may_shadow,
+            needs_approval=needs,
+            trust_hints=trust_hints,
         )
     except BaseException:
         await connection.aclose()

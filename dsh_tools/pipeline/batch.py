@@ -37,7 +37,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from returns.result import Failure
 
@@ -57,7 +57,10 @@ from dsh_tools.pipeline.compose import (
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.observe import finalize, notify_result
 from dsh_tools.pipeline.outcomes import Settled, aborted_result, exception_result
-from dsh_tools.pipeline.plan import CallPlan, plan_call
+from dsh_tools.pipeline.plan import CallPlan, CallState, plan_call
+
+if TYPE_CHECKING:
+    from dsh_tools.store.records import ThreadSlot
 
 __all__ = ["DEFAULT_MAX_PARALLEL", "CallLane", "check_max_parallel", "execute_batch"]
 
@@ -75,11 +78,14 @@ def check_max_parallel(value: object, name: str = "max_parallel") -> int:
 class _Entry:
     """One submitted call and how far it has got."""
 
-    __slots__ = ("call", "future", "execution", "mode", "settled", "task", "plan")
+    __slots__ = ("call", "future", "execution", "mode", "settled", "task", "plan", "slot")
 
-    def __init__(self, call: ToolExecutionInput, future: asyncio.Future[ToolExecutionResult]) -> None:
+    def __init__(
+        self, call: ToolExecutionInput, future: asyncio.Future[ToolExecutionResult], slot: ThreadSlot | None
+    ) -> None:
         self.call = call
         self.future = future
+        self.slot = slot  # the thread slot the call fills: its plan's state gets it (a call settled at admission too)
         self.execution: ToolExecution | None = None
         self.mode: ExecutionMode | None = None
         self.settled: Settled | None = None
@@ -124,9 +130,9 @@ class CallLane:
             self._queue.popleft().future.cancel()
 
     # -- feeding ----------------------------------------------------------
-    def submit(self, call: ToolExecutionInput) -> asyncio.Future[ToolExecutionResult]:
-        """Queue ``call``; the future resolves with its result once it is recorded."""
-        entry = _Entry(call, asyncio.get_running_loop().create_future())
+    def submit(self, call: ToolExecutionInput, slot: ThreadSlot | None = None) -> asyncio.Future[ToolExecutionResult]:
+        """Queue ``call`` (``slot``: its place in a thread's step); the future resolves with its result once it is recorded."""
+        entry = _Entry(call, asyncio.get_running_loop().create_future(), slot)
         self._queue.append(entry)
         self._wake_up()
         return entry.future
@@ -194,6 +200,7 @@ class CallLane:
         if entry.settled is not None or execution is None:
             return
         plan = entry.plan = plan_call(self._host, execution)
+        plan.state.thread_slot = entry.slot
         opened = await open_call(plan, execution, self._gates)
         if type(opened) is Failure:
             entry.settled = opened.failure()
@@ -214,7 +221,11 @@ class CallLane:
         if settled is None:
             assert entry.execution is not None
             settled = await close_call(host, entry.execution, _dispatch_result(entry))
-        result = await notify_result(host, finalize(settled), deferred_commits=self.commits)
+        seeded = None
+        if entry.plan is None and entry.slot is not None:  # settled at admission: its slot is still filled
+            seeded = CallState()
+            seeded.thread_slot = entry.slot
+        result = await notify_result(host, finalize(settled), deferred_commits=self.commits, state=seeded)
         if self._on_recorded is not None:
             self._on_recorded(result)
         if entry is self._barrier:
@@ -277,15 +288,20 @@ async def execute_batch(
     *,
     max_parallel: int = DEFAULT_MAX_PARALLEL,
     gates: Sequence[Gate] = STANDARD_GATES,
+    thread_slots: Sequence[ThreadSlot] | None = None,
 ) -> list[ToolExecutionResult]:
     """Run sibling calls (one assistant message) through the pipeline; results in input order.
 
     Every call ends in exactly one result, bad input included (like
     ``execute``, nothing a call does raises). ``max_parallel < 1`` raises
-    ``ValueError``; ``max_parallel=1`` is serial.
+    ``ValueError``; ``max_parallel=1`` is serial. ``thread_slots`` (one per
+    call) are the calls' places in a thread's open step (``dsh_tools.threads``).
     """
     lane = CallLane(host, max_parallel=max_parallel, gates=gates, defer_commits=True)
-    futures = [lane.submit(call) for call in calls]
+    calls = list(calls)
+    if thread_slots is not None and len(thread_slots) != len(calls):
+        raise ValueError("execute_batch(thread_slots=...) takes one slot per call")
+    futures = [lane.submit(call, None if thread_slots is None else thread_slots[i]) for i, call in enumerate(calls)]
     try:
         await lane.drive()
     finally:

@@ -37,6 +37,7 @@ from dsh_tools.pipeline.post_execute import post_execute
 from dsh_tools.pipeline.plan import CallPlan, plan_call
 from dsh_tools.pipeline.pre_execute import pre_execute
 from dsh_tools.pipeline.spill import spill
+from dsh_tools.pipeline.queued import dispatch_queued
 
 __all__ = [
     "CANCELLED",
@@ -107,7 +108,7 @@ async def open_call(
 
 
 async def dispatch_call(host: PipelineHost, execution: ToolExecution) -> ToolExecutionResult:
-    """Dispatch, then the abort rule: a success whose call was aborted meanwhile becomes ``ABORTED``.
+    """Dispatch (here, or on the plan's queue: :mod:`.queued`), then the abort rule: a success whose call was aborted meanwhile becomes ``ABORTED``.
 
     Failures, denials and timeouts keep their own result. If this task is
     cancelled, the body is cancelled with it (the ``CancelledError`` reaches
@@ -115,18 +116,24 @@ async def dispatch_call(host: PipelineHost, execution: ToolExecution) -> ToolExe
     ``ABORTED_BEFORE_DISPATCH`` if the body had not started) once it has ended.
     """
     plan = host if type(host) is CallPlan else plan_call(host, execution)
-    for probe in plan.probes["starting"]:  # the journal commits a leased running record before the body
-        pending = probe.starting(plan.state, execution)
-        if pending is not None:
-            await pending
+    try:
+        for probe in plan.probes["starting"]:  # the journal commits a leased running record before the body
+            pending = probe.starting(plan.state, execution)
+            if pending is not None:
+                await pending
+    except asyncio.CancelledError:  # cancelled before the body could start: recorded, like any call
+        if not cancel_requested():
+            raise
+        return aborted_result(execution, "ABORTED_BEFORE_DISPATCH", CANCELLED)
     probes = plan.probes["dispatching"]
     tokens: list[object] | None = None
     if probes:  # a loop, not a comprehension: no extra frame on the instrumented hot path
         tokens = []
         for probe in probes:
             tokens.append(probe.dispatching(plan.state, execution))
+    queue = plan.queue
     try:
-        result = await dispatch(plan, execution)
+        result = await (dispatch(plan, execution) if queue is None else dispatch_queued(plan, queue, execution))
     except asyncio.CancelledError:
         if not cancel_requested():
             raise

@@ -36,7 +36,11 @@ def finalize(settled: Settled) -> Settled:
 
 
 async def notify_result(
-    host: PipelineHost, settled: Settled, *, deferred_commits: list[Awaitable[None]] | None = None
+    host: PipelineHost,
+    settled: Settled,
+    *,
+    deferred_commits: list[Awaitable[None]] | None = None,
+    state: CallState | None = None,
 ) -> ToolExecutionResult:
     """Tell every observer of the call's scope; return the (unchanged) result.
 
@@ -49,6 +53,8 @@ async def notify_result(
     A probe's commit (the call journal's) is awaited before the result is
     returned, or, given ``deferred_commits``, added to it for the caller to
     await before it hands any result back (a batch commits its calls together).
+    ``state`` is the facts of a call that settled before it was planned (its
+    thread slot); a plan brings its own.
     """
     execution, result = settled.execution, settled.result
     fatal: BaseException | None = None
@@ -58,7 +64,8 @@ async def notify_result(
         close_plan(host, execution)
     else:  # settled before it was planned (at admission), or a stage called on its own
         events = host.events
-        observers, probes, state = events.listeners(EVENT, execution.agent), events.hearing["settled"], CallState()
+        observers, probes = events.listeners(EVENT, execution.agent), events.hearing["settled"]
+        state = state if state is not None else CallState()
     for probe in probes:
         commit = probe.settled(state, execution, result)
         if commit is not None:

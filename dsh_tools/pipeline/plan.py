@@ -35,6 +35,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from dsh_tools.context.events import EventBus, ProbeHook
+from dsh_tools.dbos.seam import dispatcher_of, route_of
 from dsh_tools.execution import ToolExecution, ToolExecutionToken
 from dsh_tools.pipeline.host import Guard, PipelineHost
 from dsh_tools.progress import deliver
@@ -42,14 +43,18 @@ from dsh_tools.signals import AbortController, AbortSignal
 from dsh_tools.tool_types import RegisteredTool
 
 if TYPE_CHECKING:
-    from dsh_tools.approval import ApprovalService
+    from dsh_tools.approval import ApprovalDecision, ApprovalService
+    from dsh_tools.store.records import ApprovalRule, ThreadSlot
     from dsh_tools.context.context import Agent
     from dsh_tools.execution import ToolExecutionResult, ToolProgress
     from dsh_tools.context.probes import CallProbe
+    from dsh_tools.dbos.seam import QueueDispatcher
 
-__all__ = ["Attempt", "CallPlan", "CallState", "plan_call", "plan_of"]
+__all__ = ["UNSET", "Attempt", "CallPlan", "CallState", "plan_call", "plan_of"]
 
 _UNSET: Final = object()
+UNSET: Final = _UNSET
+"""What a per-call fact that is looked up lazily holds before its lookup (``CallState.rule``)."""
 
 
 class Attempt:
@@ -92,6 +97,9 @@ class CallState:
         "parent_call_id",
         "journal",
         "trace",
+        "thread_slot",
+        "decision",
+        "rule",
         "_controller",
     )
 
@@ -132,6 +140,13 @@ class CallState:
         """The call journal's open entry for this call."""
         self.trace: object | None = None
         """The tracer's span for this call."""
+        self.thread_slot: ThreadSlot | None = None
+        """Where the call's answer goes in its thread (a call of a thread's turn): carried into its running
+        record, its park and its settlement, whose commit fills it."""
+        self.decision: ApprovalDecision | None = None
+        """The recorded decision the call continues (a resume): who decided, and the message a denial carries."""
+        self.rule: ApprovalRule | None | object = _UNSET
+        """The remembered rule that decided the call's approval (``None``: none applies; unset: not looked up)."""
         self._controller: AbortController | None = None
 
     def fallback_signal(self) -> AbortSignal:
@@ -164,6 +179,8 @@ class CallPlan:
         "guards",
         "probes",
         "parent",
+        "queue",
+        "dispatcher",
         "state",
         "events",
         "logger",
@@ -189,6 +206,10 @@ class CallPlan:
     probes: dict[ProbeHook, tuple[CallProbe, ...]]
     parent: CallPlan | None
     """The plan of the call whose body made this one (a Code Mode program's ``run_code``), while it runs."""
+    queue: str | None
+    """The queue this call's dispatch goes to (the registry's routing, ``boot(queues=...)``), or ``None``: here."""
+    dispatcher: QueueDispatcher | None
+    """Who runs a queued dispatch (:data:`~dsh_tools.dbos.seam.QUEUE_DISPATCHER`), looked up with the route."""
     state: CallState
     events: EventBus
     logger: logging.Logger
@@ -225,6 +246,10 @@ class CallPlan:
         setter(self, "guards", host.guards_for(agent))
         setter(self, "probes", events.hearing)
         setter(self, "parent", parent)
+        routes = getattr(host, "routes", None)  # the registry's routing table: read once, here
+        queue = route_of(routes, execution.name) if routes else None
+        setter(self, "queue", queue)
+        setter(self, "dispatcher", dispatcher_of(host) if queue is not None else None)
         setter(self, "state", state)
         setter(self, "events", events)
         setter(self, "logger", host.logger)

@@ -24,6 +24,7 @@ from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, failed, report_failure
 from dsh_tools.pipeline.plan import CallPlan
+from dsh_tools.pipeline.remembered import remembered
 from dsh_tools.pipeline.verdicts import park, settle_verdict
 
 __all__ = ["ask_approval", "decide", "pre_execute", "run_pre_execute"]
@@ -74,8 +75,13 @@ async def decide(
 
 
 async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -> Result[ToolExecution, Settled]:
-    """Service an ``Ask``: ``"allowed-once"`` continues, ``"deferred"`` parks, the rest deny with their own text."""
+    """Service an ``Ask``: a remembered rule decides first; else ``"allowed-once"`` continues, ``"deferred"`` parks, the rest deny."""
     name = execution.name
+    rule = await remembered(host, execution)
+    if rule is not None:
+        if rule.outcome == "allowed-once" and type(host) is CallPlan:
+            host.state.approved = True
+        return settle_verdict(execution, rule.outcome, rule.message)
     service = host.approval()
     if service is None:
         return denied(

@@ -29,14 +29,21 @@ AFTER_APPROVAL: tuple[Gate, ...] = (check_guards,)
 
 
 async def resume_call(
-    host: PipelineHost, execution: ToolExecution, verdict: str, *, gates: Sequence[Gate] = AFTER_APPROVAL
+    host: PipelineHost,
+    execution: ToolExecution,
+    verdict: str,
+    *,
+    message: str | None = None,
+    gates: Sequence[Gate] = AFTER_APPROVAL,
 ) -> ToolExecutionResult:
     """Settle ``verdict`` for a parked ``execution`` and run what follows approval; never raises for a participant.
 
-    ``host`` is the call's plan when the registry resumes (so the call is
-    known to be approved); any other host is planned here.
+    ``message`` is the decider's reason, which a denial's text carries
+    (``the user rejected tool "NAME": <message>``). ``host`` is the call's
+    plan when the registry resumes (so the call is known to be approved);
+    any other host is planned here.
     """
     if verdict == "allowed-once":
         host = plan_call(host, execution)
         host.state.approved = True
-    return await continue_call(host, settle_verdict(execution, verdict), gates)
+    return await continue_call(host, settle_verdict(execution, verdict, message), gates)

@@ -20,7 +20,7 @@ from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, exception_result, failed
 from dsh_tools.pipeline.plan import CallPlan
 
-__all__ = ["DENIALS", "ApprovalParking", "park", "pending_result", "settle_verdict"]
+__all__ = ["DENIALS", "ApprovalParking", "denial_text", "park", "pending_result", "settle_verdict"]
 
 DENIALS: Final[dict[str, str]] = {
     "rejected": 'the user rejected tool "{name}"',
@@ -39,18 +39,27 @@ class ApprovalParking(Protocol):
         ...
 
 
-def settle_verdict(execution: ToolExecution, verdict: str) -> Result[ToolExecution, Settled]:
-    """``"allowed-once"`` continues; a denial verdict settles with its text; anything else fails closed.
+def denial_text(verdict: str, name: str, message: str | None = None) -> str | None:
+    """What the model reads for a denial verdict on tool ``name`` (``: <message>`` when the decider said why); ``None`` for no denial."""
+    denial = DENIALS.get(verdict)
+    if denial is None:
+        return None
+    text = denial.format(name=name)
+    return f"{text}: {message}" if message else text
+
+
+def settle_verdict(execution: ToolExecution, verdict: str, message: str | None = None) -> Result[ToolExecution, Settled]:
+    """``"allowed-once"`` continues; a denial verdict settles with its text (and ``message``); anything else fails closed.
 
     ``verdict`` must already be an exact ``str`` (callers check the type first,
     so a hostile ``__eq__``/``__hash__`` never runs here).
     """
     if verdict == "allowed-once":
         return Success(execution)
-    denial = DENIALS.get(verdict)
-    if denial is None:
+    text = denial_text(verdict, execution.name, message)
+    if text is None:
         return failed(execution, StageFailure(f"approval service returned {verdict!r}, not a known outcome"))
-    return denied(execution, denial.format(name=execution.name), "approval-rejected")
+    return denied(execution, text, "approval-rejected")
 
 
 async def park(host: object, execution: ToolExecution, reason: str | None) -> Failure[Settled]:

@@ -38,7 +38,7 @@ from dsh_tools.json_values import FrozenJson, JsonValue, thaw_json
 from dsh_tools.pipeline.outcomes import Settled, exception_result
 from dsh_tools.tool_types import RegisteredTool
 from dsh_tools.store.protocol import CallStore
-from dsh_tools.store.records import ParkedCall
+from dsh_tools.store.records import ParkedCall, ThreadSlot
 
 if TYPE_CHECKING:
     from dsh_tools.registry.registry import ToolRegistry
@@ -79,18 +79,31 @@ def _card(tool: RegisteredTool, arguments: JsonValue) -> JsonValue | None:
 class ParkingLot:
     """The registry's side of parked calls, over whatever store it was given."""
 
-    def __init__(self, store: CallStore, *, max_per_agent: int, lease_seconds: float) -> None:
+    def __init__(
+        self, store: CallStore, *, max_per_agent: int, lease_seconds: float, ttl_seconds: float | None = None
+    ) -> None:
         self.store = store
         self.max_per_agent = max_per_agent
         self.lease_seconds = lease_seconds
+        self.ttl_seconds = ttl_seconds
+        """How long a parked call waits for a verdict before it expires (``None``: for ever)."""
 
     async def park(
-        self, tools: ToolRegistry, execution: ToolExecution, reason: str | None, parent: str | None, *, hold: bool = False
-    ) -> str:
-        """Commit ``execution`` as a parked call and return its approval id; raise if it cannot wait.
+        self,
+        tools: ToolRegistry,
+        execution: ToolExecution,
+        reason: str | None,
+        parent: str | None,
+        *,
+        hold: bool = False,
+        slot: ThreadSlot | None = None,
+    ) -> ParkedCall:
+        """Commit ``execution`` as a parked call and return it as stored; raise if it cannot wait.
 
         ``hold``: a Code Mode sub-call, kept out of sight until its program is
         attached (``ParkState``): a reader never sees one without the other.
+        ``slot``: the thread slot the call's settlement fills (the park marks
+        it waiting, in the same commit).
         """
         agent = execution.agent
         if agent is None:
@@ -100,6 +113,7 @@ class ParkingLot:
         tool = tools.resolve(execution.name, agent)
         if tool is None:
             raise ApprovalUnavailableError(f'tool "{execution.name}" is no longer registered')
+        now = time.time()
         call = ParkedCall(
             approval_id=secrets.token_hex(16),  # hex: an id never starts with '-', which a command line would read as an option
             agent_id=agent.id,
@@ -110,13 +124,15 @@ class ParkingLot:
             description=tool.description,
             parameters=tool.parameters,
             fingerprint=fingerprint(tool),
-            created_at=time.time(),
+            created_at=now,
             reason=reason,
             output_schema=tool.output_schema,
             card=_card(tool, execution.arguments),
             parent_call_id=parent,
             idempotency_key=execution.idempotency_key,
             state="held" if hold else "parked",
+            expires_at=None if self.ttl_seconds is None else now + self.ttl_seconds,
+            thread_slot=slot,
         )
         call = call.set(digest=parked_digest(call))
         try:
@@ -131,7 +147,7 @@ class ParkingLot:
                 f'tool "{execution.name}" needs approval, but agent {agent.name!r} already has '
                 f"{self.max_per_agent} calls waiting (max_parked_per_agent)"
             )
-        return call.approval_id
+        return call
 
     def pending(self, tools: ToolRegistry, parked: ParkedCall) -> PendingApproval:
         """The registry's view of a stored parked call (``execution.agent`` is ``None`` if no live agent holds it)."""
@@ -148,17 +164,20 @@ class ParkingLot:
             created_at=parked.created_at,
             parent_call_id=parked.parent_call_id,
             decision=parked.decision,
+            expires_at=parked.expires_at,
         )
 
     async def run_claimed(self, tools: ToolRegistry, claimed: ParkedCall, agent: Agent, execution: ToolExecution) -> ToolExecutionResult:
         """Run a call this process claimed, renewing its lease, and mark it done however it settles."""
         renewing = asyncio.get_running_loop().create_task(self._renew(claimed.approval_id))
+        result: ToolExecutionResult | None = None
         try:
-            return await tools.run_parked(claimed, execution, self.stale_reason(tools, claimed, agent))
+            result = await tools.run_parked(claimed, execution, self.stale_reason(tools, claimed, agent))
+            return result
         finally:
             renewing.cancel()
             try:
-                await self.store.finish(claimed.approval_id, owner=OWNER)
+                await self.store.finish(claimed.approval_id, owner=OWNER, outcome=None if result is None else result.outcome)
             except Exception as error:  # noqa: BLE001 - the call ran; its lease lapses and it is listed as interrupted
                 self.store.note_failure(error)
 

@@ -38,7 +38,8 @@ from dsh_tools.registry.leases import Leases
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.tool_types import RegisteredTool
 from dsh_tools.store.protocol import CallStore
-from dsh_tools.store.records import CallRecord, SessionEvent
+from dsh_tools.store.records import ApprovalRule, CallRecord, SessionEvent, ThreadSlot
+from dsh_tools.store.thread_state import answer_of
 
 __all__ = ["CallJournal"]
 
@@ -52,11 +53,12 @@ class _Open:
 
     __slots__ = (
         "execution", "record_id", "started_at", "parent_call_id", "approval_id", "owner", "progress", "lease_until",
-        "fingerprint", "tool",
+        "fingerprint", "tool", "call",
     )
 
     def __init__(self, execution: ToolExecution, record_id: str, started_at: float, call: CallSlots, owner: str) -> None:
         self.execution, self.record_id, self.started_at, self.owner = execution, record_id, started_at, owner
+        self.call = call  # its state: the thread slot, and the decision or rule that approved it, read when it settles
         self.parent_call_id = call.parent_call_id
         self.approval_id = call.approval_id
         self.progress: dict[str, JsonValue] | None = None  # the latest report, kept with the record
@@ -274,11 +276,30 @@ def _approval_of(entry: _Open, result: ToolExecutionResult | None) -> str | None
     return None
 
 
+def _slot(entry: _Open) -> ThreadSlot | None:
+    slot = entry.call.thread_slot
+    return slot if type(slot) is ThreadSlot else None
+
+
+def _decided(call: CallSlots) -> dict[str, str | None]:
+    """Who decided the call's approval and what they said: its remembered rule's, or its recorded decision's."""
+    rule = call.rule
+    if type(rule) is ApprovalRule:
+        return {"approval_rule": rule.rule_id, "decided_by": rule.decided_by, "decision_message": rule.message}
+    decision = call.decision
+    if decision is None:
+        return {}
+    return {"approval_rule": decision.rule_id, "decided_by": decision.decided_by, "decision_message": decision.message}
+
+
 def _settled_record(
     entry: _Open, execution: ToolExecution, agent_id: str | None, approval_id: str | None,
     result: ToolExecutionResult, ended_at: float,
 ) -> CallRecord:
     error = result.error
+    slot = _slot(entry)
+    # A call waiting for approval fills nothing: its park marked the slot, and the model is told nothing yet.
+    answer = answer_of(result) if slot is not None and result.outcome != "approval-pending" else None
     # The execution's and the result's JSON fields are frozen by construction: carried, not walked again.
     return CallRecord._carrying(
         {"arguments": execution.arguments, "content": result.content, "value": result.value, "meta": result.meta},
@@ -286,7 +307,7 @@ def _settled_record(
         parent_call_id=entry.parent_call_id, approval_id=approval_id, progress=entry.progress, outcome=result.outcome,
         is_error=result.is_error, error=None if error is None else {"name": error.name, "code": error.code},
         ended_at=ended_at, idempotency_key=execution.idempotency_key or None, owner=entry.owner,
-        fingerprint=entry.fingerprint,
+        fingerprint=entry.fingerprint, thread_slot=slot, thread_answer=answer, **_decided(entry.call),
     )
 
 
@@ -304,5 +325,5 @@ def call_record(entry: _Open, result: ToolExecutionResult | None, ended_at: floa
         {"arguments": execution.arguments}, entry.record_id, execution.call_id, agent_id, execution.name,
         started_at=entry.started_at, parent_call_id=entry.parent_call_id, approval_id=entry.approval_id,
         progress=entry.progress, outcome="running", idempotency_key=execution.idempotency_key or None,
-        owner=entry.owner, lease_until=entry.lease_until, fingerprint=entry.fingerprint,
+        owner=entry.owner, lease_until=entry.lease_until, fingerprint=entry.fingerprint, thread_slot=_slot(entry),
     )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, cast
 
 from returns.result import Failure
 
-from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict, PendingApproval
+from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict, PendingApproval, Remember
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
 from dsh_tools.context.context import Agent, Context, live_agent
 from dsh_tools.json_values import FrozenJson, JsonValue
@@ -23,13 +23,16 @@ from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.plan import plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.code_mode import RUN_CODE_NAME
-from dsh_tools.registry.approvals import OWNER, decided_arguments, parked_key, stale_result, tampered, tampered_result
+from dsh_tools.registry.announce import DECIDED, PARKED, announce, hears
+from dsh_tools.registry.approvals import (
+    OWNER, decided_arguments, fingerprint, parked_key, stale_result, tampered, tampered_result,
+)
 from dsh_tools.registry.recovery import recover
 from dsh_tools.tool_types import describe_value
 from dsh_tools.signals import checked_signal
-from dsh_tools.store.protocol import CallStore
+from dsh_tools.store.protocol import CallStore, RuleStore
 from dsh_tools.store.sql import StoreUnavailable
-from dsh_tools.store.records import ParkedCall
+from dsh_tools.store.records import ApprovalRule, ParkedCall
 
 if TYPE_CHECKING:
     from dsh_tools.registry.registry import ToolRegistry, _Core
@@ -54,6 +57,11 @@ class ParkedCalls:
         """The call store in use: parked calls, decisions and the journal."""
         return self._core.lot.store
 
+    @property
+    def lease_seconds(self) -> float:
+        """How long a claim (a parked call run here, a thread step's calls) outlives this process unless renewed."""
+        return self._core.lot.lease_seconds
+
     async def pending_approvals(self, agent: Agent | None = None) -> list[PendingApproval]:
         """Parked calls from the store, oldest first: ``agent``'s (decided or not, not yet run), or every undecided one.
 
@@ -73,6 +81,9 @@ class ParkedCalls:
         outcome: ApprovalVerdict | None = None,
         *,
         arguments: JsonValue | None = None,
+        decided_by: str | None = None,
+        message: str | None = None,
+        remember: Remember | None = None,
         signal: AbortSignal | None = None,
     ) -> ToolExecutionResult:
         """Decide a parked call (unless ``outcome`` is ``None`` and it is decided) and run it here; its final result.
@@ -80,10 +91,16 @@ class ParkedCalls:
         ``"allowed-once"`` runs the call through the guards (as they are now),
         dispatch and ``tools/post-execute`` — with ``arguments`` instead of
         the model's, if given (validated like the model's); a denial settles
-        it with the usual denial text; an approval that no longer matches the
-        tool the human saw settles ``APPROVAL_STALE``. ``tools/result``
-        observers hear the call once more, and the journal records it linked
-        to the parked call (``approval_id``). The call runs under ``signal``.
+        it with the usual denial text, ``: <message>`` added when ``message``
+        says why; an approval that no longer matches the tool the human saw
+        settles ``APPROVAL_STALE``. ``remember="agent"`` also keeps the
+        decision as a rule for the agent's later calls of the tool (the tool
+        must still be the one that parked: ``ValueError`` otherwise).
+        ``tools/decided`` listeners hear the decision once it is committed.
+        ``tools/result`` observers hear the call once more, and the journal
+        records it linked to the parked call (``approval_id``), with who
+        decided and what they said. The call runs under ``signal``; a call of
+        a thread's turn fills its thread slot when it settles.
 
         Raises ``ValueError`` for an outcome outside the verdicts (or
         ``None`` with nothing decided yet), ``TypeError`` for a ``signal``
@@ -112,10 +129,36 @@ class ParkedCalls:
         if verdict is None and parked.state == "parked":
             raise ValueError(f"approval {approval_id!r} has no decision yet: pass one of {', '.join(APPROVAL_VERDICTS)}")
         if verdict is not None:
-            await store.decide(approval_id, outcome, arguments=arguments)  # type: ignore[arg-type]  # checked above
-        elif arguments is not None:
-            raise ValueError("arguments come with an outcome (edited arguments are part of a decision)")
+            if remember is not None:
+                self._check_rememberable(parked, agent)
+            decision = await store.decide(
+                approval_id, outcome, arguments=arguments, decided_by=decided_by, message=message, remember=remember,  # type: ignore[arg-type]  # checked above
+            )
+            await announce(self._ctx, DECIDED, agent, decision)
+        elif (arguments, decided_by, message, remember) != (None, None, None, None):
+            raise ValueError("arguments, decided_by, message and remember come with an outcome (they are part of a decision)")
         return await self._run_decided(approval_id, agent, checked)
+
+    def _check_rememberable(self, parked: ParkedCall, agent: Agent) -> None:
+        """``ValueError`` unless a rule for ``parked``'s tool could ever apply: the store keeps rules, the tool is as it parked."""
+        if not isinstance(self._core.lot.store, RuleStore):
+            raise ValueError(f"the store ({type(self._core.lot.store).__name__}) keeps no rules: remember is not available")
+        tool = self._registry().resolve(parked.tool_name, agent)
+        if tool is None:
+            raise ValueError(
+                f'tool "{parked.tool_name}" no longer exists for agent {agent.name!r}: a rule for it would never apply'
+            )
+        if fingerprint(tool) != parked.fingerprint:
+            raise ValueError(f'tool "{parked.tool_name}" changed since the call parked: a rule for it would never apply')
+
+    async def remembered_rule(self, execution: ToolExecution, /) -> ApprovalRule | None:
+        """Internal (:mod:`dsh_tools.pipeline.remembered`): the rule remembered for this call's agent and tool, as it is now."""
+        store, agent = self._core.lot.store, execution.agent
+        if not isinstance(store, RuleStore) or agent is None:
+            return None
+        plan = plan_of(execution)
+        tool = plan.tool if plan is not None else self._registry().resolve(execution.name, agent)
+        return None if tool is None else await store.rule_for(agent.id, execution.name, fingerprint(tool))
 
     async def recover(self, agent: Agent) -> list[ToolExecutionResult]:
         """Settle ``agent``'s calls that a stopped process left running (their lease lapsed); their results.
@@ -128,7 +171,7 @@ class ParkedCalls:
         once. See :mod:`dsh_tools.registry.recovery` and ``docs/durability.md``.
         """
         core = self._core
-        return await recover(self._registry(), agent, lease_seconds=core.lot.lease_seconds, queued=core.queued_recovery)
+        return await recover(self._registry(), agent, lease_seconds=core.lot.lease_seconds)
 
     async def resume_decided(self, agent: Agent) -> list[ToolExecutionResult]:
         """Run every decided, not yet run parked call of ``agent`` (those another process claims first are skipped)."""
@@ -186,9 +229,12 @@ class ParkedCalls:
         that made it), so its journal record says so.
         """
         plan = plan_call(self._registry(), execution)
-        plan.state.approval_id = parked.approval_id
+        state = plan.state
+        state.approval_id, state.decision = parked.approval_id, parked.decision
+        if parked.program is None:  # a parked program's slot is its rerun's (code_mode/replay.py), not the sub-call's
+            state.thread_slot = parked.thread_slot
         if parked.parent_call_id is not None:
-            plan.state.parent_call_id = parked.parent_call_id
+            state.parent_call_id = parked.parent_call_id
         if tampered(parked):  # what was read back is not what parked: nothing runs
             return await continue_call(plan, Failure(tampered_result(execution)), ())
         if parked.program is not None:
@@ -204,8 +250,9 @@ class ParkedCalls:
         """
         if stale is not None:
             return await continue_call(host, Failure(stale_result(execution, stale)), ())
-        assert parked.decision is not None  # claimed calls are decided
-        return await resume_call(host, execution, parked.decision.outcome)
+        decision = parked.decision
+        assert decision is not None  # claimed calls are decided
+        return await resume_call(host, execution, decision.outcome, message=decision.message)
 
     async def park_approval(self, execution: ToolExecution, reason: str | None, /) -> str:
         """Internal (:class:`~dsh_tools.pipeline.verdicts.ApprovalParking`): commit a deferred call."""
@@ -214,13 +261,28 @@ class ParkedCalls:
         parent = plan.state.parent_call_id if plan is not None else None
         # A program's sub-call is held until its program is attached (the program parks with it).
         hold = plan is not None and plan.parent is not None and plan.parent.name == RUN_CODE_NAME
-        approval_id = await core.lot.park(self._registry(), execution, reason, parent, hold=hold)
+        # A sub-call's approval holds up its program's call: that call's thread slot waits for it.
+        slot = None
+        if plan is not None:
+            slot = plan.state.thread_slot or (plan.state.parent.thread_slot if plan.state.parent is not None else None)
+        parked = await core.lot.park(self._registry(), execution, reason, parent, hold=hold, slot=slot)
         agent = execution.agent
         store = core.lot.store
         if agent is not None and not store.durable and agent not in core.forgetting:
             core.forgetting[agent] = None
             agent.ctx.track(lambda: store.forget_agent(agent.id))
-        return approval_id
+        if not hold and hears(self._ctx, PARKED, agent):
+            await announce(self._ctx, PARKED, agent, core.lot.pending(self._registry(), parked))
+        return parked.approval_id
+
+    async def announce_parked(self, approval_id: str) -> None:
+        """Internal (Code Mode): a held sub-call became visible with its program; tell ``tools/parked`` listeners."""
+        parked = await self._core.lot.store.get_parked(approval_id)
+        if parked is None:
+            return
+        agent = live_agent(self._ctx, parked.agent_id)
+        if hears(self._ctx, PARKED, agent):
+            await announce(self._ctx, PARKED, agent, self._core.lot.pending(self._registry(), parked))
 
     def _registry(self) -> ToolRegistry:
         return cast("ToolRegistry", self)  # the mixin's one host; no import of it, which imports this module

@@ -12,24 +12,32 @@ it (``store.interrupted()``), and a process holding the agent settles it:
   (outcome ``"unknown"``): its body may or may not have had its effect, so it
   is not run again. A program's text lists the sub-calls the journal shows
   ran.
+* a call of a **thread's step** that no record names (its process died
+  between committing the step and the call's first record) settles
+  ``TOOL_OUTCOME_UNKNOWN`` in its slot once the step's lease lapsed.
 
 Each call is first *taken* in the store, atomically, so of several processes
 recovering one agent at once, one settles each call. The settlement writes
 the interrupted record itself; if its first owner wakes after all, its late
-write becomes the record's ``late_note``, never a second outcome. Queued
-calls (a DBOS worker's) are asked about first, through whatever recovery a
-queue integration hands the registry.
+write becomes the record's ``late_note``, never a second outcome. A call whose
+dispatch went to a queue (a DBOS worker's) is asked about first: when the
+queue holds a dispatch of it, with the same idempotency key, that is not
+cancelled, the call settles with that dispatch's result (awaited if it still
+runs), and nothing is decided here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Final
 
 from returns.result import Failure, Success
 
 from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.context.context import Agent
+from dsh_tools.dbos.seam import dispatcher_of
 from dsh_tools.errors import ToolOutcomeUnknownError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, mint_idempotency_key
 from dsh_tools.json_values import FrozenJson, freeze_json
@@ -39,34 +47,89 @@ from dsh_tools.pipeline.plan import plan_call
 from dsh_tools.pipeline.resume import AFTER_APPROVAL
 from dsh_tools.registry.approvals import OWNER, fingerprint
 from dsh_tools.store.interrupted import claim_record
-from dsh_tools.store.protocol import LeaseStore
-from dsh_tools.store.records import CallRecord, InterruptedCall
+from dsh_tools.store.protocol import CallStore, LeaseStore, ThreadStore
+from dsh_tools.store.records import CallRecord, InterruptedCall, ThreadSlot
+from dsh_tools.store.thread_state import answer_of, orphaned
 from dsh_tools.content import text_block
 
 if TYPE_CHECKING:
     from dsh_tools.registry.registry import ToolRegistry
 
-__all__ = ["QueuedRecovery", "recover"]
+__all__ = ["QueuedResult", "recover"]
 
-QueuedRecovery = Callable[[Agent], Awaitable[Sequence[ToolExecutionResult]]]
-"""A queue integration's own recovery of an agent's queued calls (asked before the store's interrupted calls)."""
+QueuedResult = Callable[[str], Awaitable[ToolExecutionResult | None]]
+"""A queue's answer for an idempotency key: the result of its dispatch of that call, or ``None`` (none held)."""
+
+_SETTLED_BY_QUEUE: Final = frozenset({"ENQUEUED", "PENDING", "SUCCESS", "ERROR"})
+"""DBOS states in which the queue, not this recovery, has the call's result."""
 
 
-async def recover(
-    tools: ToolRegistry, agent: Agent, *, lease_seconds: float, queued: QueuedRecovery | None = None
-) -> list[ToolExecutionResult]:
+async def recover(tools: ToolRegistry, agent: Agent, *, lease_seconds: float) -> list[ToolExecutionResult]:
     """Settle every lapsed call of ``agent`` (see the module docstring); their results, oldest first."""
     if type(agent) is not Agent:
         raise TypeError(f"recover() takes an Agent, got {type(agent).__name__}")
-    results: list[ToolExecutionResult] = list(await queued(agent)) if queued is not None else []
-    store = tools.store
-    for call in await store.interrupted():
+    queued = await _queued_results(tools, agent)
+    results: list[ToolExecutionResult] = []
+    for call in await tools.store.interrupted():
         if call.agent_id != agent.id:
             continue
         record = await _take(tools, call, lease_seconds)
         if record is not None:
-            results.append(await _settle(tools, agent, record))
+            results.append(await _settle(tools, agent, record, queued))
+    results.extend(await _orphans(tools.store, agent))
     return results
+
+
+async def _queued_results(tools: ToolRegistry, agent: Agent) -> QueuedResult | None:
+    """How to ask the queue about ``agent``'s calls, if its registry routes any (asked once per recovery)."""
+    dispatcher = dispatcher_of(tools)
+    if dispatcher is None:
+        return None
+    held = {call.idempotency_key: call for call in await dispatcher.queued_calls_of(agent.id)}  # the latest dispatch wins
+
+    async def result_of(key: str) -> ToolExecutionResult | None:
+        call = held.get(key)
+        if call is None or call.status not in _SETTLED_BY_QUEUE:
+            return None
+        return await dispatcher.result_of(call)
+
+    return result_of
+
+
+async def _orphans(store: object, agent: Agent) -> list[ToolExecutionResult]:
+    """Settle the calls of ``agent``'s thread steps that no journal record names, once the step's lease lapsed.
+
+    Its process died between committing the turn's step and the call's first
+    record (a call still in its policy, or queued behind an exclusive
+    sibling): nothing else knows of the call. It may have started its body
+    (an idempotent call's record is written within the journal's window), so
+    it settles ``TOOL_OUTCOME_UNKNOWN``, in its slot.
+    """
+    if not isinstance(store, ThreadStore) or not isinstance(store, CallStore):
+        return []
+    settled: list[ToolExecutionResult] = []
+    now = time.time()
+    for state in await store.open_steps(agent.id):
+        step = state.step
+        assert step is not None  # open_steps lists open steps
+        records: list[CallRecord] = []
+        for index in orphaned(state, now):
+            slot = ThreadSlot(state.thread_id, step.number, index)
+            call_id = step.call_ids[index]
+            if any(r.thread_slot == slot for r in await store.journal(call_id=call_id, agent_id=agent.id, limit=1000)):
+                continue  # a record names it: the interrupted calls above settle it, or it settled
+            name = step.names[index] if index < len(step.names) else "unknown"
+            unknown = exception_result(call_id, ToolOutcomeUnknownError(name))
+            records.append(CallRecord(
+                f"orphan-{secrets.token_hex(8)}", call_id, agent.id, name, {}, "unknown", now, content=unknown.content,
+                is_error=True, error={"name": "ToolOutcomeUnknownError", "code": "TOOL_OUTCOME_UNKNOWN"}, ended_at=now,
+                idempotency_key=f"{state.thread_id}:{call_id}", owner=OWNER, thread_slot=slot,
+                thread_answer=answer_of(unknown),
+            ))
+            settled.append(unknown)
+        if records:
+            await store.write(records, ())  # one commit: the slots fill, and the step's answer with the last
+    return settled
 
 
 async def _take(tools: ToolRegistry, call: InterruptedCall, lease_seconds: float) -> CallRecord | None:
@@ -82,8 +145,10 @@ async def _take(tools: ToolRegistry, call: InterruptedCall, lease_seconds: float
     return claim_record(parked, owner=OWNER) if parked is not None else None
 
 
-async def _settle(tools: ToolRegistry, agent: Agent, record: CallRecord) -> ToolExecutionResult:
-    """Run ``record``'s call again if it may run twice, else settle it unknown; either way in its own record."""
+async def _settle(
+    tools: ToolRegistry, agent: Agent, record: CallRecord, queued: QueuedResult | None
+) -> ToolExecutionResult:
+    """Settle ``record``'s call: the queue's result, else again if it may run twice, else unknown; in its own record."""
     arguments = _whole(record.arguments)
     execution = ToolExecution._carrying(
         {"arguments": arguments}, tools.mint_token(), record.call_id, record.tool_name, agent=agent,
@@ -92,6 +157,11 @@ async def _settle(tools: ToolRegistry, agent: Agent, record: CallRecord) -> Tool
     plan = plan_call(tools, execution)
     state = plan.state
     state.record_id, state.approval_id, state.parent_call_id = record.record_id, record.approval_id, record.parent_call_id
+    state.thread_slot = record.thread_slot  # the settlement fills the thread slot the call left open
+    if queued is not None and record.idempotency_key is not None:
+        from_queue = await queued(record.idempotency_key)
+        if from_queue is not None:
+            return await continue_call(plan, Failure(Settled(execution, from_queue.set(call_id=execution.call_id))), ())
     tool = plan.tool
     again = (
         tool is not None

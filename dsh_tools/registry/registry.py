@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
-from dsh_tools.code_mode import READ_RESULT_NAME
+from dsh_tools.code_mode import READ_RESULT_NAME, RUN_CODE_NAME
 from dsh_tools.code_mode.plugin import Catalog, CodeMode, ToolMode
 from dsh_tools.code_mode.runtime import CodeLanguage
 from dsh_tools.context.session import SESSION_EVENT
@@ -34,12 +34,12 @@ from dsh_tools.context.context import Agent, Context
 from dsh_tools.context.identity import WeakIdentityDict
 from dsh_tools.context.events import EventBus
 from dsh_tools.context.services import APPROVAL, TOOLS
+from dsh_tools.dbos.seam import QUEUE_DISPATCHER, QueueDispatcher, check_routes, route_of
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL, execute_batch
 from dsh_tools.pipeline.classify import ExecutionMode, classify_input
 from dsh_tools.pipeline.compose import STANDARD_GATES, Gate, execute_call
 from dsh_tools.pipeline.host import Guard
 from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS, Orphans, check_grace_ms
-from dsh_tools.registry.recovery import QueuedRecovery
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED, ParkingLot
 from dsh_tools.registry.journal import CallJournal
 from dsh_tools.registry.parked_calls import ParkedCalls
@@ -49,6 +49,7 @@ from dsh_tools.registry.spilling import RESERVED_READER, Spilling
 from dsh_tools.tool_types import RegisteredTool, ToolDefinition, ToolSchema
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.store.protocol import CallStore
+from dsh_tools.registry.store_features import check_store_features
 
 if TYPE_CHECKING:
     from dsh_tools.approval import ApprovalService
@@ -66,7 +67,7 @@ class _Core:
 
     __slots__ = (
         "layers", "tokens", "lot", "journal", "forgetting", "orphans", "served", "added_gates", "gates", "code_mode",
-        "queued_recovery", "spilling",
+        "spilling",
     )
 
     def __init__(self, lot: ParkingLot, cancel_grace_ms: float) -> None:
@@ -81,8 +82,6 @@ class _Core:
         self.added_gates: tuple[Gate, ...] = ()  # by add_gate, in order
         self.gates: tuple[Gate, ...] = STANDARD_GATES  # what execute runs: the added gates, then the standard ones
         self.code_mode: CodeMode
-        # A queue integration's recovery of queued calls, which ``recover`` asks first (dsh_tools.dbos sets it).
-        self.queued_recovery: QueuedRecovery | None = None
         self.spilling: Spilling
 
     def check_unserved(self, names: Sequence[str], agent: Agent | None, suffix: str = "") -> None:
@@ -96,12 +95,14 @@ class _Core:
 class ToolRegistry(ParkedCalls):
     """Register tools, restrict and guard them, resolve them per agent, execute calls."""
 
-    __slots__ = ("_core", "_ctx", "events", "logger", "__weakref__")
+    __slots__ = ("_core", "_ctx", "events", "logger", "routes", "__weakref__")
 
     events: EventBus
     """Listeners by event name and scope: the app's bus, held here so a stage reads it without a call."""
     logger: logging.Logger
     """Where contained listener failures go (the app's logger)."""
+    routes: dict[str, str | None] | None
+    """Tool name (or ``"*"``) → the queue its calls' dispatch goes to (``queues=``); ``None``: every call runs here."""
 
     def __init__(
         self,
@@ -117,7 +118,10 @@ class ToolRegistry(ParkedCalls):
         catalog: Catalog = "full",
         catalog_chars: int = 6000,
         max_inline_bytes: int | None = None,
+        queues: Mapping[str, str | None] | None = None,
+        approval_ttl_seconds: float | None = None,
     ) -> None:
+        routes = check_routes(queues)
         if type(max_parked_per_agent) is not int or max_parked_per_agent < 0:
             raise ValueError("max_parked_per_agent must be an int >= 0")
         if type(lease_seconds) not in (int, float) or not 0.03 <= lease_seconds <= 86_400:
@@ -125,11 +129,13 @@ class ToolRegistry(ParkedCalls):
         if store is not None and not isinstance(store, CallStore):
             raise TypeError(f"store must be a CallStore (MemoryStore, SqliteStore, PostgresStore), got {type(store).__name__}")
         check_grace_ms(cancel_grace_ms, "cancel_grace_ms")
-        lot = ParkingLot(store if store is not None else MemoryStore(), max_per_agent=max_parked_per_agent, lease_seconds=float(lease_seconds))
+        store = store if store is not None else MemoryStore()
+        ttl = check_store_features(store, approval_ttl_seconds)
+        lot = ParkingLot(store, max_per_agent=max_parked_per_agent, lease_seconds=float(lease_seconds), ttl_seconds=ttl)
         self._core = _Core(lot, cancel_grace_ms)
         self._core.spilling = Spilling(max_inline_bytes, lambda: lot.store)
         self._ctx = ctx
-        self.events, self.logger = ctx.events, ctx.logger
+        self.events, self.logger, self.routes = ctx.events, ctx.logger, routes
         # Before anything is provided: the plugin checks its keywords and needs the SystemPrompt.
         self._core.code_mode = CodeMode(
             self, mode=mode, code_language=code_language, max_parallel_sub_calls=max_parallel_sub_calls,
@@ -141,13 +147,17 @@ class ToolRegistry(ParkedCalls):
         # Session events reach the store through the journal, which hears them on the bus.
         ctx.track(ctx.events.add(SESSION_EVENT, self._core.journal.record_event, None, prepend=False))
         ctx.provide(TOOLS, self)
+        if routes is not None and route_of(routes, RUN_CODE_NAME) is not None:
+            from dsh_tools.dbos.scoped import refuse_scoped_parts  # only a deployment that queues programs needs it
+
+            refuse_scoped_parts(self)
 
     def bind(self, ctx: Context) -> ToolRegistry:
         """This registry acting as ``ctx`` (what ``ctx.tools`` returns)."""
         view = object.__new__(ToolRegistry)
         view._core = self._core
         view._ctx = ctx
-        view.events, view.logger = self.events, self.logger
+        view.events, view.logger, view.routes = self.events, self.logger, self.routes
         return view
 
     # -- presentation: the Code Mode plugin's -----------------------------
@@ -410,6 +420,14 @@ class ToolRegistry(ParkedCalls):
 
     def approval(self) -> ApprovalService | None:
         return self._ctx.get(APPROVAL)
+
+    def queue_dispatcher(self) -> QueueDispatcher | None:
+        """Who runs this registry's queued dispatches (``QUEUE_DISPATCHER``), looked up when a routed call is planned."""
+        return self._ctx.get(QUEUE_DISPATCHER)
+
+    def restrictions_of(self, agent: Agent) -> tuple[tuple[frozenset[str] | None, frozenset[str]], ...]:
+        """``agent``'s ``restrict()`` calls in force, as ``(allow, deny)`` pairs (a queued call carries them to its worker)."""
+        return tuple((r.allow, r.deny) for r in self._core.layers.restrictions.get(agent, ()))
 
     def mint_token(self) -> ToolExecutionToken:
         token = mint_token()

@@ -9,15 +9,18 @@ from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, MAX_JOURNAL_LIMIT, PRE
 from dsh_tools.store.changes import ChangeCursor, ChangeSource, StoreChanges
 from dsh_tools.store.memory import DEFAULT_MAX_RECORDS, DEFAULT_MAX_SPILLED_BYTES, MemoryStore
 from dsh_tools.store.postgres import PostgresStore
-from dsh_tools.store.protocol import CallStore, LeaseStore
+from dsh_tools.store.protocol import ApprovalLog, CallStore, LeaseStore, RuleStore, ThreadStore
 from dsh_tools.store.records import (
     ApprovalDecision,
+    ApprovalEvent,
+    ApprovalRule,
     CallRecord,
     InterruptedCall,
     ParkedCall,
     ParkState,
     SessionEvent,
     StoreHealth,
+    ThreadSlot,
 )
 from dsh_tools.store.spilled import SpilledPage, SpillStore
 from dsh_tools.store.sql import SCHEMA_VERSION, StoreError, StoreUnavailable
@@ -33,10 +36,16 @@ __all__ = [
     "PREVIEW_CHARS",
     "SCHEMA_VERSION",
     "ApprovalDecision",
+    "ApprovalEvent",
+    "ApprovalLog",
+    "ApprovalRule",
     "CallRecord",
     "CallStore",
     "InterruptedCall",
     "LeaseStore",
+    "RuleStore",
+    "ThreadSlot",
+    "ThreadStore",
     "ChangeCursor",
     "ChangeSource",
     "MemoryStore",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from dsh_tools.store.sql import JournalRow
+from dsh_tools.store.rows import JournalRow
 
 __all__ = ["DEFAULT_MAX_BUFFERED", "JournalBacklog"]
 

@@ -8,11 +8,12 @@ or how large a journaled value may be.
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from types import TracebackType
 from typing import Final, Self, TypeGuard
 
-from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict
+from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict, Remember
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, frozen_or_raise
 from dsh_tools.json_walk import has_lone_surrogate
@@ -21,13 +22,18 @@ from dsh_tools.outcome import RecordOutcome
 from dsh_tools.store.interrupted import settle_interrupted
 from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, StoreHealth
 
-__all__ = ["DEFAULT_MAX_VALUE_BYTES", "PREVIEW_CHARS", "StoreBase", "check_decision", "preview", "storable_id"]
+__all__ = [
+    "DEFAULT_MAX_VALUE_BYTES", "MAX_MESSAGE_CHARS", "PREVIEW_CHARS", "StoreBase", "check_decision", "preview", "storable_id",
+]
 
 DEFAULT_MAX_VALUE_BYTES: Final = 64 * 1024
 """A journaled value (arguments, content, value, meta) larger than this, as JSON, is kept as a preview."""
 
 PREVIEW_CHARS: Final = 1024
 """How much of an oversized value's JSON text its preview keeps."""
+
+MAX_MESSAGE_CHARS: Final = 4000
+"""The longest message a decision may carry to the model (a denial's reason, not a document)."""
 
 _LOG = logging.getLogger("dsh_tools.store")
 
@@ -45,25 +51,55 @@ def storable_id(approval_id: object) -> TypeGuard[str]:
     return type(approval_id) is str and "\x00" not in approval_id and not has_lone_surrogate(approval_id)
 
 
+def _text(name: str, value: object) -> str | None:
+    """An optional text field of a decision: ``None``, or Unicode text without NUL (it reaches columns and models)."""
+    if value is None:
+        return None
+    if type(value) is not str:
+        raise TypeError(f"{name} must be a str or None, got {describe_value(value)}")
+    if has_lone_surrogate(value) or "\x00" in value:
+        raise ValueError(f"{name} must be Unicode text without NUL, got {ascii(value)[:80]}")
+    if len(value) > MAX_MESSAGE_CHARS:
+        raise ValueError(f"{name} is {len(value)} characters long; at most {MAX_MESSAGE_CHARS}")
+    return value
+
+
 def check_decision(
-    approval_id: object, outcome: object, arguments: object, decided_by: object
+    approval_id: object,
+    outcome: object,
+    arguments: object,
+    decided_by: object,
+    message: object = None,
+    remember: object = None,
 ) -> ApprovalDecision:
-    """The decision these untrusted inputs describe, or ``KeyError``/``ValueError``/``TypeError`` naming what is wrong."""
+    """The decision these untrusted inputs describe, or ``KeyError``/``ValueError``/``TypeError`` naming what is wrong.
+
+    ``message`` goes with a denial (the model reads it); with ``"allowed-once"``
+    it is a ``ValueError``. ``remember="agent"`` gives the decision a rule id
+    (the rule is stored with it); with edited arguments it is a ``ValueError``,
+    since a rule cannot remember arguments.
+    """
     if not storable_id(approval_id):
         raise KeyError(f"no parked call {describe_value(approval_id)}")
     if type(outcome) is not str or outcome not in APPROVAL_VERDICTS:
         raise ValueError(f"a decision is one of {', '.join(APPROVAL_VERDICTS)}; got {describe_value(outcome)}")
-    if decided_by is not None and type(decided_by) is not str:
-        raise TypeError("decided_by must be a str or None")
-    if decided_by is not None and has_lone_surrogate(decided_by):
-        raise ValueError(f"decided_by must be Unicode text, got {ascii(decided_by)[:80]} (a lone surrogate)")
+    by, said = _text("decided_by", decided_by), _text("message", message)
+    if said is not None and outcome == "allowed-once":
+        raise ValueError("a message goes with a denial ('rejected', 'cancelled'): the model reads it instead of a result")
+    if remember is not None and (type(remember) is not str or remember != "agent"):
+        raise ValueError(f'remember takes "agent" or None, got {describe_value(remember)}')
+    if remember is not None and outcome == "unavailable":
+        raise ValueError("'unavailable' says nobody could answer: it cannot be remembered")
     frozen: FrozenJson | None = None
     if arguments is not None:
         if outcome != "allowed-once":
             raise ValueError("edited arguments come only with an 'allowed-once' decision")
+        if remember is not None:
+            raise ValueError("a remembered decision applies to later calls, whatever their arguments: it cannot carry edited ones")
         frozen = frozen_or_raise(arguments, lambda why: TypeError(f"edited arguments are not JSON: {why}"))
     verdict: ApprovalVerdict = outcome  # type: ignore[assignment]  # checked against APPROVAL_VERDICTS above
-    return ApprovalDecision(approval_id, verdict, frozen, decided_by, time.time())
+    rule_id = secrets.token_hex(16) if remember is not None else None
+    return ApprovalDecision(approval_id, verdict, frozen, by, time.time(), said, rule_id)
 
 
 def preview_of(text: bytes) -> JsonValue:
@@ -131,13 +167,21 @@ class StoreBase:
         *,
         arguments: JsonValue | None = None,
         decided_by: str | None = None,
+        message: str | None = None,
+        remember: Remember | None = None,
     ) -> ApprovalDecision:
-        """Record a verdict (checked here, once for every store); ``KeyError`` if unknown or decided."""
-        decision = check_decision(approval_id, outcome, arguments, decided_by)
-        await self._decide(decision)
+        """Record a verdict (checked here, once for every store); ``KeyError`` if unknown, decided or expired.
+
+        It only records: the process holding the agent settles the call
+        (``resume``, ``resume_decided``, ``watch_decisions``). With
+        ``remember="agent"`` the store keeps an :class:`ApprovalRule` with it,
+        in the same commit.
+        """
+        decision = check_decision(approval_id, outcome, arguments, decided_by, message, remember)
+        await self._decide(decision, remember is not None)
         return decision
 
-    async def _decide(self, decision: ApprovalDecision) -> None:
+    async def _decide(self, decision: ApprovalDecision, remember: bool) -> None:
         raise NotImplementedError
 
     async def journal(

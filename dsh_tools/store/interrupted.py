@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Final
 from dsh_tools.content import text_block
 from dsh_tools.errors import ToolOutcomeUnknownError
 from dsh_tools.store.records import CallRecord, InterruptedCall, ParkedCall
+from dsh_tools.store.thread_state import answer_from
 
 if TYPE_CHECKING:
     from dsh_tools.store.protocol import CallStore
@@ -41,6 +42,7 @@ def interrupted_record(record: CallRecord, owner: object, lease_until: object) -
         owner=owner if type(owner) is str else record.owner,
         lease_until=float(lease_until) if type(lease_until) in (int, float) else record.lease_until,  # type: ignore[arg-type]
         record_id=record.record_id,
+        thread_slot=record.thread_slot,
     )
 
 
@@ -56,6 +58,7 @@ def interrupted_claim(parked: ParkedCall) -> InterruptedCall:
         idempotency_key=parked.idempotency_key,
         owner=parked.claimed_by,
         lease_until=parked.lease_until,
+        thread_slot=parked.thread_slot,
     )
 
 
@@ -70,12 +73,13 @@ def late_note(written: CallRecord | dict[str, object]) -> dict[str, object]:
 def unknown_record(record: CallRecord, *, owner: str, decided_by: str | None, detail: str = "") -> CallRecord:
     """``record`` settled ``TOOL_OUTCOME_UNKNOWN`` (``owner`` took it over; ``decided_by`` says who settled it)."""
     error = ToolOutcomeUnknownError(record.tool_name)
-    text = f"Error: {error.message}{detail}"
+    content = (text_block(f"Error: {error.message}{detail}"),)
     return record.set(
         outcome="unknown",
         is_error=True,
         error={"name": type(error).__name__, "code": error.code},
-        content=(text_block(text),),
+        content=content,
+        thread_answer=answer_from(content, True) if record.thread_slot is not None else None,
         value=None,
         ended_at=time.time(),
         owner=owner,
@@ -90,6 +94,7 @@ def claim_record(parked: ParkedCall, *, owner: str) -> CallRecord:
         f"claim-{secrets.token_hex(8)}", parked.call_id, parked.agent_id, parked.tool_name, parked.arguments,
         "running", parked.created_at, parent_call_id=parked.parent_call_id, approval_id=parked.approval_id,
         idempotency_key=parked.idempotency_key, owner=owner, fingerprint=parked.fingerprint,
+        thread_slot=parked.thread_slot,
     )
 
 

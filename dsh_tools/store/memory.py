@@ -23,7 +23,10 @@ from dsh_tools.json_values import JsonValue
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, bounded
 from dsh_tools.store.changes import MAX_CHANGED, ChangeCursor, StoreChanges, diff_marks, record_mark
 from dsh_tools.store.interrupted import interrupted_claim, late_note
-from dsh_tools.store.records import ApprovalDecision, CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent
+from dsh_tools.store.memory_threads import MemoryThreads
+from dsh_tools.store.records import (
+    ApprovalDecision, ApprovalRule, CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent,
+)
 from dsh_tools.store.spilled import SpilledPage, check_page, page_of, valid_locator
 
 __all__ = ["DEFAULT_MAX_RECORDS", "MemoryStore", "RunningSource"]
@@ -42,7 +45,7 @@ DEFAULT_MAX_SPILLED_BYTES: Final = 256 << 20
 _WAITING: Final = ("parked", "decided")
 
 
-class MemoryStore(StoreBase):
+class MemoryStore(MemoryThreads, StoreBase):
     """Everything in RAM, bounded; see the module docstring."""
 
     def __init__(
@@ -68,6 +71,7 @@ class MemoryStore(StoreBase):
         self._running_sources: weakref.WeakSet[RunningSource] = weakref.WeakSet()
         self._events: dict[str, list[SessionEvent]] = {}
         self._decisions = asyncio.Event()
+        self._init_threads()
 
     @property
     def durable(self) -> bool:
@@ -78,14 +82,20 @@ class MemoryStore(StoreBase):
         if waiting >= max_per_agent:
             return False
         self._parked[call.approval_id] = call
+        if call.state == "parked":
+            self._log("parked", call)
+        if call.thread_slot is not None:
+            self._park_slot(call.thread_slot, call.approval_id)
         return True
 
     async def parked(self, *, agent_id: str | None = None) -> list[ParkedCall]:
+        self._expire_now()
         if agent_id is None:
             return [p for p in self._parked.values() if p.state == "parked"]
         return [p for p in self._parked.values() if p.agent_id == agent_id and p.state in _WAITING]
 
     async def get_parked(self, approval_id: str) -> ParkedCall | None:
+        self._expire_now()
         return self._parked.get(approval_id) if type(approval_id) is str else None
 
     async def set_program(self, approval_id: str, program: JsonValue) -> bool:
@@ -93,16 +103,25 @@ class MemoryStore(StoreBase):
         if parked is None or parked.state not in ("held", "parked"):
             return False
         self._parked[approval_id] = parked.set(program=program, state="parked")
+        self._log("parked", parked)
         return True
 
-    async def _decide(self, decision: ApprovalDecision) -> None:
+    async def _decide(self, decision: ApprovalDecision, remember: bool) -> None:
+        self._expire_now()
         parked = self._parked.get(decision.approval_id)
         if parked is None or parked.state != "parked":
-            raise KeyError(f"no undecided parked call {decision.approval_id!r}")
+            raise KeyError(f"no undecided parked call {decision.approval_id!r} (unknown, decided, or expired)")
         self._parked[decision.approval_id] = parked.set(decision=decision, state="decided")
+        if remember and decision.rule_id is not None:
+            self._remember(ApprovalRule(
+                decision.rule_id, parked.agent_id, parked.tool_name, parked.fingerprint, decision.outcome,
+                decision.message, decision.decided_by, decision.decided_at,
+            ))
+        self._log("decided", parked, outcome=decision.outcome, decided_by=decision.decided_by, message=decision.message)
         self._decisions.set()
 
     async def decided(self, agent_id: str) -> list[ParkedCall]:
+        self._expire_now()
         found = [p for p in self._parked.values() if p.agent_id == agent_id and p.state == "decided"]
         return sorted(found, key=_decided_at)
 
@@ -122,10 +141,12 @@ class MemoryStore(StoreBase):
         self._parked[approval_id] = parked.set(lease_until=now + lease_seconds)
         return True
 
-    async def finish(self, approval_id: str, *, owner: str) -> None:
+    async def finish(self, approval_id: str, *, owner: str, outcome: str | None = None) -> None:
         parked = self._parked.get(approval_id)
         if parked is not None and parked.claimed_by == owner:
             self._parked[approval_id] = parked.set(state="done")
+            if outcome is not None:
+                self._log("settled", parked, outcome=outcome)
 
     async def interrupted(self) -> list[InterruptedCall]:
         """Lapsed claims only: a ``MemoryStore`` keeps no leases on running calls (its process is the only one)."""
@@ -168,6 +189,10 @@ class MemoryStore(StoreBase):
             earlier = kept.get(record.record_id)
             if earlier is not None and earlier.owner is not None and earlier.owner != record.owner:
                 record = earlier.set(late_note=late_note(record))  # the first settlement wins (records.CallRecord)
+            slot, answer = record.thread_slot, record.thread_answer
+            if slot is not None and answer is not None:
+                self._fill(slot, answer)  # the settling commit fills the call's thread slot
+                record = record.set(thread_answer=None)
             kept[record.record_id] = bounded(record, self.max_value_bytes)
             kept.move_to_end(record.record_id)
         while len(kept) > self.max_records:
@@ -221,13 +246,16 @@ class MemoryStore(StoreBase):
         gone = [k for k, r in self._records.items() if r.ended_at is not None and r.ended_at < before]
         for key in gone:
             del self._records[key]
-        done = [k for k, p in self._parked.items() if p.state in ("done", "held") and p.created_at < before]
+        done = [k for k, p in self._parked.items() if p.state in ("done", "held", "expired") and p.created_at < before]
         for key in done:
             del self._parked[key]
         spilled = [locator for locator, (_, _, _, at) in self._spilled.items() if at < before]
         for locator in spilled:
             self._spilled_bytes -= self._spilled.pop(locator)[2]
-        return len(gone) + len(done) + len(spilled)
+        events = len(self._approval_log)
+        self._approval_log = [event for event in self._approval_log if event.at >= before]
+        threads = self._prune_threads(before)
+        return len(gone) + len(done) + events - len(self._approval_log) + threads + len(spilled)
 
     # -- spilled results (store/spilled.py) ------------------------------------------------
     async def keep_spilled(self, locator: str, agent_id: str, text: str) -> None:

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Self, TypeVar
 
 from dsh_tools.errors import safe_str
 import dsh_tools.store.sql as sql
+import dsh_tools.store.txn as txn
+from dsh_tools.store.rows import JournalRow
 from dsh_tools.store.backlog import DEFAULT_MAX_BUFFERED, JournalBacklog
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
 from dsh_tools.store.listener import DecisionListener
@@ -114,7 +116,7 @@ class PostgresStore(RelationalStore):
                     await conn.execute(statement.encode())
                 return
             row = await (await conn.execute("SELECT max(version) FROM dsh_schema")).fetchone()
-            for statements, version in sql.upgrade_steps(row, "the database"):
+            for statements, version in sql.upgrade_steps(row, "the database", _DIALECT):
                 for statement in statements:
                     await conn.execute(statement.encode())
                 await conn.execute("UPDATE dsh_schema SET version = %s", (version,))
@@ -152,6 +154,12 @@ class PostgresStore(RelationalStore):
         raise AssertionError("unreachable: the second attempt returns or raises")
 
     # -- the primitives RelationalStore runs on ------------------------------------------
+    async def _queue_database(self) -> str | None:
+        rows = await self._read("SELECT to_regclass('dbos.workflow_status') IS NOT NULL", ())
+        if not rows or rows[0][0] is not True:
+            return None  # queues never used this database (dsh_tools.dbos keeps DBOS's tables in schema dbos)
+        return "postgresql://" + self._dsn.split("://", 1)[1]
+
     async def _read(self, statement: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
         async def work(cursor: AsyncCursor[Any]) -> list[tuple[Any, ...]]:
             await cursor.execute(_DIALECT.sql(statement).encode(), params)
@@ -185,6 +193,20 @@ class PostgresStore(RelationalStore):
 
         return await self._tx(work)
 
+    async def _transact(self, make: Callable[[], txn.Txn[T]]) -> T:
+        async def work(cursor: AsyncCursor[Any]) -> T:
+            async def execute(statement: str, params: Sequence[object]) -> txn.Answer:
+                if statement == txn.LOCK:  # serialise with every writer naming the same key (the parking cap)
+                    await cursor.execute(b"SELECT pg_advisory_xact_lock(hashtext(%s))", params)
+                    return 0, []
+                await cursor.execute(_DIALECT.sql(statement).encode(), params)
+                rows = await cursor.fetchall() if cursor.description is not None else []
+                return cursor.rowcount, rows
+
+            return await txn.drive_async(make(), execute)
+
+        return await self._tx(work)
+
     _ROW_MARK: ClassVar[str] = "xmin::text"
     """The row version: it changes with every write of the row (store/changes.py)."""
 
@@ -192,7 +214,7 @@ class PostgresStore(RelationalStore):
     """Replicas commit rows out of ``seq`` order: ``changes`` looks this far below the last ``seq`` again."""
 
     # -- the journal, through an outage --------------------------------------------------
-    async def _write_rows(self, rows: Sequence[sql.JournalRow]) -> None:
+    async def _write_rows(self, rows: Sequence[JournalRow]) -> None:
         """Write the backlog and ``rows``; while the database is away, hold them all to write once it is back."""
         async with self._journal_lock:
             if self._link.away:  # no attempt is due: do not even try (and do not copy the backlog)
@@ -204,7 +226,7 @@ class PostgresStore(RelationalStore):
             except sql.StoreUnavailable:
                 self._hold(taken)
 
-    def _hold(self, rows: Sequence[sql.JournalRow]) -> None:
+    def _hold(self, rows: Sequence[JournalRow]) -> None:
         first_loss = self._backlog.dropped == 0
         lost = self._backlog.hold(rows)
         if lost:

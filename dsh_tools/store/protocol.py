@@ -9,16 +9,19 @@ atomic step inside the store, never a read followed by a write in Python.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Protocol, runtime_checkable
 
-from dsh_tools.approval import ApprovalVerdict
-from dsh_tools.json_values import JsonValue
+from dsh_tools.approval import ApprovalVerdict, Remember
+from dsh_tools.json_values import FrozenJson, JsonValue
 from dsh_tools.outcome import RecordOutcome
-from dsh_tools.store.records import ApprovalDecision, CallRecord, InterruptedCall, ParkedCall, SessionEvent, StoreHealth
+from dsh_tools.store.records import (
+    ApprovalDecision, ApprovalEvent, ApprovalRule, CallRecord, InterruptedCall, ParkedCall, SessionEvent, StoreHealth,
+)
+from dsh_tools.store.thread_state import Change, ThreadState
 
-__all__ = ["CallStore", "LeaseStore"]
+__all__ = ["ApprovalLog", "CallStore", "LeaseStore", "RuleStore", "ThreadStore"]
 
 
 @runtime_checkable
@@ -54,8 +57,15 @@ class CallStore(Protocol):
         *,
         arguments: JsonValue | None = None,
         decided_by: str | None = None,
+        message: str | None = None,
+        remember: Remember | None = None,
     ) -> ApprovalDecision:
-        """Record a verdict without running anything; ``KeyError`` if unknown or decided, ``ValueError`` for a bad outcome."""
+        """Record a verdict without running anything; ``KeyError`` if unknown, decided or expired, ``ValueError`` for a bad one.
+
+        ``message`` is what the model reads with a denial; ``remember="agent"``
+        stores an :class:`ApprovalRule` in the same commit (a store without
+        rules refuses it with ``ValueError``).
+        """
         ...
 
     async def decided(self, agent_id: str) -> list[ParkedCall]:
@@ -70,8 +80,8 @@ class CallStore(Protocol):
         """Extend ``owner``'s lease; ``False`` if the claim is no longer ``owner``'s or has lapsed."""
         ...
 
-    async def finish(self, approval_id: str, *, owner: str) -> None:
-        """The claimed call settled: it is done and never runs again."""
+    async def finish(self, approval_id: str, *, owner: str, outcome: str | None = None) -> None:
+        """The claimed call settled (as ``outcome``): it is done and never runs again."""
         ...
 
     async def interrupted(self) -> list[InterruptedCall]:
@@ -160,4 +170,60 @@ class LeaseStore(Protocol):
 
     async def take_interrupted(self, record_id: str, *, owner: str, lease_seconds: float) -> CallRecord | None:
         """Atomically take a lapsed running call for ``owner`` (one taker wins); its record, or ``None``."""
+        ...
+
+
+@runtime_checkable
+class RuleStore(Protocol):
+    """A store that remembers decisions (``remember="agent"``): checked at ``boot()``; the bundled stores all do."""
+
+    async def rules(self, agent_id: str | None = None) -> list[ApprovalRule]:
+        """The remembered rules, oldest first (every agent's, or ``agent_id``'s)."""
+        ...
+
+    async def rule_for(self, agent_id: str, tool_name: str, fingerprint: str) -> ApprovalRule | None:
+        """The rule deciding ``agent_id``'s calls of the tool with this fingerprint, if one was remembered."""
+        ...
+
+    async def forget_rule(self, rule_id: str) -> None:
+        """Remove one rule (``KeyError`` if unknown): the next call of its tool asks again."""
+        ...
+
+
+@runtime_checkable
+class ThreadStore(Protocol):
+    """A store that keeps threads (``dsh_tools.threads``) beside the calls that answer into them.
+
+    A settled record that carries a ``thread_slot`` and a ``thread_answer``
+    fills the slot in the commit that writes the record; a parked call that
+    carries one marks it waiting in the commit that parks it.
+    """
+
+    async def open_thread(self, thread_id: str) -> tuple[ThreadState, tuple[FrozenJson, ...]]:
+        """The thread, created empty on first open (two processes opening a new id get one thread)."""
+        ...
+
+    async def read_thread(self, thread_id: str) -> tuple[ThreadState, tuple[FrozenJson, ...]] | None:
+        """The thread as it is now, or ``None``."""
+        ...
+
+    async def change_thread(self, thread_id: str, apply: Callable[[ThreadState], Change]) -> Change:
+        """Apply ``apply`` atomically (``KeyError``: no such thread; what ``apply`` raises leaves it unchanged)."""
+        ...
+
+    async def open_steps(self, agent_id: str) -> list[ThreadState]:
+        """``agent_id``'s threads whose step has not settled (``recover`` looks there for calls no record names)."""
+        ...
+
+
+@runtime_checkable
+class ApprovalLog(Protocol):
+    """A store that logs parked calls' lives (``dsh-tools approvals watch``) and expires them by time."""
+
+    async def approval_events(self, after: int = 0, limit: int = 1000) -> list[ApprovalEvent]:
+        """Events logged after ``after`` (a ``seq``), oldest first."""
+        ...
+
+    async def expire(self, approval_id: str | None = None) -> int:
+        """Settle the waiting calls past their ``expires_at`` as ``APPROVAL_EXPIRED``; how many."""
         ...

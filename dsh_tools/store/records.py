@@ -8,16 +8,19 @@ exactly what was written, whichever process wrote it.
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from collections.abc import Mapping
+from typing import ClassVar, Literal, TypeAlias
 
 from dsh_tools.approval import ApprovalDecision, ApprovalVerdict
-from dsh_tools.execution import meta_member
+from dsh_tools.execution import content_text, meta_member
 from dsh_tools.json_values import JsonValue
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.record import Record
 
 __all__ = [
     "ApprovalDecision",
+    "ApprovalEvent",
+    "ApprovalRule",
     "CallRecord",
     "InterruptedCall",
     "JournalQuery",
@@ -25,15 +28,85 @@ __all__ = [
     "ParkedCall",
     "SessionEvent",
     "StoreHealth",
+    "ThreadSlot",
 ]
 
-ParkState: TypeAlias = Literal["held", "parked", "decided", "claimed", "done", "interrupted"]
-"""Where a parked call is in its one life: held for its program, waiting, decided, running somewhere, finished, or lost mid-run.
+ParkState: TypeAlias = Literal["held", "parked", "decided", "claimed", "done", "interrupted", "expired"]
+"""Where a parked call is in its one life: held for its program, waiting, decided, running somewhere, finished, lost mid-run, or expired undecided.
 
 A Code Mode sub-call parks ``"held"``: nobody lists, decides or runs it until
 its program is attached (``set_program``), which makes it ``"parked"`` in the
 same step. So no reader ever sees the call without the program it belongs to.
 """
+
+
+class ThreadSlot(Record):
+    """Where a call's answer goes in its conversation: the thread, the open step, the call's place in it.
+
+    A call made by a thread's turn (``run_chat_turn`` and friends) carries its
+    slot from its plan into its running record, its park and its
+    settlement; the commit that settles the call fills the slot, and the one
+    that fills a step's last slot appends the step's answer to the thread
+    (``dsh_tools.threads``).
+    """
+
+    thread_id: str
+    step: int
+    index: int
+
+
+class ApprovalRule(Record):
+    """A remembered decision: later calls of ``tool_name`` (same ``fingerprint``) by ``agent_id`` are decided alike.
+
+    Made by a decision with ``remember="agent"`` (``store.decide``,
+    ``ctx.tools.resume``, the CLI's ``--remember``, the inspector); the
+    approval service (and MCP elicitation) is then not asked. A tool whose
+    definition changed has another fingerprint, so the rule stops applying.
+    ``store.rules()`` lists rules, ``store.forget_rule(rule_id)`` removes one.
+    """
+
+    rule_id: str
+    agent_id: str
+    tool_name: str
+    fingerprint: str
+    outcome: ApprovalVerdict
+    message: str | None = None
+    decided_by: str | None = None
+    created_at: float = 0.0
+
+
+ApprovalEventKind: TypeAlias = Literal["parked", "decided", "settled"]
+
+
+class ApprovalEvent(Record):
+    """One step of a parked call's life, as the store logged it: what ``dsh-tools approvals watch`` prints.
+
+    ``seq`` orders events across processes (a reader asks for those after the
+    last it saw). A ``"decided"`` event carries the verdict, who decided and
+    the message; a ``"settled"`` one the call's outcome.
+    """
+
+    seq: int
+    event: ApprovalEventKind
+    approval_id: str
+    agent_id: str
+    tool_name: str
+    at: float
+    outcome: str | None = None
+    decided_by: str | None = None
+    message: str | None = None
+
+    def wire(self) -> dict[str, object]:
+        """The JSON line ``approvals watch`` prints (its keys are API.md's)."""
+        line: dict[str, object] = {
+            "event": self.event, "approvalId": self.approval_id, "agentId": self.agent_id,
+            "toolName": self.tool_name, "at": self.at,
+        }
+        if self.event == "decided":
+            line.update(outcome=self.outcome, decidedBy=self.decided_by, message=self.message)
+        elif self.event == "settled":
+            line["outcome"] = self.outcome
+        return line
 
 
 class ParkedCall(Record):
@@ -71,6 +144,12 @@ class ParkedCall(Record):
     idempotency_key: str | None = None
     digest: str | None = None
     """A hash of what the call would run, made when it parked; a resume that reads back anything else runs nothing."""
+    expires_at: float | None = None
+    """When it expires undecided (``APPROVAL_EXPIRED``); ``None``: it waits for a verdict for ever."""
+    thread_slot: ThreadSlot | None = None
+    """The thread slot its settlement fills, when the call is part of a thread's turn."""
+
+    _nested: ClassVar[Mapping[str, type[Record]]] = {"thread_slot": ThreadSlot}
 
 
 class CallRecord(Record):
@@ -89,7 +168,7 @@ class CallRecord(Record):
     as ``late_note`` and the record's own outcome stands.
     """
 
-    _json_fields = frozenset({"arguments", "content", "value", "error", "meta", "progress", "late_note"})
+    _json_fields = frozenset({"arguments", "content", "value", "error", "meta", "progress", "late_note", "thread_answer"})
     record_id: str
     call_id: str
     agent_id: str | None
@@ -115,6 +194,14 @@ class CallRecord(Record):
     fingerprint: str | None = None
     """The fingerprint of the tool the call ran (a recovery runs it again only if the tool is still the same)."""
     late_note: JsonValue | None = None
+    thread_slot: ThreadSlot | None = None
+    """The thread slot the call's settlement fills (a call of a thread's turn)."""
+    thread_answer: JsonValue | None = None
+    """What the slot is filled with: the settled call's answer as the model reads it (``content``,
+    ``isError``, ``context``). Carried to the store's write, which fills the slot in the same commit;
+    never kept in the journal."""
+
+    _nested: ClassVar[Mapping[str, type[Record]]] = {"thread_slot": ThreadSlot}
 
     def meta_get(self, key: str) -> JsonValue | None:
         """``meta[key]`` when ``meta`` is a JSON object holding ``key``; ``None`` otherwise.
@@ -123,6 +210,17 @@ class CallRecord(Record):
         of one key (``record.meta_get("approvalId")``) with no narrowing.
         """
         return meta_member(self.meta, key)
+
+    @property
+    def text(self) -> str:
+        """The text of the content's ``text`` blocks, one per line: the journal's twin of ``ToolExecutionResult.text``.
+
+        A previewed content (``{"$preview": ...}``: too large to keep whole) reads as no text.
+        """
+        content = self.content
+        if not isinstance(content, (tuple, list)):
+            return ""
+        return content_text([block for block in content if isinstance(block, Mapping)])
 
 
 class InterruptedCall(Record):
@@ -147,6 +245,8 @@ class InterruptedCall(Record):
     lease_until: float | None = None
     record_id: str | None = None
     """The journal record (``"running"``), which a recovery settles in place."""
+    thread_slot: ThreadSlot | None = None
+    """The thread slot its settlement fills, when it belongs to a thread's turn."""
 
 
 class JournalQuery(Record):

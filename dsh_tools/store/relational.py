@@ -11,8 +11,8 @@ written here, on the statements of :mod:`.sql`.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar, TypeVar
 
 from pyrsistent import pmap
 
@@ -20,13 +20,18 @@ from dsh_tools.errors import safe_str
 from dsh_tools.json_values import JsonValue, dumps
 from dsh_tools.tool_types import describe_value
 import dsh_tools.store.sql as sql
+import dsh_tools.store.txn as txn
+from dsh_tools.store.rows import JournalRow, batches, journal_rows
 from dsh_tools.store.base import StoreBase, storable_id
 from dsh_tools.store.changes import MAX_CHANGED, MAX_TRACKED, ChangeCursor, StoreChanges, diff_marks
 from dsh_tools.store.interrupted import interrupted_claim, interrupted_record
+from dsh_tools.store.relational_threads import RelationalThreads
 from dsh_tools.store.records import ApprovalDecision, CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent
 from dsh_tools.store.spilled import SpilledPage, check_page, owner_key, page_of_parts, part_range, parts_of, valid_locator
 
 __all__ = ["RelationalStore", "Statement"]
+
+T = TypeVar("T")
 
 Statement = tuple[str, Sequence[object]]
 """One SQL statement (``?`` placeholders) and its parameters."""
@@ -34,7 +39,7 @@ Statement = tuple[str, Sequence[object]]
 _PARKED = f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked"
 
 
-class RelationalStore(StoreBase):
+class RelationalStore(RelationalThreads, StoreBase):
     """The shared operations; a subclass connects and provides the primitives below."""
 
     # -- primitives (one transaction each) ------------------------------------------
@@ -50,6 +55,10 @@ class RelationalStore(StoreBase):
 
     async def _write_all(self, statements: Sequence[Statement], batches: Sequence[tuple[str, Sequence[Sequence[object]]]] = ()) -> int:
         """Run statements, then ``executemany`` batches, in one transaction; the statements' summed rowcount."""
+        raise NotImplementedError
+
+    async def _transact(self, make: Callable[[], txn.Txn[T]]) -> T:
+        """Run a read-then-write transaction (:mod:`.txn`) made by ``make`` (called again if the engine retries it)."""
         raise NotImplementedError
 
     async def _announce(self, agent_id: str) -> None:
@@ -71,10 +80,23 @@ class RelationalStore(StoreBase):
         return True
 
     async def park(self, call: ParkedCall, *, max_per_agent: int) -> bool:
-        changed, _ = await self._write(sql.PARK, sql.park_params(call, max_per_agent), lock=call.agent_id)
-        return changed == 1
+        return await self._transact(lambda: txn.park(call, max_per_agent))
+
+    _next_expiry: float | None = None
+    """When the first waiting call expires, as the last look saw it (``changes`` skips a look until then)."""
+
+    async def expire(self, approval_id: str | None = None) -> int:
+        """Settle the waiting calls past their time as expired (store/expiry.py); how many. One cheap read when none is due."""
+        if approval_id is None:
+            rows = await self._read(txn.FIRST_EXPIRY, ())
+            first = rows[0][0] if rows else None
+            self._next_expiry = None if first is None else float(first)
+            if first is None or first >= time.time():
+                return 0
+        return await self._transact(lambda: txn.expire_due(self.max_value_bytes, approval_id))
 
     async def parked(self, *, agent_id: str | None = None) -> list[ParkedCall]:
+        await self.expire()
         if agent_id is None:
             rows = await self._read(f"{_PARKED} WHERE state = 'parked' ORDER BY created_at", ())
         else:
@@ -85,21 +107,24 @@ class RelationalStore(StoreBase):
     async def get_parked(self, approval_id: str) -> ParkedCall | None:
         if not storable_id(approval_id):
             return None
+        await self.expire()
         rows = await self._read(f"{_PARKED} WHERE approval_id = ?", (approval_id,))
         return sql.parked_from_row(rows[0]) if rows else None
 
     async def set_program(self, approval_id: str, program: JsonValue) -> bool:
-        changed, _ = await self._write(sql.SET_PROGRAM, (dumps(program).decode(), approval_id))
-        return changed == 1
+        text = dumps(program).decode()
+        return await self._transact(lambda: txn.set_program(approval_id, text))
 
-    async def _decide(self, decision: ApprovalDecision) -> None:
-        params = (sql.dump_record(decision), decision.decided_at, decision.approval_id)
-        _, rows = await self._write(sql.DECIDE + " RETURNING agent_id", params)
-        if not rows:
-            raise KeyError(f"no undecided parked call {decision.approval_id!r}")
-        await self._announce(rows[0][0])
+    async def _decide(self, decision: ApprovalDecision, remember: bool) -> None:
+        await self.expire()
+        agent_id = await self._transact(lambda: txn.decide(decision, remember))
+        if agent_id is None:
+            await self.expire(decision.approval_id)  # it may have just become due: settle it now, not at the next look
+            raise KeyError(f"no undecided parked call {decision.approval_id!r} (unknown, decided, or expired)")
+        await self._announce(agent_id)
 
     async def decided(self, agent_id: str) -> list[ParkedCall]:
+        await self.expire()
         where = "agent_id = ? AND state = 'decided'"
         rows = await self._read(f"{_PARKED} WHERE {where} ORDER BY decided_at", (sql.column(agent_id),))
         return self._parked_rows(rows)
@@ -129,9 +154,9 @@ class RelationalStore(StoreBase):
         changed, _ = await self._write(sql.RENEW, (now + lease_seconds, approval_id, owner, now))
         return changed == 1
 
-    async def finish(self, approval_id: str, *, owner: str) -> None:
+    async def finish(self, approval_id: str, *, owner: str, outcome: str | None = None) -> None:
         if storable_id(approval_id):
-            await self._write(sql.FINISH, (approval_id, owner))
+            await self._transact(lambda: txn.finish(approval_id, owner, outcome))
 
     def forget_agent(self, agent_id: str) -> None:
         """Durable: an agent's parked calls outlive its disposal (a later process may resume them)."""
@@ -139,7 +164,7 @@ class RelationalStore(StoreBase):
     # -- the journal ------------------------------------------------------------------
     async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
         """Write ``records`` and ``events`` in one commit; one that cannot be stored is counted and logged, alone."""
-        rows, refused = sql.journal_rows(records, events, self.max_value_bytes)
+        rows, refused = journal_rows(records, events, self.max_value_bytes)
         self._note_refused(refused)
         await self._write_rows(rows)
 
@@ -148,7 +173,7 @@ class RelationalStore(StoreBase):
         for label, error in refused:
             self.note_failure(sql.StoreError(f"{label} cannot be stored: {type(error).__name__}: {safe_str(error)}"))
 
-    async def _write_rows(self, rows: Sequence[sql.JournalRow]) -> None:
+    async def _write_rows(self, rows: Sequence[JournalRow]) -> None:
         """Commit ``rows`` as one group; if the database refuses the group for a row's data, commit each alone.
 
         So a record the database will not hold costs only itself: its
@@ -158,13 +183,20 @@ class RelationalStore(StoreBase):
         if not rows:
             return
         try:
-            await self._write_all((), sql.batches(rows))
+            await self._write_group(rows)
         except sql.RecordRefused:
             for row in rows:
                 try:
-                    await self._write_all(((row.statement, row.params),))
+                    await self._write_group((row,))
                 except sql.RecordRefused as error:
                     self.note_failure(sql.StoreError(f"{row.label} was refused: {safe_str(error)}"))
+
+    async def _write_group(self, rows: Sequence[JournalRow]) -> None:
+        """One commit of ``rows``: ``executemany`` batches, or, when a row's call fills a thread slot, a transaction that fills it too."""
+        if any(row.fill is not None for row in rows):
+            await self._transact(lambda: txn.journal_write(rows))
+        else:
+            await self._write_all((), batches(rows))
 
     async def _journal(self, query: JournalQuery) -> list[CallRecord]:
         statement, params = sql.journal_query(query)
@@ -234,11 +266,29 @@ class RelationalStore(StoreBase):
                 self.note_unreadable("session event", error)
         return events
 
+    async def _queue_database(self) -> str | None:
+        """The DBOS system database beside this store, if queues ever used it (``dsh_tools.dbos``)."""
+        return None
+
     async def prune(self, *, before: float) -> int:
+        """Delete settled records, finished parked calls, events, ready threads not touched and spilled results
+        kept before ``before``; how many rows.
+
+        The finished workflow rows of queued calls go too (:mod:`dsh_tools.dbos.retire`).
+        """
+        system_url = await self._queue_database()
+        if system_url is not None:
+            from dsh_tools.dbos.retire import retire_workflows
+
+            await retire_workflows(system_url, before)
+        idle = "SELECT thread_id FROM dsh_threads WHERE status = 'ready' AND updated_at < ?"
         return await self._write_all((
             ("DELETE FROM dsh_journal WHERE ended_at < ?", (before,)),
-            ("DELETE FROM dsh_parked WHERE state IN ('done', 'held') AND created_at < ?", (before,)),
+            ("DELETE FROM dsh_parked WHERE state IN ('done', 'held', 'expired') AND created_at < ?", (before,)),
             ("DELETE FROM dsh_events WHERE at < ?", (before,)),
+            ("DELETE FROM dsh_approval_events WHERE at < ?", (before,)),
+            (f"DELETE FROM dsh_thread_messages WHERE thread_id IN ({idle})", (before,)),
+            ("DELETE FROM dsh_threads WHERE status = 'ready' AND updated_at < ?", (before,)),
             *((statement, (before,)) for statement in sql.PRUNE_SPILLED),
         ))
 
@@ -267,8 +317,11 @@ class RelationalStore(StoreBase):
     async def changes(self, cursor: ChangeCursor | None = None) -> StoreChanges:
         """What changed since ``cursor``: the marks of new, windowed and running rows, then only changed bodies."""
         gate = await self._change_gate()  # first: a commit after it changes the next gate
-        if cursor is not None and gate is not None and gate == cursor.gate:
+        due = self._next_expiry is not None and self._next_expiry < time.time()
+        if cursor is not None and gate is not None and gate == cursor.gate and not due:
             return StoreChanges(cursor)
+        if await self.expire():  # the inspector's approvals: a call past its time leaves the list, settled
+            gate = await self._change_gate()
         columns = f"seq, record_id, outcome, ended_at, {self._ROW_MARK} FROM dsh_journal"
         window = self._CHANGE_WINDOW
         if cursor is None:

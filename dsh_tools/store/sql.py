@@ -11,7 +11,7 @@ processes without a lock held in Python.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final, NamedTuple, TypeVar
+from typing import Any, Final, TypeVar
 
 import orjson
 
@@ -26,22 +26,21 @@ __all__ = [
     "SCHEMA_VERSION",
     "UNREADABLE",
     "Dialect",
-    "JournalRow",
     "RecordRefused",
     "StoreError",
     "StoreUnavailable",
     "column",
     "dump_record",
     "journal_query",
-    "journal_rows",
     "load_record",
     "upgrade_steps",
 ]
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 """The table layout this code writes; an older store is upgraded at open, a newer one refused.
 
-Version 2 added leases and expiry, version 3 the spilled results (``dsh_spilled``, ``dsh_spilled_parts``)."""
+Version 2 added leases and expiry, version 3 threads, rules and the approval events, version 4 the
+spilled results (``dsh_spilled``, ``dsh_spilled_parts``)."""
 
 R = TypeVar("R", bound=Record)
 
@@ -102,7 +101,10 @@ class Dialect:
         self.placeholder = placeholder
 
     def sql(self, statement: str) -> str:
-        return statement if self.placeholder == "?" else statement.replace("?", self.placeholder)
+        """``statement`` in this engine's spelling: its placeholder; SQLite has no ``FOR UPDATE`` (its write lock covers it)."""
+        if self.placeholder == "?":
+            return statement.replace(" FOR UPDATE", "")
+        return statement.replace("?", self.placeholder)
 
     def schema(self) -> list[str]:
         """The statements that create the tables as :data:`SCHEMA_VERSION` has them.
@@ -111,7 +113,11 @@ class Dialect:
         one are the same store.
         """
         created = [*self._first(), *(statement for version in range(1, SCHEMA_VERSION) for statement in MIGRATIONS[version])]
-        return [*created, f"INSERT INTO dsh_schema (version) VALUES ({SCHEMA_VERSION})"]
+        return [*(self.migration(statement) for statement in created), f"INSERT INTO dsh_schema (version) VALUES ({SCHEMA_VERSION})"]
+
+    def migration(self, statement: str) -> str:
+        """A migration's statement for this engine (``{serial}``: its auto-numbered key)."""
+        return statement.replace("{serial}", self.serial)
 
     def _first(self) -> list[str]:
         """Version 1 of the tables (its version row is written by :meth:`schema`)."""
@@ -144,9 +150,23 @@ MIGRATIONS: Final[Mapping[int, Sequence[str]]] = {
         "CREATE INDEX dsh_journal_lease ON dsh_journal (outcome, lease_until)",
         "ALTER TABLE dsh_parked ADD COLUMN expires_at DOUBLE PRECISION",
     ),
-    # 2 -> 3: spilled results: who may read one (owner_key), when it was kept, its size; its text in parts.
-    # BYTEA is PostgreSQL's binary type; SQLite takes any type name and keeps bytes as a BLOB.
+    # 2 -> 3: threads (the conversation a turn's calls answer into), remembered approval rules,
+    # the approval events `dsh-tools approvals watch` prints, and expiry by time.
     2: (
+        "CREATE TABLE dsh_threads (thread_id TEXT PRIMARY KEY, version INTEGER NOT NULL, status TEXT NOT NULL,"
+        " updated_at DOUBLE PRECISION NOT NULL, body TEXT NOT NULL)",
+        "CREATE TABLE dsh_thread_messages (thread_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,"
+        " PRIMARY KEY (thread_id, seq))",
+        "CREATE TABLE dsh_rules (rule_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, tool_name TEXT NOT NULL,"
+        " created_at DOUBLE PRECISION NOT NULL, body TEXT NOT NULL)",
+        "CREATE INDEX dsh_rules_agent ON dsh_rules (agent_id, tool_name)",
+        "CREATE TABLE dsh_approval_events (seq {serial}, approval_id TEXT NOT NULL, at DOUBLE PRECISION NOT NULL,"
+        " body TEXT NOT NULL)",
+        "CREATE INDEX dsh_parked_expiry ON dsh_parked (state, expires_at)",
+    ),
+    # 3 -> 4: spilled results: who may read one (owner_key), when it was kept, its size; its text in parts.
+    # BYTEA is PostgreSQL's binary type; SQLite takes any type name and keeps bytes as a BLOB.
+    3: (
         "CREATE TABLE dsh_spilled (locator TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL,"
         " chars BIGINT NOT NULL, bytes BIGINT NOT NULL)",
         "CREATE INDEX dsh_spilled_created ON dsh_spilled (created_at)",
@@ -157,7 +177,7 @@ MIGRATIONS: Final[Mapping[int, Sequence[str]]] = {
 """Statements that take a store from version ``n`` to ``n + 1``; a new store runs them all after version 1."""
 
 
-def upgrade_steps(row: Sequence[Any] | None, where: str) -> Iterator[tuple[Sequence[str], int]]:
+def upgrade_steps(row: Sequence[Any] | None, where: str, dialect: Dialect) -> Iterator[tuple[Sequence[str], int]]:
     """The migrations from the version in ``row`` (``SELECT max(version)``) up: ``(statements, version after)``.
 
     One rule for every backend: a version table without a version, or with a
@@ -173,10 +193,10 @@ def upgrade_steps(row: Sequence[Any] | None, where: str) -> Iterator[tuple[Seque
             f"this one reads up to {SCHEMA_VERSION}): upgrade dsh-tools"
         )
     for step in range(version, SCHEMA_VERSION):
-        yield MIGRATIONS[step], step + 1
+        yield [dialect.migration(statement) for statement in MIGRATIONS[step]], step + 1
 
 PARK: Final = (
-    "INSERT INTO dsh_parked (approval_id, agent_id, state, created_at, body) SELECT ?, ?, ?, ?, ?"
+    "INSERT INTO dsh_parked (approval_id, agent_id, state, created_at, body, expires_at) SELECT ?, ?, ?, ?, ?, ?"
     " WHERE (SELECT count(*) FROM dsh_parked WHERE agent_id = ? AND state IN ('parked', 'decided')) < ?"
 )
 PARKED_COLUMNS: Final = "state, decision, claimed_by, lease_until, program, body"
@@ -186,7 +206,9 @@ SET_PROGRAM: Final = (
 """Attach a parked program and, in the same step, let its held sub-call be seen (``ParkState``)."""
 DECIDE: Final = (
     "UPDATE dsh_parked SET state = 'decided', decision = ?, decided_at = ? WHERE approval_id = ? AND state = 'parked'"
+    " AND (expires_at IS NULL OR expires_at >= ?) RETURNING agent_id, body"
 )
+"""Decide a waiting call that has not expired: one conditional statement, so a decision racing an expiry loses or wins whole."""
 CLAIM: Final = (
     "UPDATE dsh_parked SET state = 'claimed', claimed_by = ?, lease_until = ?"
     f" WHERE approval_id = ? AND state = 'decided' RETURNING {PARKED_COLUMNS}"
@@ -194,7 +216,6 @@ CLAIM: Final = (
 RENEW: Final = (
     "UPDATE dsh_parked SET lease_until = ? WHERE approval_id = ? AND state = 'claimed' AND claimed_by = ? AND lease_until >= ?"
 )
-FINISH: Final = "UPDATE dsh_parked SET state = 'done' WHERE approval_id = ? AND claimed_by = ?"
 _OWNS: Final = "(dsh_journal.owner IS NULL OR dsh_journal.owner = excluded.owner)"
 """Whether the writer still owns the row: nobody else (a recovery, an operator) has settled or taken it."""
 UPSERT_RECORD: Final = (
@@ -260,6 +281,10 @@ def load_record(cls: type[R], text: str | bytes, **extra: object) -> R:
         raise StoreError(f"a stored {cls.__name__} is not a JSON object")
     fields.update(extra)
     try:
+        for name, kind in getattr(cls, "_nested", {}).items():
+            nested = fields.get(name)
+            if isinstance(nested, dict):
+                fields[name] = kind(**nested)
         return cls(**fields)
     except TypeError as error:
         raise StoreError(f"a stored {cls.__name__} does not read back: {error}") from None
@@ -293,11 +318,11 @@ _PARKED_SKIP: Final = frozenset({"state", "decision", "claimed_by", "lease_until
 def park_params(call: ParkedCall, max_per_agent: int) -> tuple[object, ...]:
     agent_id = column(call.agent_id)
     body = dump_record(call, skip=_PARKED_SKIP)
-    return (call.approval_id, agent_id, call.state, call.created_at, body, agent_id, max_per_agent)
+    return (call.approval_id, agent_id, call.state, call.created_at, body, call.expires_at, agent_id, max_per_agent)
 
 
-_RECORD_SKIP: Final = frozenset({"late_note"})
-"""Kept in its own column (written only by a former owner's late write), never in the body."""
+_RECORD_SKIP: Final = frozenset({"late_note", "thread_answer"})
+"""Kept in its own column (a former owner's late write), or not kept (a thread slot's answer fills the thread), never in the body."""
 
 
 def record_params(record: CallRecord, max_bytes: int) -> tuple[object, ...]:
@@ -321,75 +346,6 @@ def record_params(record: CallRecord, max_bytes: int) -> tuple[object, ...]:
 
 def event_params(event: SessionEvent) -> tuple[object, ...]:
     return (column(event.agent_id), column(event.type), event.at, dumps(event.data).decode())
-
-
-class JournalRow(NamedTuple):
-    """One journal record or session event, encoded for the database.
-
-    It holds nothing but its encoding: a row held while the database is away
-    (:mod:`.backlog`) keeps no full result alive beside its bounded body.
-    """
-
-    statement: str
-    params: tuple[object, ...]
-    record_id: str | None
-    """The record it writes (a later version of that record replaces it); ``None`` for an event, which is appended."""
-
-    @property
-    def label(self) -> str:
-        """What a log line calls it, read from its parameters (made only when a line is written)."""
-        params = self.params
-        if self.record_id is None:
-            return _event_label(params[1], params[0])
-        return _record_label(params[0], params[1], params[3])
-
-
-def _shown(text: object) -> str:
-    """Hostile text as a log line can carry it: cut, quoted, escaped to ASCII (no NUL or lone surrogate reaches a handler)."""
-    return ascii(str(text)[:80])
-
-
-def _record_label(record_id: object, call_id: object, tool_name: object) -> str:
-    return f"journal record {_shown(record_id)} (call {_shown(call_id)}, tool {_shown(tool_name)})"
-
-
-def _event_label(kind: object, agent_id: object) -> str:
-    return f"session event {_shown(kind)} of agent {_shown(agent_id)}"
-
-
-def journal_rows(
-    records: Sequence[CallRecord], events: Sequence[SessionEvent], max_bytes: int
-) -> tuple[list[JournalRow], list[tuple[str, Exception]]]:
-    """The rows of ``records`` then ``events``, and, apart, what could not be encoded and why.
-
-    Each is encoded on its own, so one that no JSON can carry (a lone
-    surrogate, a number past 64 bits) is left out alone instead of failing
-    the group it arrived in.
-    """
-    rows: list[JournalRow] = []
-    refused: list[tuple[str, Exception]] = []
-    for record in records:
-        try:
-            rows.append(JournalRow(UPSERT_RECORD, record_params(record, max_bytes), record.record_id))
-        except (TypeError, ValueError, OverflowError) as error:
-            refused.append((_record_label(record.record_id, record.call_id, record.tool_name), error))
-    for event in events:
-        try:
-            rows.append(JournalRow(APPEND_EVENT, event_params(event), None))
-        except (TypeError, ValueError, OverflowError) as error:
-            refused.append((_event_label(event.type, event.agent_id), error))
-    return rows, refused
-
-
-def batches(rows: Sequence[JournalRow]) -> list[tuple[str, list[tuple[object, ...]]]]:
-    """``rows`` as ``executemany`` batches: one per run of the same statement, in order."""
-    grouped: list[tuple[str, list[tuple[object, ...]]]] = []
-    for row in rows:
-        if grouped and grouped[-1][0] == row.statement:
-            grouped[-1][1].append(row.params)
-        else:
-            grouped.append((row.statement, [row.params]))
-    return grouped
 
 
 def journal_query(query: JournalQuery) -> tuple[str, list[object]]:

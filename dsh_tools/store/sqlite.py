@@ -28,6 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, Final, TypeVar
 
 import dsh_tools.store.sql as sql
+import dsh_tools.store.txn as txn
+from dsh_tools.store.rows import batches, journal_rows
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
 from dsh_tools.store.records import CallRecord, SessionEvent
 from dsh_tools.store.relational import RelationalStore, Statement
@@ -75,6 +77,10 @@ class SqliteStore(RelationalStore):
             self._thread.shutdown(wait=False)
             raise
 
+    async def _queue_database(self) -> str | None:
+        sibling = f"{self.path}.dbos"  # dsh_tools.dbos.names.system_database_url's choice for this file
+        return f"sqlite:///{sibling}" if os.path.exists(sibling) else None
+
     # -- the connection, on the store's thread ---------------------------------
     def _open(self) -> None:
         try:
@@ -103,7 +109,7 @@ class SqliteStore(RelationalStore):
                     db.execute(statement)
             else:
                 row = db.execute("SELECT max(version) FROM dsh_schema").fetchone()
-                for statements, version in sql.upgrade_steps(row, repr(self.path)):
+                for statements, version in sql.upgrade_steps(row, repr(self.path), _DIALECT):
                     for statement in statements:
                         db.execute(statement)
                     db.execute("UPDATE dsh_schema SET version = ?", (version,))
@@ -177,6 +183,19 @@ class SqliteStore(RelationalStore):
 
         return await self._run(lambda db: self._write_steps(db, steps))
 
+    async def _transact(self, make: Callable[[], txn.Txn[T]]) -> T:
+        def steps(db: sqlite3.Connection) -> T:
+            def execute(statement: str, params: Sequence[object]) -> txn.Answer:
+                if statement == txn.LOCK:
+                    return 0, []  # BEGIN IMMEDIATE already holds the write lock
+                cursor = db.execute(_DIALECT.sql(statement), params)
+                rows = cursor.fetchall()
+                return cursor.rowcount, rows
+
+            return txn.drive(make(), execute)
+
+        return await self._run(lambda db: self._write_steps(db, steps))
+
     async def _write_all(
         self, statements: Sequence[Statement], batches: Sequence[tuple[str, Sequence[Sequence[object]]]] = ()
     ) -> int:
@@ -196,15 +215,15 @@ class SqliteStore(RelationalStore):
         The call journal's fast path for a lone call: no task, no thread hop;
         and one record alone is one statement, its own transaction.
         """
-        rows, refused = sql.journal_rows(records, events, self.max_value_bytes)
-        if refused:
-            return False  # the thread path (``write``) writes the rest and counts these, once
+        rows, refused = journal_rows(records, events, self.max_value_bytes)
+        if refused or any(row.fill is not None for row in rows):
+            return False  # the thread path (``write``) counts these once, and fills thread slots in its transaction
         try:
             if len(rows) == 1 and rows[0].record_id is not None:
                 return self._write_inline(None, (rows[0].statement, rows[0].params))
 
             def steps(db: sqlite3.Connection) -> None:
-                for statement, batch in sql.batches(rows):
+                for statement, batch in batches(rows):
                     db.executemany(statement, batch)
 
             return self._write_inline(steps)

@@ -5,45 +5,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from playwright.async_api import async_playwright, expect
 
 from browser import CHROMIUM_ARGS, chromium_path
+from inspector_processes import inspector_url, parked_agent, store_url  # noqa: F401 - fixtures
 
 HERE = Path(__file__).resolve().parent
 SHOTS = Path(os.environ["DSH_SCREENSHOTS"]) if os.environ.get("DSH_SCREENSHOTS") else None
 """Set ``DSH_SCREENSHOTS=docs/images`` to refresh the screenshots ``docs/inspector.md`` shows."""
-
-
-@pytest.fixture
-def store_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'calls.db'}"
-
-
-@pytest.fixture
-def parked_agent(store_url: str) -> Iterator[subprocess.Popen[str]]:
-    agent = subprocess.Popen([sys.executable, str(HERE / "agent_for_inspector.py"), store_url], stdout=subprocess.PIPE, text=True)
-    assert agent.stdout is not None
-    assert agent.stdout.readline().startswith("parked ")
-    yield agent
-    agent.kill()
-    agent.wait(timeout=30)
-
-
-@pytest.fixture
-def inspector_url(store_url: str) -> Iterator[str]:
-    server = subprocess.Popen(
-        [sys.executable, "-m", "dsh_tools.cli", "inspect", "--store", store_url, "--port", "0"], stdout=subprocess.PIPE, text=True
-    )
-    assert server.stdout is not None
-    line = server.stdout.readline()
-    assert line.startswith("dsh-tools inspector: http://127.0.0.1:"), line
-    yield line.split(": ", 1)[1].strip()
-    server.terminate()
-    server.wait(timeout=30)
 
 
 async def test_approve_in_the_page_and_watch_the_call_run_live(parked_agent: subprocess.Popen[str], inspector_url: str) -> None:
@@ -164,8 +135,7 @@ async def test_a_code_mode_run_shows_its_sub_calls_nested_under_it(store_url: st
             calls = [await rows.nth(n).get_attribute("data-call") for n in range(4)]
             assert calls == ["other", "run-1", "run-1:code:1", "run-1:code:2"]  # newest first, sub-calls under their run
             assert [await rows.nth(n).get_attribute("class") for n in range(4)] == ["", "", "sub", "sub"]
-            await page.get_by_label("Outcome").select_option("denied")
-            await page.get_by_role("button", name="Filter").click()
+            await page.get_by_label("Outcome").select_option("denied")  # applies on change: no button
             await expect(rows).to_have_count(1)
             await expect(rows.first).to_have_attribute("data-call", "run-1:code:2")
             await browser.close()

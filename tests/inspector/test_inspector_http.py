@@ -190,6 +190,46 @@ def test_binding_beyond_loopback_warns_loudly_and_prints_the_url(tmp_path: objec
         server.wait(timeout=30)
 
 
+async def test_a_remembered_decision_with_a_message_then_the_rules_and_forgetting_one(
+    client: httpx2.AsyncClient, store: MemoryStore
+) -> None:
+    body = orjson.dumps({"approvalId": "p1", "outcome": "rejected", "message": "not that file", "remember": True})
+    done = await client.post("/api/decide", content=body, headers=POST)
+    assert done.status_code == 200
+    rule_id = done.json()["ruleId"]
+    kept = await store.get_parked("p1")
+    assert kept is not None and kept.decision is not None and kept.decision.message == "not that file"
+    (rule,) = (await client.get("/api/rules", headers=AUTH)).json()
+    assert {k: rule[k] for k in ("ruleId", "agentId", "tool", "outcome", "message", "decidedBy")} == {
+        "ruleId": rule_id, "agentId": "a1", "tool": "write_file", "outcome": "rejected", "message": "not that file",
+        "decidedBy": "inspector",
+    }
+    forget = orjson.dumps({"ruleId": rule_id})
+    assert (await client.post("/api/forget", content=forget, headers=AUTH)).status_code == 403  # CSRF, like every change
+    assert (await client.post("/api/forget", content=forget, headers=POST)).status_code == 200
+    assert (await client.post("/api/forget", content=forget, headers=POST)).status_code == 404
+    assert (await client.post("/api/forget", content=b'{"ruleId": 7}', headers=POST)).status_code == 400
+    assert (await client.get("/api/rules", headers=AUTH)).json() == []
+    page = await client.get("/", headers=AUTH)
+    assert b'"rules":[]' in page.content
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"approvalId": "p1", "outcome": "allowed-once", "message": "a message with an approval"},
+        {"approvalId": "p1", "outcome": "allowed-once", "remember": True, "arguments": {"path": "b"}},
+        {"approvalId": "p1", "outcome": "rejected", "remember": "yes"},
+    ],
+)
+async def test_a_decision_the_rules_refuse_is_a_400_and_decides_nothing(
+    client: httpx2.AsyncClient, store: MemoryStore, body: dict[str, object]
+) -> None:
+    assert (await client.post("/api/decide", content=orjson.dumps(body), headers=POST)).status_code == 400
+    assert (await store.get_parked("p1")).state == "parked"  # type: ignore[union-attr]
+    assert await store.rules() == []
+
+
 async def test_a_spilled_result_shows_its_size_and_pages_through_its_whole_text() -> None:
     from dsh_tools import Agent, ToolExecutionInput, boot, tool
 

@@ -319,3 +319,36 @@ async def test_code_mode_binds_mcp_tools_and_types_their_results(shared: McpTool
     add_line = next(line for line in sdk.splitlines() if "add(args:" in line)
     assert "Promise<string>" not in add_line  # typed: the SDK declares the structured result
     assert "echo(args:" in sdk
+
+
+async def test_needs_approval_asks_for_every_server_tool_after_validating_the_call(shared: McpToolset) -> None:
+    from dsh_tools import Agent
+
+    ctx = boot(approval="defer")
+    assert shared.session is not None
+    toolset = await mcp_tools(ctx, shared.session, allow=["echo"], needs_approval=True)
+    agent = Agent(ctx, name="client", id="client-1")
+    invalid = await call(ctx, "echo", {"text": 5}, agent=agent)
+    assert invalid.outcome == "invalid-args" and await ctx.tools.pending_approvals() == []  # nobody is asked about it
+    parked = await call(ctx, "echo", {"text": "hi"}, agent=agent)
+    assert parked.outcome == "approval-pending"
+    await toolset.aclose()
+
+
+async def test_a_servers_idempotent_hint_counts_only_when_trusted(shared: McpToolset) -> None:
+    import mcp_types as mt
+
+    from dsh_tools.mcp.tool import McpTool
+
+    hinted = mt.Tool(name="t", input_schema={"type": "object"}, annotations=mt.ToolAnnotations(idempotent_hint=True))
+    assert shared.session is not None
+    ignored = McpTool(hinted, name="t", connection=None, timeout_ms=None)  # type: ignore[arg-type]
+    trusted = McpTool(hinted, name="t", connection=None, timeout_ms=None, trust_hints=True)  # type: ignore[arg-type]
+    assert (ignored.idempotent, trusted.idempotent) == (False, True)
+    ctx = boot()
+    toolset = await mcp_tools(ctx, shared.session, allow=["echo"], trust_hints=True)
+    tool = ctx.tools.get("echo")
+    assert tool is not None and tool.idempotent is False  # echo carries no hint
+    await toolset.aclose()
+    with pytest.raises(TypeError, match="trust_hints"):
+        await mcp_tools(boot(), shared.session, trust_hints="yes")  # type: ignore[arg-type]

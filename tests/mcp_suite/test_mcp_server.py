@@ -305,3 +305,25 @@ async def test_hostile_names_and_arguments_from_a_client_are_error_results() -> 
         assert odd.is_error and text(odd) == 'Error: unknown tool ""'
         assert not (await session.call_tool("shout", {"text": "still here"})).is_error
     assert len(seen) == 6
+
+
+async def test_a_remembered_decision_answers_instead_of_eliciting() -> None:
+    """A rule the agent remembered decides its call: the client is not asked (issue 35)."""
+    from dsh_tools import APPROVAL, DeferringApprovalService, ToolExecutionInput
+
+    ctx, agent, _ = served()
+    asking(ctx)
+    ctx.provide(APPROVAL, DeferringApprovalService())
+    parked = await ctx.tools.execute(ToolExecutionInput("c1", "shout", {"text": "hi"}, agent))  # not over MCP: it parks
+    approval_id = parked.meta_get("approvalId")
+    assert isinstance(approval_id, str)
+    await ctx.tools.resume(approval_id, "allowed-once", remember="agent", decided_by="ops")
+    questions: list[str] = []
+
+    async def answer(context: ClientRequestContext, params: mt.ElicitRequestParams) -> mt.ElicitResult:
+        questions.append("asked")
+        return mt.ElicitResult(action="decline")
+
+    async with connected(serve_mcp(ctx, agent=agent), elicitation=answer) as session:
+        result = await session.call_tool("shout", {"text": "again"})
+    assert (text(result), questions) == ("AGAIN", [])

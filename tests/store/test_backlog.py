@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from dsh_tools.store.backlog import JournalBacklog
-from dsh_tools.store.sql import JournalRow, journal_rows
+from dsh_tools.store.rows import JournalRow, journal_rows
 
 from dsh_tools.store import SessionEvent
 

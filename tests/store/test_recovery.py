@@ -187,3 +187,74 @@ async def test_settle_interrupted_refuses_what_is_not_interrupted(url: str) -> N
                 await store.settle_interrupted(bogus, decided_by=None)
         with pytest.raises(KeyError):
             await store.settle_interrupted(7, decided_by=None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3, 5])
+async def test_a_call_cancelled_while_its_lease_is_committed_is_still_recorded(url: str, turns: int) -> None:
+    # A non-idempotent call commits its leased running record before its body; a caller that cancels during
+    # that commit must still get the call recorded (ABORTED_BEFORE_DISPATCH), never left "running".
+    from dsh_tools import tool
+
+    ctx = boot(store=url, lease_seconds=LEASE)
+
+    @tool
+    async def charge(cents: int) -> str:
+        """Charge a card."""
+        return "charged"
+
+    ctx.tools.register(charge)
+    agent = Agent(ctx, name="shop", id="shop-9")
+    task = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput(f"t{turns}", "charge", {"cents": 1}, agent)))
+    for _ in range(turns):
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    records = await ctx.tools.store.journal(call_id=f"t{turns}")
+    assert records == [] or [r.outcome for r in records] in (["aborted"], ["ok"])  # settled, never left running
+    assert await ctx.tools.store.journal(outcome="running") == []
+    await ctx.tools.store.aclose()
+
+
+class _Queue:
+    """A stand-in queue dispatcher that holds one finished dispatch (the DBOS one is tested in tests/dbos)."""
+
+    def __init__(self, key: str, status: str) -> None:
+        self.key, self.status = key, status
+        self.asked: list[str] = []
+
+    async def queued_calls_of(self, agent_id: str) -> list[object]:
+        from dsh_tools.dbos.seam import QueuedCall
+
+        return [QueuedCall("dsh:x", "q", agent_id, "c9", "charge", self.key, 1, self.status)]
+
+    async def result_of(self, call: object) -> object:
+        from dsh_tools import ToolExecutionResult, text_block
+
+        self.asked.append(self.key)
+        return ToolExecutionResult("c9", (text_block("charged by the worker"),), False)
+
+
+@pytest.mark.parametrize(("status", "outcome"), [("SUCCESS", "ok"), ("CANCELLED", "unknown")])
+async def test_recover_asks_the_queue_before_deciding(tmp_path: Path, status: str, outcome: str) -> None:
+    from dsh_tools.dbos.seam import QUEUE_DISPATCHER
+    from dsh_tools.store import SqliteStore
+
+    url = f"sqlite:///{tmp_path / 'calls.db'}"
+    async with SqliteStore(tmp_path / "calls.db") as store:  # a caller that died while its call was queued
+        lapsed = CallRecord(
+            "r9", "c9", "shop-1", "charge", {"cents": 5}, "running", 1.0, idempotency_key="k9", owner="gone",
+            lease_until=2.0,
+        )
+        await store.write([lapsed], [])
+    ctx, agent = app(url, tmp_path / "recovered.log", block=False, lease=LEASE)
+    queue = _Queue("k9", status)
+    ctx.provide(QUEUE_DISPATCHER, queue)  # type: ignore[misc]
+    (result,) = await ctx.tools.recover(agent)
+    assert result.outcome == outcome
+    if outcome == "ok":
+        assert result.text == "charged by the worker" and queue.asked == ["k9"]
+    assert not (tmp_path / "recovered.log").exists()  # nothing ran here
+    (record,) = await ctx.tools.store.journal(call_id="c9")
+    assert record.record_id == "r9" and record.outcome == outcome
+    await ctx.tools.store.aclose()

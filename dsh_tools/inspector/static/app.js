@@ -52,16 +52,21 @@ function approvalCard(call) {
   editor.value = pretty(call.arguments);
   const editing = el("div", { hidden: "" }, el("label", {}, "Edit the arguments (JSON)", editor),
     el("div", { class: "actions" }, el("button", { type: "button", class: "approve", onclick: () => sendEdited() }, "Approve with these arguments")));
+  const remember = el("input", { type: "checkbox", name: "remember" });
+  const message = el("input", { type: "text", name: "message", autocomplete: "off", placeholder: "why (the model reads it)" });
   async function send(outcome, args) {
     problem.textContent = "";
     const body = { approvalId: call.approvalId, outcome };
     if (args !== undefined) body.arguments = args;
+    else if (remember.checked) body.remember = true; // a rule cannot carry edited arguments
+    if (outcome !== "allowed-once" && message.value.trim()) body.message = message.value.trim();
     const response = await fetch("/api/decide", {
       method: "POST", credentials: "same-origin",
       headers: { "content-type": "application/json", "x-csrf-token": CSRF }, body: JSON.stringify(body),
     });
     if (!response.ok) { problem.textContent = await response.text(); return; }
     refreshApprovals();
+    if (body.remember) refreshRules();
   }
   function sendEdited() {
     let args;
@@ -79,6 +84,10 @@ function approvalCard(call) {
     el("p", { class: "meta" }, call.description),
     card,
     el("pre", { "aria-label": "arguments" }, pretty(call.arguments)),
+    call.expiresAt ? el("p", { class: "meta" }, `expires at ${when(call.expiresAt)}`) : "",
+    el("div", { class: "decide-options" },
+      el("label", {}, remember, " Remember for this agent"),
+      el("label", {}, "Message with a rejection ", message)),
     el("div", { class: "actions" },
       el("button", { type: "button", class: "approve", onclick: () => send("allowed-once") }, "Approve"),
       el("button", { type: "button", class: "reject", onclick: () => send("rejected") }, "Reject"),
@@ -121,6 +130,7 @@ async function refreshApprovals() {
 // The stream sends the ids of every waiting call and the views of the new ones only.
 function approvalsChanged(change) {
   approvalEvents += 1;
+  refreshRules(); // a decision made elsewhere may have been remembered
   for (const call of change.added) views.set(call.approvalId, call);
   if (change.ids.every((id) => views.has(id))) showApprovals(change.ids);
   else refreshApprovals(); // a view this page never got (it connected in between): ask for the list
@@ -170,6 +180,11 @@ function recordRows(record, nested) {
   }
   if (record.approvalId) detail.append(el("p", { class: "meta" }, `approval ${record.approvalId}`));
   if (record.spilled) detail.append(spilledReader(record));
+  if (record.decidedBy || record.decisionMessage || record.approvalRule) {
+    const parts = [record.decidedBy ? `decided by ${record.decidedBy}` : "decided",
+      record.approvalRule ? `by rule ${record.approvalRule}` : "", record.decisionMessage ? `: ${record.decisionMessage}` : ""];
+    detail.append(el("p", { class: "meta decision" }, parts.filter(Boolean).join(" ")));
+  }
   return [row, el("tr", { class: "detail" }, detail)];
 }
 
@@ -211,9 +226,12 @@ function spilledReader(record) {
 }
 
 let streamed = null; // rows the stream sent while a journal fetch was in flight: newer than the fetch
+let journalAsked = 0; // filters change quickly: only the latest fetch's answer is shown
 async function refreshJournal() {
+  const asked = ++journalAsked;
   streamed = new Map();
   const rows = await getJson(`/api/journal?${filters}`);
+  if (asked !== journalAsked) return; // a later filter's fetch answers instead
   journalRows.clear();
   for (const record of rows) journalRows.set(record.recordId, record);
   for (const [id, record] of streamed) if (matchesFilters(record)) journalRows.set(id, record);
@@ -229,12 +247,43 @@ function matchesFilters(record) {
   return true;
 }
 
-$("filters").addEventListener("submit", (event) => {
-  event.preventDefault();
+// Filters apply as they change: a box or a list at once, typed text once the typing pauses.
+function applyFilters() {
   filters = new URLSearchParams({ limit: "100" });
-  for (const [key, value] of new FormData(event.target)) if (value) filters.set(key, String(value));
+  for (const [key, value] of new FormData($("filters"))) if (value) filters.set(key, String(value));
   refreshJournal();
+}
+let typing = null;
+$("filters").addEventListener("submit", (event) => { event.preventDefault(); applyFilters(); });
+$("filters").addEventListener("change", applyFilters);
+$("filters").addEventListener("input", (event) => {
+  if (event.target.type !== "text") return; // boxes and lists apply on "change"
+  clearTimeout(typing);
+  typing = setTimeout(applyFilters, 250);
 });
+
+// -- remembered rules ------------------------------------------------------------
+function renderRules(rules) {
+  $("rule-count").textContent = String(rules.length);
+  $("no-rules").hidden = rules.length > 0;
+  $("rules").replaceChildren(...rules.map((rule) => {
+    const problem = el("span", { class: "problem", role: "alert" });
+    async function forget() {
+      const response = await fetch("/api/forget", {
+        method: "POST", credentials: "same-origin",
+        headers: { "content-type": "application/json", "x-csrf-token": CSRF }, body: JSON.stringify({ ruleId: rule.ruleId }),
+      });
+      if (!response.ok) { problem.textContent = await response.text(); return; }
+      refreshRules();
+    }
+    const said = rule.message ? ` (“${rule.message}”)` : "";
+    const by = rule.decidedBy ? ` · by ${rule.decidedBy}` : "";
+    return el("li", { "data-rule": rule.ruleId },
+      el("span", {}, `${rule.tool} · agent ${rule.agentId} · ${rule.outcome}${said}${by}`),
+      el("button", { type: "button", onclick: forget }, "Forget"), problem);
+  }));
+}
+async function refreshRules() { renderRules(await getJson("/api/rules")); }
 
 // -- live -------------------------------------------------------------------------
 // One stream per page; the server sends changed rows only. A page it cannot catch up gets "reset" and reloads.
@@ -268,6 +317,7 @@ function connect() {
 // The first view comes inside the page (one request to first paint); later ones from the API and the stream.
 const initial = JSON.parse($("initial").textContent);
 renderApprovals(initial.approvals);
+renderRules(initial.rules);
 for (const record of initial.journal) journalRows.set(record.recordId, record);
 since = initial.since;
 renderJournal();

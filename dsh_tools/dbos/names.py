@@ -1,0 +1,59 @@
+"""Where DBOS keeps our work, and what it calls it: one place for every name both sides must agree on.
+
+* The system database is the store's: the same PostgreSQL database (DBOS's
+  own schema, ``dbos``), or for a SQLite store the sibling file
+  ``<store file>.dbos`` (DBOS and our store then never share a lock).
+* Each queue is its own DBOS application, ``dsh-tools-<queue>``: DBOS ties a
+  queue to one application, and application versions (which decide which
+  workers may take which work) are kept per application, so two pools of
+  workers running different modules for different queues never make each
+  other's version stale.
+* The one workflow is ``dsh.dispatch``; its first step, ``dsh.started``, is
+  recorded before the body starts (what tells a recovery that a body may
+  have taken effect), and ``dsh.body`` runs the ``tools/execute`` chain.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = [
+    "AGENT_ATTRIBUTE",
+    "BODY_STEP",
+    "CALL_ATTRIBUTE",
+    "STARTED_STEP",
+    "WORKFLOW_NAME",
+    "WORKFLOW_PREFIX",
+    "app_name",
+    "system_database_url",
+]
+
+WORKFLOW_NAME: Final = "dsh.dispatch"
+STARTED_STEP: Final = "dsh.started"
+BODY_STEP: Final = "dsh.body"
+WORKFLOW_PREFIX: Final = "dsh:"
+"""Every workflow id of ours starts so (``dsh:<agent_id>:<key>:<n>``)."""
+AGENT_ATTRIBUTE: Final = "dshAgent"
+"""The workflow attribute holding the caller's agent id (DBOS filters on attributes exactly)."""
+CALL_ATTRIBUTE: Final = "dshCall"
+"""The workflow attribute holding ``[call_id, tool_name, idempotency_key, n, queue]``."""
+
+
+def system_database_url(store_url: str) -> str:
+    """DBOS's system database for a store URL (``ValueError`` for a store DBOS cannot share)."""
+    if type(store_url) is not str:
+        raise ValueError(f"a store URL is a str, got {type(store_url).__name__}")
+    if store_url.startswith("sqlite:///") and len(store_url) > len("sqlite:///"):
+        return store_url + ".dbos"
+    if store_url.startswith("postgres://"):
+        return "postgresql://" + store_url[len("postgres://") :]
+    if store_url.startswith("postgresql://"):
+        return store_url
+    raise ValueError(
+        f"queues need a durable store that DBOS can share (sqlite:///FILE or postgresql://...), not {store_url[:60]!r}"
+    )
+
+
+def app_name(queue: str) -> str:
+    """The DBOS application that owns ``queue`` (a checked queue name keeps DBOS's alphabet)."""
+    return f"dsh-tools-{queue}"
