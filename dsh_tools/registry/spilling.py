@@ -6,7 +6,7 @@ cut itself is a pipeline step (``pipeline/spill.py``) that asks the registry
 for the limit and hands it the whole text (:meth:`Spilling.keep`), which goes
 to the call store under a fresh locator. The store must keep spilled values
 (:class:`~dsh_tools.store.spilled.SpillStore`): that is checked when the
-registry is made with a limit, and when a tool with one is registered.
+registry is made with a limit (``ValueError``), and when a tool with one is registered.
 
 ``read_result`` is served to an agent once anything it may call can spill:
 the registry has a limit, or one of the agent's tools has its own (known per
@@ -82,9 +82,9 @@ class Spilling:
 
 
 def check_store(store: CallStore, what: str) -> None:
-    """``TypeError`` unless ``store`` keeps spilled values (checked where spilling is configured)."""
+    """``ValueError`` unless ``store`` keeps spilled values (checked where spilling is configured)."""
     if not isinstance(store, SpillStore):
-        raise TypeError(
+        raise ValueError(
             f"{what} needs a store that keeps spilled results (SpillStore: MemoryStore, SqliteStore and "
-            f"PostgresStore do), got {type(store).__name__}"
+            f"PostgresStore do); {type(store).__name__} does not"
         )

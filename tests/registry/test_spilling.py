@@ -198,7 +198,7 @@ def test_bad_limits_reserved_name_and_stores_that_cannot_spill_are_refused() -> 
         keep_spilled = None  # type: ignore[assignment]
         read_spilled = None  # type: ignore[assignment]
 
-    with pytest.raises(TypeError, match="needs a store that keeps spilled results"):
+    with pytest.raises(ValueError, match="needs a store that keeps spilled results"):
         boot(store=Plain(), max_inline_bytes=4096)
 
     @tool(max_inline_bytes=4096)
@@ -206,8 +206,14 @@ def test_bad_limits_reserved_name_and_stores_that_cannot_spill_are_refused() -> 
         """Limited."""
         return ""
 
-    with pytest.raises(TypeError, match="needs a store that keeps spilled results"):
+    with pytest.raises(ValueError, match="needs a store that keeps spilled results"):
         boot(store=Plain()).tools.register(limited)
+
+    class Half(MemoryStore):
+        read_spilled = None  # type: ignore[assignment]
+
+    with pytest.raises(TypeError, match="has part of SpillStore, without read_spilled"):
+        boot(store=Half())
 
 
 async def test_a_store_that_fails_to_keep_still_gives_a_bounded_preview() -> None:
