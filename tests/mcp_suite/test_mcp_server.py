@@ -139,12 +139,14 @@ async def test_ask_goes_to_the_client_as_elicitation(action: str, expected: str)
 
 async def test_an_accepted_elicitation_is_an_approval_so_a_failing_effect_is_not_retried() -> None:
     """Accepting is allowing once: a tool that is not idempotent starts its body at most once after it."""
-    from dsh_tools import Retry, define_tool
+    from collections.abc import Mapping
+
+    from dsh_tools import JsonValue, Retry, define_tool
 
     ctx, agent, _ = served()
     runs: list[str] = []
 
-    async def flaky(args: object, exec: ToolExecution) -> str:
+    async def flaky(args: Mapping[str, JsonValue], exec: ToolExecution) -> list[Mapping[str, JsonValue]]:
         runs.append(exec.idempotency_key)
         raise ConnectionError("reset")
 
