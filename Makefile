@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 
 # The renderer modules setup.py compiles with mypyc: editing one rebuilds
 # (a stale build would be ignored at import anyway, see _implementation.py).
-COMPILED := $(addprefix dsh_tools_codegen/,_text.py _read.py _schema.py _sdk.py _pytypes.py _python.py)
+COMPILED := $(addprefix dsh_tools_codegen/,_text.py _read.py _schema.py _sdk.py _pytypes.py _python.py _catalog.py)
 
 $(STAMP): pyproject.toml setup.py $(COMPILED)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

@@ -28,7 +28,7 @@ from setuptools.command.build_ext import build_ext
 PACKAGE = "dsh_tools_codegen"
 # The same names as dsh_tools_codegen/_implementation.py (this file cannot
 # import the package it builds; a test keeps the two in step).
-MODULES = ("_text", "_read", "_schema", "_sdk", "_pytypes", "_python")
+MODULES = ("_text", "_read", "_schema", "_sdk", "_pytypes", "_python", "_catalog")
 SIDECAR = "_compiled_sources.json"
 PURE_ENV = "DSH_TOOLS_PURE_PYTHON"
 

@@ -22,6 +22,7 @@ from dsh_tools.boot import (
     boot as boot,
 )
 from dsh_tools.code_mode import (
+    READ_RESULT_NAME as READ_RESULT_NAME,
     RUN_CODE_NAME as RUN_CODE_NAME,
 )
 from dsh_tools.code_mode.install import (
@@ -29,6 +30,7 @@ from dsh_tools.code_mode.install import (
     SDK_SECTION_ORDER as SDK_SECTION_ORDER,
 )
 from dsh_tools.code_mode.plugin import (
+    Catalog as Catalog,
     ToolMode as ToolMode,
 )
 from dsh_tools.code_mode.runtime import (

@@ -13,6 +13,7 @@ from dsh_tools.context.services import APPROVAL, CODE_RUNTIME
 from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED
+from dsh_tools.code_mode.plugin import Catalog
 from dsh_tools.registry.registry import ToolMode, ToolRegistry
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.url import open_store
@@ -36,6 +37,9 @@ def boot(
     lease_seconds: float = DEFAULT_LEASE_SECONDS,
     cancel_grace_ms: float = DEFAULT_GRACE_MS,
     approval: Literal["defer"] | ApprovalService | None = None,
+    catalog: Catalog = "full",
+    catalog_chars: int = 6000,
+    max_inline_bytes: int | None = None,
     queues: Mapping[str, str | None] | None = None,
     approval_ttl_seconds: float | None = None,
 ) -> Context:
@@ -62,7 +66,15 @@ def boot(
     ``Ask`` is then denied). ``approval_ttl_seconds`` makes a parked call
     expire when nobody decided it in time: the first store operation that
     touches it then settles it ``APPROVAL_EXPIRED`` (see ``docs/durability.md``).
-    The store's optional protocols (threads, rules, expiry) are checked here.
+    The store's optional protocols (threads, rules, expiry, spilled results) are checked here.
+    ``catalog="search"`` (Code Mode only) declares the tools in the SDK only
+    while the whole section stays within ``catalog_chars`` characters, the
+    author's ``tool_order`` first, and gives programs ``tools.$search`` and
+    ``tools.$describe`` to find the rest (see ``docs/code-mode.md``, "Large catalogs").
+    ``max_inline_bytes`` bounds the UTF-8 bytes of result text the model
+    reads: a longer text reaches it (and observers, the journal, threads) as
+    its head and tail and a locator, its whole kept once in the store for the
+    built-in ``read_result`` tool to page through (``docs/writing-tools.md``).
     """
     service = _approval_service(approval)
     language = language_of(code_runtime, code_language)
@@ -79,6 +91,9 @@ def boot(
         lease_seconds=lease_seconds,
         cancel_grace_ms=cancel_grace_ms,
         code_language=language,
+        catalog=catalog,
+        catalog_chars=catalog_chars,
+        max_inline_bytes=max_inline_bytes,
         queues=queues,
         approval_ttl_seconds=approval_ttl_seconds,
     )

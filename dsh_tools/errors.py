@@ -50,12 +50,19 @@ def safe_str(value: object) -> str:
 
 
 class HarnessError(Exception):
-    """A failure with a stable machine-readable ``code`` next to its message."""
+    """A failure with a stable machine-readable ``code`` next to its message.
 
-    def __init__(self, message: str, code: str) -> None:
+    ``meta`` (JSON) is what the call's result carries as its ``meta``: what
+    a caller needs beyond the text, such as the approval id to resume with.
+    """
+
+    meta: dict[str, object] | None = None  # also for a subclass that never calls __init__
+
+    def __init__(self, message: str, code: str, *, meta: dict[str, object] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
+        self.meta = meta
 
     def __str__(self) -> str:
         return self.message
@@ -98,8 +105,7 @@ class CodeRunFailedError(HarnessError):
     """
 
     def __init__(self, message: str, *, meta: dict[str, object] | None = None) -> None:
-        super().__init__(message, "CODE_RUN_FAILED")
-        self.meta = meta
+        super().__init__(message, "CODE_RUN_FAILED", meta=meta)
 
 
 class CodeRuntimeBusyError(HarnessError):
@@ -156,25 +162,21 @@ class ApprovalPendingError(HarnessError):
 
     ``sub_call`` (``(call_id, name)``) is set when a Code Mode program parked
     because one of its calls was deferred: the ``run_code`` call is the one
-    waiting, for that sub-call's approval. :attr:`meta` is the result's meta.
+    waiting, for that sub-call's approval. :attr:`meta` (the result's meta)
+    is ``{"approvalId": ...}``, and ``"subCall": {"callId", "name"}`` for a
+    parked program.
     """
 
     def __init__(self, tool_name: str, approval_id: str, *, sub_call: tuple[str, str] | None = None) -> None:
         waiting = f'tool "{tool_name}" is waiting for approval'
+        meta: dict[str, object] = {"approvalId": approval_id}
         if sub_call is not None:
             waiting = f'the program is waiting for approval of its call to tool "{sub_call[1]}"'
-        super().__init__(waiting, "APPROVAL_PENDING")
+            meta["subCall"] = {"callId": sub_call[0], "name": sub_call[1]}
+        super().__init__(waiting, "APPROVAL_PENDING", meta=meta)
         self.tool_name = tool_name
         self.approval_id = approval_id
         self.sub_call = sub_call
-
-    @property
-    def meta(self) -> dict[str, object]:
-        """``{"approvalId": ...}``, and ``"subCall": {"callId", "name"}`` for a parked program."""
-        meta: dict[str, object] = {"approvalId": self.approval_id}
-        if self.sub_call is not None:
-            meta["subCall"] = {"callId": self.sub_call[0], "name": self.sub_call[1]}
-        return meta
 
 
 class ApprovalUnavailableError(HarnessError):
@@ -199,8 +201,7 @@ class ReplayDivergedError(HarnessError):
     (``{"effects": [...]}``), so a model does not redo an effect that happened."""
 
     def __init__(self, message: str, *, meta: dict[str, object] | None = None) -> None:
-        super().__init__(message, "REPLAY_DIVERGED")
-        self.meta = meta
+        super().__init__(message, "REPLAY_DIVERGED", meta=meta)
 
 
 class ToolOutcomeUnknownError(HarnessError):

@@ -9,6 +9,7 @@ the outcome every path ends in, validated before observers see it.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import secrets
 from collections.abc import Awaitable, Sequence
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "IDEMPOTENCY_KEY_MAX",
+    "derived_idempotency_key",
     "HookContext",
     "MessageSource",
     "PluginSource",
@@ -49,6 +51,20 @@ IDEMPOTENCY_KEY_MAX: Final = 255
 def mint_idempotency_key() -> str:
     """A fresh key: 128 random bits as 32 hex digits."""
     return secrets.token_hex(16)
+
+
+def derived_idempotency_key(base: str, suffix: str) -> str:
+    """The key of a call made on behalf of another: ``base:suffix`` (a program's sub-call, a thread's call).
+
+    The same base and suffix give the same key, so a rerun repeats it. A
+    key that would pass ``IDEMPOTENCY_KEY_MAX`` (a long caller-chosen base)
+    becomes ``sha256:`` and the hash of that text instead: still one key
+    per call, and one the admission check accepts.
+    """
+    key = f"{base}:{suffix}"
+    if len(key) <= IDEMPOTENCY_KEY_MAX:
+        return key
+    return "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class ProgressChannel(Protocol):

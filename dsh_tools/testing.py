@@ -14,10 +14,10 @@ that only need Code Mode to assemble.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from types import MappingProxyType
 
-from dsh_tools.code_mode.runtime import Binding, CodeRunRequest, CodeRunResult
+from dsh_tools.code_mode.runtime import Binding, CodeBindingNamespace, CodeRunRequest, CodeRunResult
 
 __all__ = ["Bindings", "ScriptedCodeRuntime", "ScriptedProgram"]
 
@@ -27,6 +27,29 @@ ScriptedProgram = Callable[[Bindings, CodeRunRequest], Awaitable[CodeRunResult]]
 """A stand-in program: ``async def program(tools, request) -> CodeRunResult``."""
 
 _NO_BINDINGS: Bindings = MappingProxyType({})
+
+
+class _Open(Mapping[str, Binding]):
+    """An open namespace as a program's ``tools``: its listed functions, and any other name through its lookup
+    (``catalog="search"``: ``tools["any_tool"]`` is callable, as in the real runtimes)."""
+
+    def __init__(self, space: CodeBindingNamespace) -> None:
+        self._space = space
+
+    def __getitem__(self, name: str) -> Binding:
+        space = self._space
+        found = space.functions.get(name)
+        if found is None and space.lookup is not None:
+            found = space.lookup(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._space.functions)
+
+    def __len__(self) -> int:
+        return len(self._space.functions)
 
 
 class ScriptedCodeRuntime:
@@ -51,7 +74,8 @@ class ScriptedCodeRuntime:
         program = self.programs.get(request.program)
         if program is None:
             return CodeRunResult(logs=())
-        tools = next((space.functions for space in request.bindings if space.global_name == "tools"), _NO_BINDINGS)
+        space = next((space for space in request.bindings if space.global_name == "tools"), None)
+        tools = _NO_BINDINGS if space is None else space.functions if space.lookup is None else _Open(space)
         return await program(tools, request)
 
     async def dispose(self) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 import math
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias, cast
 
 from dsh_tools.content import ContentBlock, ToolOutput
 from dsh_tools.json_values import FrozenJson, JsonValue
@@ -29,7 +29,9 @@ __all__ = [
     "ToolBody",
     "ToolDefinition",
     "ToolSchema",
+    "MIN_INLINE_BYTES",
     "check_idempotent",
+    "check_max_inline_bytes",
     "check_needs_approval",
     "check_timeout_ms",
     "check_tool_name",
@@ -104,6 +106,7 @@ class RegisteredTool(Record):
             "idempotent",
             "needs_approval",
             "validate",
+            "max_inline_bytes",
         }
     )
     name: str
@@ -123,6 +126,8 @@ class RegisteredTool(Record):
     needs_approval: NeedsApproval = False
     validate: Callable[[Any], object] | None = None
     """The definition's own argument check (``validate(args) -> list[str]`` of violations), if it has one."""
+    max_inline_bytes: int | None = None
+    """A result text past this many UTF-8 bytes reaches the model as a preview (the registry's limit when ``None``)."""
 
     @property
     def schema(self) -> ToolSchema:
@@ -147,6 +152,18 @@ def check_tool_name(name: object) -> str:
     if has_lone_surrogate(name):
         raise ValueError(f"tool name must be Unicode text, got {ascii(name)} (a lone surrogate)")
     return name
+
+
+MIN_INLINE_BYTES: Final = 1024
+"""The smallest ``max_inline_bytes``: a preview holds a head, a tail and a line naming the locator."""
+
+
+def check_max_inline_bytes(limit: object, tool: str | None = None) -> int | None:
+    """``max_inline_bytes`` is ``None`` or an ``int`` of at least :data:`MIN_INLINE_BYTES`; anything else is a ``ValueError``."""
+    if limit is None or (type(limit) is int and limit >= MIN_INLINE_BYTES):
+        return limit
+    where = f'tool "{tool}": ' if tool is not None else ""
+    raise ValueError(f"{where}max_inline_bytes must be None or an int of at least {MIN_INLINE_BYTES}, got {describe_value(limit)}")
 
 
 def check_idempotent(idempotent: object, tool: str) -> bool:

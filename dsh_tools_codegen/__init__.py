@@ -17,6 +17,11 @@ it can be tested and type-checked in isolation.
 * :func:`render_tools_sdk_python` — the same section for Python Code Mode:
   :data:`SDK_USAGE_PYTHON` and one fenced ``python`` block (``TypedDict``
   arguments, an ``async def`` per tool on a ``Tools`` protocol).
+* :func:`render_search_sdk`, :func:`render_search_sdk_python` — the section
+  of ``catalog="search"``: tools declared in a given order within a budget of
+  characters, the ``$search``/``$describe`` built-ins and any tool by name;
+  :func:`describe_tool_ts`, :func:`describe_tool_python` — one tool's
+  declaration as the full texts write it (:mod:`._catalog`).
 
 One rule set (:mod:`._schema`) over one way of reading a schema
 (:mod:`._read`); the per-tool memo is in :mod:`._sdk`. The renderer's
@@ -26,6 +31,15 @@ unwanted native code never runs (:mod:`._implementation`).
 """
 
 from ._implementation import IMPLEMENTATION as _IMPLEMENTATION  # first: it picks compiled or source modules
+from ._catalog import (
+    SEARCH_BUILTINS_PYTHON,
+    SEARCH_USAGE,
+    SEARCH_USAGE_PYTHON,
+    describe_tool_python,
+    describe_tool_ts,
+    render_search_sdk,
+    render_search_sdk_python,
+)
 from ._python import SDK_USAGE_PYTHON, render_tools_sdk_python
 from ._schema import type_text as _type_text
 from ._sdk import SDK_USAGE, ToolSchemaLike, render_frozen_tools_sdk, render_tools_sdk
@@ -34,10 +48,17 @@ from ._text import member_key
 __all__ = [
     "SDK_USAGE",
     "SDK_USAGE_PYTHON",
+    "SEARCH_BUILTINS_PYTHON",
+    "SEARCH_USAGE",
+    "SEARCH_USAGE_PYTHON",
     "ToolSchemaLike",
+    "describe_tool_python",
+    "describe_tool_ts",
     "json_schema_to_ts",
     "member_key",
     "render_frozen_tools_sdk",
+    "render_search_sdk",
+    "render_search_sdk_python",
     "render_tools_sdk",
     "render_tools_sdk_python",
 ]

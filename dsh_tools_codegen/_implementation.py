@@ -39,7 +39,7 @@ import orjson
 
 __all__ = ["COMPILED_MODULES", "IMPLEMENTATION", "PURE_ENV", "SIDECAR", "choose"]
 
-COMPILED_MODULES: Final = ("_text", "_read", "_schema", "_sdk", "_pytypes", "_python")
+COMPILED_MODULES: Final = ("_text", "_read", "_schema", "_sdk", "_pytypes", "_python", "_catalog")
 """The modules ``setup.py`` compiles, in dependency order."""
 SIDECAR: Final = "_compiled_sources.json"
 """Written by the build next to the extensions: ``{"<module>.py": sha256}``."""

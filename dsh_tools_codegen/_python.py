@@ -167,8 +167,11 @@ def _unique_stem(name: str, used: dict[str, int]) -> tuple[str, str, int]:
     return stem, base, count
 
 
-def _tool(name: str, description: str | None, parameters: object, output: object, walk: Walk) -> tuple[str, str, str, str]:
-    """``(name, args class, member, output class)``, named after ``walk.stem``."""
+def _tool(
+    name: str, description: str | None, parameters: object, output: object, walk: Walk, reserved: frozenset[str] = frozenset()
+) -> tuple[str, str, str, str]:
+    """``(name, args class, member, output class)``, named after ``walk.stem``; a name in ``reserved``
+    (what a search-mode text declares itself) is reached as ``tools["name"]`` even when it could be a method."""
     stem = walk.stem
     fields, lines = read_properties(parameters, walk, "")
     nested_args, walk.classes = walk.classes, []
@@ -183,7 +186,7 @@ def _tool(name: str, description: str | None, parameters: object, output: object
         signature = f"(self, *{params})" if params else "(self)"
     else:
         signature = f"(self, args: {stem}Args, /)"
-    if is_method_name(name):
+    if is_method_name(name) and name not in reserved:
         member = f"{_METHOD}{name}{signature} -> {returns}:\n        {doc}"
     else:
         # ``tools["name"]`` is called with one dict of arguments, as in TypeScript

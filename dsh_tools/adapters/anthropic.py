@@ -18,7 +18,7 @@ an id used twice, a refusal) settle ``INVALID_ARGS`` saying why, through
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
 from dsh_tools.adapters._wire import (

@@ -27,7 +27,7 @@ see the call. Needs the ``openai`` extra (``pip install 'dsh-tools[openai]'``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from dsh_tools.adapters._strict import drop_strict_nulls
 from dsh_tools.adapters._wire import (
@@ -49,16 +49,9 @@ from dsh_tools.tool_types import ToolSchema
 require_sdk("openai", "openai", "dsh_tools.adapters.openai")
 
 if TYPE_CHECKING:
-    from openai.types.chat import (
-        ChatCompletionAssistantMessageParam,
-        ChatCompletionMessage,
-        ChatCompletionMessageFunctionToolCallParam,
-    )
+    from openai.types.chat import ChatCompletion, ChatCompletionAssistantMessageParam, ChatCompletionMessage
     from openai.types.chat.chat_completion import Choice
-    from openai.types.responses import ResponseOutputItem
-
-    from openai.types.chat import ChatCompletion
-    from openai.types.responses import Response
+    from openai.types.responses import Response, ResponseOutputItem
 
     from dsh_tools.context.context import Agent, Context
     from dsh_tools.threads import Thread
@@ -167,24 +160,14 @@ def _unstrict(calls: list[ProviderCall], strict_schemas: Iterable[ToolSchema] | 
 
 
 def chat_assistant_message(message: ChatCompletionMessage) -> ChatCompletionAssistantMessageParam:
-    """The assistant reply as the message param the next request carries (content, refusal, calls)."""
-    reply: ChatCompletionAssistantMessageParam = {"role": "assistant", "content": message.content}
-    if message.refusal is not None:
-        reply["refusal"] = message.refusal
-    calls: list[ChatCompletionMessageFunctionToolCallParam] = [
-        {
-            "id": call.id,
-            "type": "function",
-            "function": {"name": call.function.name, "arguments": call.function.arguments},
-        }
-        for call in message.tool_calls or ()
-        if call.type == "function"
-    ]
-    if calls:
-        reply["tool_calls"] = calls
-    return reply
+    """The assistant reply as the message param the next request carries (content, refusal, every call).
 
-
+    Every tool call goes back, custom ones too: :func:`calls_from_chat`
+    answers each (a custom call with an error), and a reply that answers a
+    call the assistant message does not carry is refused by the API. The
+    same reply a thread keeps.
+    """
+    return cast("ChatCompletionAssistantMessageParam", _chat_reply(message))
 
 
 # -- a turn into a thread ------------------------------------------------------------
@@ -196,7 +179,7 @@ _ASSISTANT_KEYS: Final = ("role", "content", "refusal", "tool_calls", "function_
 def _chat_reply(message: object) -> dict[str, object]:
     fields = verbatim(message)
     assert isinstance(fields, dict)
-    reply = {key: fields[key] for key in _ASSISTANT_KEYS if key in fields}
+    reply = {key: fields[key] for key in _ASSISTANT_KEYS if fields.get(key) is not None}  # an unset field is left out
     reply["role"] = "assistant"
     reply.setdefault("content", None)
     audio = fields.get("audio")

@@ -29,11 +29,11 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as error:  # pragma: no cover - the extra is missing
         raise CliError(f"dsh-tools worker needs DBOS: pip install 'dsh-tools[dbos]' ({error})") from None
     try:
-        system_database_url(args.store)
+        system_url = system_database_url(args.store)
         if args.recover is not None:
             if args.modules or args.queue is not None:
                 raise CliError("--recover ID takes no MODULE and no --queue: it only re-enqueues ID's calls")
-            return _recover(args.store, check_executor_id(args.recover))
+            return _recover(system_url, check_executor_id(args.recover))
         if not args.modules or args.queue is None:
             raise CliError("a worker needs MODULE... and --queue NAME (or --recover ID)")
         queue = check_queue_name(args.queue)
@@ -57,21 +57,19 @@ async def _serve(args: argparse.Namespace, queue: str, executor_id: str) -> int:
     )
 
 
-def _recover(store_url: str, executor_id: str) -> int:
-    from dsh_tools.dbos.names import system_database_url
+def _recover(system_url: str, executor_id: str) -> int:
     from dsh_tools.dbos.recovery import ExecutorBusy, hand_back, lock_executor
 
-    system_url = system_database_url(store_url)
     try:
         lock = lock_executor(system_url, executor_id)
     except ExecutorBusy:
         raise CliError(f'executor "{executor_id}" is alive (a worker holds its id): stop it, or let it recover its own work') from None
     except Exception as error:  # noqa: BLE001 - an unreachable database is one line
-        raise CliError(f"cannot reach the queues' database: {' '.join(str(error).split())[:300]}") from None
+        raise CliError(f"cannot reach the queues' database: {_one_line(error)}") from None
     try:
         count = hand_back(system_url, executor_id)
     except Exception as error:  # noqa: BLE001 - an unreachable database, a store with no queues yet
-        raise CliError(f"cannot re-enqueue the calls of {executor_id!r}: {' '.join(str(error).split())[:300]}") from None
+        raise CliError(f"cannot re-enqueue the calls of {executor_id!r}: {_one_line(error)}") from None
     finally:
         lock.release()
     if count:
@@ -79,3 +77,8 @@ def _recover(store_url: str, executor_id: str) -> int:
     else:
         print(f"executor {executor_id} holds no unfinished calls: nothing to re-enqueue")
     return 0
+
+
+def _one_line(error: BaseException) -> str:
+    """``error``'s text on one line, at most 300 characters (a database error spans several)."""
+    return " ".join(str(error).split())[:300]

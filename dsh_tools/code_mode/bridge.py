@@ -54,7 +54,14 @@ from dsh_tools.content import ContentBlock, ToolOutput, text_block
 from dsh_tools.code_mode.replay import ParkedProgram, RecordedCall, Replay, replay_for
 from dsh_tools.code_mode.weak import weak_callback
 from dsh_tools.errors import ApprovalPendingError, CodeRunFailedError, ReplayDivergedError, ToolArgsError
-from dsh_tools.execution import HookContext, PluginSource, ToolExecution, ToolExecutionInput, ToolExecutionResult
+from dsh_tools.execution import (
+    HookContext,
+    PluginSource,
+    ToolExecution,
+    ToolExecutionInput,
+    ToolExecutionResult,
+    derived_idempotency_key,
+)
 from dsh_tools.json_values import JsonValue, dumps, freeze_json, frozen_or_raise
 from dsh_tools.pipeline.batch import CallLane
 from dsh_tools.signals import AbortController
@@ -117,7 +124,10 @@ class _Run:
         self.images: list[tuple[int, Sequence[ContentBlock]]] = []
         self.live: list[tuple[int, ToolExecutionResult, str]] = []  # a replay's calls that ran for real: (number, result, tool)
 
-    def binding(self, name: str, *, typed: bool) -> Binding:
+    def binding(self, name: str, *, typed: bool | None) -> Binding:
+        """The binding of tool ``name``; ``typed=None``: whether it gives a value is read when it is called
+        (a name the program found at run time, ``catalog="search"``)."""
+
         async def call(args: JsonValue) -> JsonValue:
             # Numbered and queued before the first await, so the lane sees the
             # calls in the order the program made them. The sub-call runs as
@@ -131,20 +141,24 @@ class _Run:
                 raise CodeDispatchError("the program is stopping: it is waiting for approval, or its replay diverged")
             self.submitted += 1
             number = self.submitted
+            gives_value = typed
+            if gives_value is None:
+                resolved = self.registry.resolve(name, self.outer.agent)
+                gives_value = resolved is not None and resolved.output_schema is not None
             sub_id = f"{self.outer.call_id}:code:{number}"
             if self.replay is not None:
                 recorded = self._replayed(number, name, frozen)
                 if recorded is not None:
                     if recorded.is_error:
                         raise CodeDispatchError(recorded.text)
-                    return recorded.value if typed else recorded.text
+                    return recorded.value if gives_value else recorded.text
             # A sub-call's key is its program's and its number: the same call of a rerun has the same key.
             sub_call = ToolExecutionInput(
                 sub_id, name, frozen, self.outer.agent, self.outer.token, self.controller.signal,
-                f"{self.outer.idempotency_key}:{number}" if self.outer.idempotency_key else None,
+                derived_idempotency_key(self.outer.idempotency_key, str(number)) if self.outer.idempotency_key else None,
             )
             self.numbers[sub_id] = (number, name)
-            task = asyncio.ensure_future(self._dispatch(sub_call, self._submit(sub_call), number, typed))
+            task = asyncio.ensure_future(self._dispatch(sub_call, self._submit(sub_call), number, gives_value))
             self.in_flight.add(task)
             task.add_done_callback(self.in_flight.discard)
             return await asyncio.shield(task)
@@ -304,12 +318,7 @@ async def run_program(registry: ToolRegistry, args: object, execution: ToolExecu
         controller.abort(reason)
 
     follow = execution.signal.add_listener(stop) if execution.signal is not None else None
-    tools = registry.end_capabilities(execution.agent)
-    bindings = {tool.name: run.binding(tool.name, typed=tool.output_schema is not None) for tool in tools}
-    if run.replay is not None:  # a recorded call's tool that is gone still gets a binding: calling it diverges
-        for entry in run.replay.entries.values():
-            bindings.setdefault(entry.name, run.binding(entry.name, typed=False))
-    namespace = CodeBindingNamespace("tools", bindings)
+    namespace = _namespace(registry, run)
     previous = run.replay.program if run.replay is not None else None
     seed = previous.seed if previous is not None and previous.seed is not None else secrets.randbits(32)
     clock = previous.clock if previous is not None else ()
@@ -346,6 +355,23 @@ async def run_program(registry: ToolRegistry, args: object, execution: ToolExecu
             raise
         text, meta = run.effects()  # a replay that failed after its approved call ran
         raise CodeRunFailedError(f"{failed.message}\n{text}", meta=meta) from None
+
+
+def _namespace(registry: ToolRegistry, run: _Run) -> CodeBindingNamespace:
+    """The program's ``tools``: a binding per tool the agent sees; with ``catalog="search"``, per tool the
+    SDK declares, the built-ins, and any other name through ``lookup`` (into the pipeline, which
+    rejects a tool the agent may not call as unknown)."""
+    agent = run.outer.agent
+    if registry.code_mode.catalog == "search":
+        from dsh_tools.code_mode.search.builtins import search_namespace  # first need: native code never loads it
+
+        return search_namespace(registry, agent, run.binding)
+    tools = registry.end_capabilities(agent)
+    bindings = {tool.name: run.binding(tool.name, typed=tool.output_schema is not None) for tool in tools}
+    if run.replay is not None:  # a recorded call's tool that is gone still gets a binding: calling it diverges
+        for entry in run.replay.entries.values():
+            bindings.setdefault(entry.name, run.binding(entry.name, typed=False))
+    return CodeBindingNamespace("tools", bindings)
 
 
 def _diverged(run: _Run, why: str) -> ReplayDivergedError:

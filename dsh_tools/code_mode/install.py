@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from dsh_tools.code_mode import RUN_CODE_NAME
+from dsh_tools.code_mode import READ_RESULT_NAME, RUN_CODE_NAME
 from dsh_tools.code_mode.runtime import CodeLanguage, code_runtime, language_label
 from dsh_tools.code_mode.transport import make_run_code
 from dsh_tools.system_prompt.records import TOOL_ORDER_REST, AssembleContext, PromptSection
@@ -53,6 +53,10 @@ def sdk_section_text(registry: ToolRegistry, scope: Agent | None) -> str:
     """
     if registry.mode_for(scope) == "native":
         return ""
+    if registry.code_mode.catalog == "search":
+        from dsh_tools.code_mode.search.builtins import search_section  # first need: native code never loads it
+
+        return search_section(registry, scope)[0]
     view = registry.scope_view(scope)
     text = view.memo.get(SDK_SECTION)
     if not isinstance(text, str):
@@ -72,11 +76,12 @@ def _preflight(registry: ToolRegistry, prompt: SystemPrompt, context: AssembleCo
     runtime = code_runtime(registry.context, language)
     if isinstance(runtime, str):
         raise RuntimeError(f"tools mode {mode!r} needs a {language_label(language)} code runtime: {runtime}")
-    if mode == "code" and prompt.tool_order is not None:
-        wire = {RUN_CODE_NAME, TOOL_ORDER_REST}
+    if mode == "code" and prompt.tool_order is not None and registry.code_mode.catalog != "search":
+        wire = {RUN_CODE_NAME, READ_RESULT_NAME, TOOL_ORDER_REST}
         stale = [name for name in prompt.tool_order if name not in wire]
         if stale:
             raise ValueError(
                 f"tool_order names {', '.join(stale)}, which mode 'code' no longer sends as wire tools "
-                f"(only {RUN_CODE_NAME!r}); drop them from tool_order or use mode 'both'"
+                f"(only {RUN_CODE_NAME!r}); drop them from tool_order, use mode 'both', or catalog='search' "
+                "(where tool_order orders the SDK's declarations)"
             )

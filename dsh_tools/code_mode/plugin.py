@@ -9,8 +9,10 @@ prompt's tool provider, and once a scope's mode is not native it serves
 (``registry.add_gate``) and adds the SDK section (:mod:`.install`).
 
 ``ToolRegistry`` builds one from its keywords and delegates ``mode``,
-``present_as``, ``code_language``, ``max_parallel_sub_calls``, the presentation
-rule of approvals and parked programs to it. The registry loads this module,
+``present_as``, ``code_language``, ``max_parallel_sub_calls``, ``catalog``, the
+presentation rule of approvals and parked programs to it. With
+``catalog="search"`` it also keeps the catalog index ``tools.$search`` ranks
+with (:mod:`.search`), built on first need and kept in step with the layers. The registry loads this module,
 so it stays light: the SDK renderers, the bridge and replay load on first
 need. They never import this module, so deferring them closes no cycle.
 """
@@ -22,8 +24,9 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from returns.result import Failure, Result, Success
 
-from dsh_tools.code_mode import RUN_CODE_NAME
+from dsh_tools.code_mode import READ_RESULT_NAME, RUN_CODE_NAME
 from dsh_tools.code_mode.runtime import CodeLanguage, check_choice, code_runtime
+from dsh_tools.code_mode.search.builtins import check_catalog_chars
 from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.context.identity import WeakIdentityDict
@@ -35,27 +38,41 @@ from dsh_tools.pipeline.outcomes import Settled, exception_result
 from dsh_tools.system_prompt.records import AssembleContext, ToolProviderResult
 
 if TYPE_CHECKING:
+    from dsh_tools.code_mode.search.index import CatalogIndex
     from dsh_tools.context.context import Agent
     from dsh_tools.pipeline.plan import CallPlan
     from dsh_tools.registry.registry import ToolRegistry
     from dsh_tools.store.records import ParkedCall
 
-__all__ = ["RESERVED", "CodeMode", "ToolMode"]
+__all__ = ["RESERVED", "Catalog", "CodeMode", "ToolMode"]
 
 ToolMode = Literal["native", "code", "both"]
+Catalog = Literal["full", "search"]
+"""How a Code Mode SDK declares the tools: all of them, or within ``catalog_chars`` with ``$search``/``$describe``."""
 RESERVED: Final = f'"{RUN_CODE_NAME}" is the reserved Code Mode transport'
 
 
 class CodeMode:
     """The registry's presentation plugin: per-agent modes, the wire tools, Code Mode armed on first need."""
 
-    __slots__ = ("_registry", "mode", "code_language", "max_parallel_sub_calls", "_modes", "_armed")
+    __slots__ = (
+        "_registry", "mode", "code_language", "max_parallel_sub_calls", "catalog", "catalog_chars", "_modes", "_armed",
+        "_index",
+    )
 
     def __init__(
-        self, registry: ToolRegistry, *, mode: ToolMode, code_language: CodeLanguage, max_parallel_sub_calls: int
+        self,
+        registry: ToolRegistry,
+        *,
+        mode: ToolMode,
+        code_language: CodeLanguage,
+        max_parallel_sub_calls: int,
+        catalog: Catalog = "full",
+        catalog_chars: int = 6000,
     ) -> None:
         check_choice("mode", mode, ToolMode)
         check_choice("code_language", code_language, CodeLanguage)
+        check_choice("catalog", catalog, Catalog)
         check_max_parallel(max_parallel_sub_calls, "max_parallel_sub_calls")
         prompt = registry.context.get(SYSTEM_PROMPT)
         if prompt is None:
@@ -64,6 +81,9 @@ class CodeMode:
         self.mode: ToolMode = mode
         self.code_language: CodeLanguage = code_language
         self.max_parallel_sub_calls = max_parallel_sub_calls
+        self.catalog: Catalog = catalog
+        self.catalog_chars = check_catalog_chars(catalog_chars)
+        self._index: CatalogIndex | None = None
         # Weak: a gone agent keeps nothing alive; by identity: its own __hash__/__eq__ are never asked.
         self._modes: WeakIdentityDict[Agent, ToolMode] = WeakIdentityDict()
         self._armed = False
@@ -109,21 +129,37 @@ class CodeMode:
             registry.add_gate(self.check_presentation)
             self._armed = True
 
+    def catalog_index(self) -> CatalogIndex:
+        """The index ``$search`` ranks with, first brought in step with the layers (one new tool: one new document)."""
+        index = self._index
+        if index is None:
+            from dsh_tools.code_mode.search.index import CatalogIndex  # first need: see the module docstring
+
+            index = self._index = CatalogIndex()
+        layers = self._registry.layers
+        index.sync(layers.version, layers.every_tool)
+        return index
+
     def _wire_tools(self, context: AssembleContext) -> ToolProviderResult:
-        """The prompt's tools for ``context.scope``: native, only ``run_code``, or both."""
+        """The prompt's tools for ``context.scope``: native, only the served ones (``run_code``, ``read_result``), or both.
+
+        With ``catalog="search"`` the agent's own names stay known in ``code``
+        mode, so ``tool_order`` may name them: it orders the SDK's declarations.
+        """
         scope, registry = context.scope, self._registry
         mode = self.mode_for(scope)
-        schemas = registry.schemas(scope)  # the transport, when the mode has it, comes last
-        if mode == "native":
-            return ToolProviderResult(schemas, registry.known_names(scope))
+        schemas = registry.schemas(scope)  # the served tools (run_code, read_result) come last
+        served = schemas[len(registry.end_capabilities(scope)):]
+        served_names = [schema.name for schema in served]
         if mode == "code":
-            return ToolProviderResult(schemas[-1:], [RUN_CODE_NAME])
-        return ToolProviderResult(schemas, [*registry.known_names(scope), RUN_CODE_NAME])
+            known = [*served_names, *registry.known_names(scope)] if self.catalog == "search" else served_names
+            return ToolProviderResult(served, known)
+        return ToolProviderResult(schemas, [*registry.known_names(scope), *served_names])
 
     # -- the presentation rule -------------------------------------------------
     def refuses(self, name: str, agent: Agent | None) -> bool:
-        """Whether ``agent`` may not call ``name`` directly: in code mode only ``run_code`` is a direct call."""
-        return name != RUN_CODE_NAME and self.mode_for(agent) == "code"
+        """Whether ``agent`` may not call ``name`` directly: in code mode only ``run_code`` and ``read_result`` are."""
+        return name != RUN_CODE_NAME and name != READ_RESULT_NAME and self.mode_for(agent) == "code"
 
     async def check_presentation(self, host: PipelineHost, execution: ToolExecution) -> Result[ToolExecution, Settled]:
         """The gate: a code-mode agent's direct call (no ``parent``) of anything but ``run_code`` is ``UNKNOWN_TOOL``.
@@ -158,9 +194,12 @@ class CodeMode:
         return "the code runtime is disposed" if getattr(runtime, "disposed", False) is True else None
 
     async def resume_program(
-        self, plan: CallPlan, parked: ParkedCall, execution: ToolExecution, stale: str | None
+        self, plan: CallPlan, parked: ParkedCall, execution: ToolExecution, stale: str | None, *, tampered: bool
     ) -> ToolExecutionResult:
-        """Settle the approved sub-call (``plan`` is its plan), then rerun its program by replay."""
+        """Settle the approved sub-call (``plan`` is its plan), then rerun its program by replay.
+
+        ``tampered``: the parked row does not match its digest, so neither runs.
+        """
         from dsh_tools.code_mode.replay import resume_program  # first need: see the module docstring
 
-        return await resume_program(self._registry, plan, parked, execution, stale)
+        return await resume_program(self._registry, plan, parked, execution, stale, tampered=tampered)

@@ -33,14 +33,10 @@ from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, mint_idempotency_key
 from dsh_tools.json_values import JsonValue, freeze_json, thaw_json
 from dsh_tools.pipeline.compose import continue_call
-from dsh_tools.pipeline.outcomes import Settled, exception_result
+from dsh_tools.pipeline.outcomes import record_tampered
 from dsh_tools.pipeline.plan import CallPlan, plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.record import Record
-
-from returns.result import Failure
-
-from dsh_tools.errors import RecordTamperedError
 
 if TYPE_CHECKING:
     from dsh_tools.registry.registry import ToolRegistry
@@ -135,35 +131,44 @@ class ParkedProgram(Record):
         return wired
 
     @classmethod
-    def read(cls, stored: object) -> ParkedProgram | None:
+    def read(cls, stored: object, *, digest_required: bool = True) -> ParkedProgram | None:
         """The program a store kept, or ``None`` if it does not read back as the program that was stored.
 
         Everything is checked before anything runs: the digest (code or
-        recorded results rewritten), and the type of every field (a number
-        that is not one would otherwise fail the rerun after its approved
-        call ran). A program stored before digests were kept is read by its
-        types alone.
+        recorded results rewritten, or the digest taken away), and the type
+        of every field (a number that is not one would otherwise fail the
+        rerun after its approved call ran). Only a program parked before
+        digests were kept (``digest_required=False``: its parked row has no
+        digest either) is read by its types alone.
         """
-        data = thaw_json(stored)
         try:
-            assert isinstance(data, dict)
-            digest = data.pop("digest", None)
-            if digest is not None and digest != _program_digest(data):
-                return None
-            calls = tuple(RecordedCall.read(c) for c in data["calls"])
-            clock = tuple(float(t) for t in data.get("clock", ()))
-            for number in (data["waiting"], data["resumes"], *(c.number for c in calls)):
-                assert type(number) is int
-            assert type(data["runCallId"]) is str and type(data["code"]) is str and type(data["waitingName"]) is str
-            for call in calls:
-                assert type(call.call_id) is str and type(call.name) is str and type(call.text) is str
-                assert type(call.is_error) is bool
-            seed, run_key = data.get("seed"), data.get("runKey")
-            assert seed is None or type(seed) is int
-            program = cls(data["runCallId"], data["code"], calls, data["waiting"], data["waitingName"], data["resumes"])
-            return program.set(seed=seed, clock=clock, run_key=run_key if type(run_key) is str else None)
-        except (AssertionError, KeyError, TypeError, ValueError, AttributeError):
+            return cls._read(thaw_json(stored), digest_required)
+        except (KeyError, TypeError, ValueError, AttributeError):
             return None
+
+    @classmethod
+    def _read(cls, data: Any, digest_required: bool) -> ParkedProgram | None:
+        if not isinstance(data, dict):
+            return None
+        digest = data.pop("digest", None)
+        if (digest is None and digest_required) or (digest is not None and digest != _program_digest(data)):
+            return None
+        calls = tuple(RecordedCall.read(c) for c in data["calls"])
+        clock = tuple(float(t) for t in data.get("clock", ()))
+        seed, run_key = data.get("seed"), data.get("runKey")
+        typed = (
+            all(type(number) is int for number in (data["waiting"], data["resumes"], *(c.number for c in calls)))
+            and all(type(data[key]) is str for key in ("runCallId", "code", "waitingName"))
+            and all(
+                type(c.call_id) is str and type(c.name) is str and type(c.text) is str and type(c.is_error) is bool
+                for c in calls
+            )
+            and (seed is None or type(seed) is int)
+        )
+        if not typed:
+            return None
+        program = cls(data["runCallId"], data["code"], calls, data["waiting"], data["waitingName"], data["resumes"])
+        return program.set(seed=seed, clock=clock, run_key=run_key if type(run_key) is str else None)
 
 
 def _program_digest(wired: dict[str, object]) -> str:
@@ -218,20 +223,25 @@ def replay_for(execution: ToolExecution) -> Replay | None:
 
 
 async def resume_program(
-    registry: ToolRegistry, sub_plan: CallPlan, parked: ParkedCall, execution: ToolExecution, stale: str | None
+    registry: ToolRegistry,
+    sub_plan: CallPlan,
+    parked: ParkedCall,
+    execution: ToolExecution,
+    stale: str | None,
+    *,
+    tampered: bool,
 ) -> ToolExecutionResult:
     """Settle the approved sub-call, then rerun its program with the earlier run's calls replayed.
 
     The sub-call runs outside any program (its journal record linked to the
     approval); the ``run_code`` call then runs again under its own call id,
-    and its result is what ``resume`` returns. A program that does not read
-    back as the one stored (its digest, its fields) settles
-    ``RECORD_TAMPERED``, and neither the sub-call nor the program runs.
+    and its result is what ``resume`` returns. A parked row or program that
+    does not read back as the one stored (``tampered``; the program's
+    digest, its fields) runs nothing: see :func:`_settle_tampered`.
     """
-    program = ParkedProgram.read(parked.program)
+    program = None if tampered else ParkedProgram.read(parked.program, digest_required=parked.digest is not None)
     if program is None:
-        tampered = Settled(execution, exception_result(execution.call_id, RecordTamperedError()))
-        return await continue_call(sub_plan, Failure(tampered), ())
+        return await _settle_tampered(registry, sub_plan, parked, execution)
     sub_result = await registry.settle_parked(sub_plan, parked, execution, stale)
     approved = RecordedCall.of(program.waiting, parked.tool_name, parked.arguments, sub_result)
     code = freeze_json({"code": program.code}).unwrap()
@@ -245,3 +255,24 @@ async def resume_program(
     plan.state.thread_slot = parked.thread_slot  # the program's call is the thread's: its rerun fills the slot
     plan.state.decision = parked.decision
     return await resume_call(plan, run, "allowed-once")
+
+
+async def _settle_tampered(
+    registry: ToolRegistry, sub_plan: CallPlan, parked: ParkedCall, execution: ToolExecution
+) -> ToolExecutionResult:
+    """Settle both the sub-call and its program's ``run_code`` call ``RECORD_TAMPERED``; the latter's result.
+
+    Neither runs. The ``run_code`` call is the one a thread waits on (its
+    slot fills with this result, so the conversation goes on), named by the
+    parked row's parent call id: the program's own fields are not trusted.
+    """
+    await continue_call(sub_plan, record_tampered(execution), ())
+    run = ToolExecution(
+        registry.mint_token(), parked.parent_call_id or execution.call_id, RUN_CODE_NAME, freeze_json({}).unwrap(),
+        execution.agent, signal=execution.signal, idempotency_key=mint_idempotency_key(),
+    )
+    plan = plan_call(registry, run)
+    plan.state.approval_id = parked.approval_id
+    plan.state.thread_slot = parked.thread_slot
+    return await continue_call(plan, record_tampered(run), ())
+

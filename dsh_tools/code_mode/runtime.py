@@ -10,6 +10,7 @@ abort or a dead worker are *results* with ``error`` set, never exceptions.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
 from dsh_tools.context.services import CODE_RUNTIME
@@ -47,11 +48,27 @@ FailureKind = Literal["exception", "timeout", "abort", "worker-exit"]
 
 
 class CodeBindingNamespace(Record):
-    """``global_name.fn(args)`` inside the program calls ``functions[fn](args)``."""
+    """``global_name.fn(args)`` inside the program calls ``functions[fn](args)``.
 
-    _wire_skip = frozenset({"functions"})
+    Two optional parts let a namespace serve names it does not list (Code
+    Mode's ``catalog="search"``, where thousands of tools could be called but
+    only a few are declared): ``lookup(name)`` is asked for a name that
+    ``functions`` lacks when the program calls it (TypeScript:
+    ``global_name.any_name(args)`` or ``global_name["any name"](args)``;
+    Python: ``global_name["any name"](...)``, since a name that is not bound
+    is no attribute) and gives its binding, or ``None`` to refuse it as
+    unknown; ``aliases`` maps further attribute names to names of
+    ``functions`` (Python's ``tools.search_tools`` for ``tools["$search"]``),
+    set after the functions' own, so an alias wins an attribute while
+    ``global_name["alias"]`` still reaches a function of that name. A runtime
+    that ignores both serves the listed functions only.
+    """
+
+    _wire_skip = frozenset({"functions", "lookup", "aliases"})
     global_name: str
     functions: Mapping[str, Binding]
+    lookup: Callable[[str], Binding | None] | None = None
+    aliases: Mapping[str, str] = MappingProxyType({})
 
 
 class CodeRunRequest(Record):

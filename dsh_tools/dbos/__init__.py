@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from dsh_tools.dbos.seam import QUEUE_DISPATCHER, QueueDispatcher, QueuedCall, QueueOptions, configured_dispatcher
+from dsh_tools.dbos.seam import QUEUE_DISPATCHER, QueueDispatcher, QueuedCall, QueueOptions, dispatcher_of
 
 if TYPE_CHECKING:
     from dsh_tools.dbos.dispatcher import DbosQueues
+    from dsh_tools.registry.registry import ToolRegistry
 
 __all__ = ["QUEUE_DISPATCHER", "QueueDispatcher", "QueueOptions", "QueuedCall", "configure", "queued_calls_of"]
 
@@ -30,7 +31,11 @@ def configure(store_url: str, *, queues: Mapping[str, QueueOptions]) -> DbosQueu
     return configure_queues(store_url, queues=queues)
 
 
-async def queued_calls_of(agent_id: str) -> list[QueuedCall]:
-    """What DBOS holds of ``agent_id``'s calls (``[]`` when no queue is configured): ``recover`` asks this first."""
-    dispatcher = configured_dispatcher()
+async def queued_calls_of(agent_id: str, *, tools: ToolRegistry | None = None) -> list[QueuedCall]:
+    """What the queues hold of ``agent_id``'s calls (``[]`` when no dispatcher is found): ``recover`` asks this first.
+
+    The dispatcher is found as a call's: the one ``tools``' context provides
+    (``QUEUE_DISPATCHER``), else the one ``configure`` set up in this process.
+    """
+    dispatcher = dispatcher_of(tools)
     return [] if dispatcher is None else await dispatcher.queued_calls_of(agent_id)

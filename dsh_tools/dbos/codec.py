@@ -23,6 +23,7 @@ from typing import Any, Final
 
 import orjson
 
+from dsh_tools.dbos.names import WORKFLOW_PREFIX, agent_key
 from dsh_tools.execution import HookContext, PluginSource, ToolErrorInfo, ToolExecutionResult, UserSource
 from dsh_tools.json_values import JsonValue, thaw_json
 from dsh_tools.outcome import OUTCOMES, Outcome
@@ -52,7 +53,6 @@ class Request(Record):
     """One queued dispatch, as the worker reads it (see the module docstring)."""
 
     _json_fields = frozenset({"arguments", "replay"})
-    queue: str
     call_id: str
     name: str
     arguments: JsonValue
@@ -70,12 +70,11 @@ class Request(Record):
     approval_id: str | None = None
     replay: JsonValue | None = None
     trace: tuple[tuple[str, str], ...] = ()
-    language: str = "typescript"
 
 
 def workflow_id(agent_id: str | None, idempotency_key: str, dispatch: int) -> str:
     """``dsh:<agent_id>:<key>:<n>``: the ``n``-th dispatch of that call (``-`` for a call without an agent)."""
-    return f"dsh:{'-' if agent_id is None else agent_id}:{idempotency_key}:{dispatch}"
+    return f"{WORKFLOW_PREFIX}{agent_key(agent_id)}:{idempotency_key}:{dispatch}"
 
 
 def catalog_digest(tools: Sequence[RegisteredTool]) -> str:
@@ -102,7 +101,7 @@ def decode_request(text: object) -> Request:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"not a request of format {FORMAT}")
     fields: dict[str, Any] = {name: data[name] for name in Request._record_fields if name in data}
-    for name in ("queue", "call_id", "name", "idempotency_key", "fingerprint"):
+    for name in ("call_id", "name", "idempotency_key", "fingerprint"):
         _want(fields, name, str)
     _want(fields, "dispatch", int)
     _want(fields, "max_payload_bytes", int)
@@ -110,7 +109,6 @@ def decode_request(text: object) -> Request:
     for name in ("agent_id", "agent_name", "catalog", "approval_id"):
         _want(fields, name, (str, type(None)), optional=True)
     _want(fields, "mode", str, optional=True)
-    _want(fields, "language", str, optional=True)
     _want(fields, "approved", bool, optional=True)
     fields["restrictions"] = _restrictions(fields.get("restrictions", ()))
     trace = fields.get("trace", ())
@@ -162,14 +160,17 @@ def encode_result(result: ToolExecutionResult) -> str:
 
 
 def decode_result(text: object) -> ToolExecutionResult:
-    """The result :func:`encode_result` wrote; ``ValueError`` if ``text`` is not one."""
+    """The result :func:`encode_result` wrote; ``ValueError`` if ``text`` is not one (checked, never asserted)."""
     try:
         data = orjson.loads(text) if type(text) is str else None
-        assert isinstance(data, dict)
-        wire = data["result"]
-        assert isinstance(wire, dict)
-        outcome = data["outcome"]
-        assert outcome in OUTCOMES
+        if not isinstance(data, dict):
+            raise ValueError("it is not a JSON object")
+        wire = data.get("result")
+        if not isinstance(wire, dict):
+            raise ValueError("its result is not an object")
+        outcome = data.get("outcome")
+        if type(outcome) is not str or outcome not in OUTCOMES:
+            raise ValueError(f"its outcome {outcome!r} is not one of {sorted(OUTCOMES)}")
         error = wire.get("error")
         info = None if error is None else ToolErrorInfo(error["name"], error["code"])
         return ToolExecutionResult(
@@ -182,7 +183,7 @@ def decode_result(text: object) -> ToolExecutionResult:
             value=data.get("value"),
             outcome=_outcome(outcome),
         )
-    except (AssertionError, KeyError, TypeError, ValueError, orjson.JSONDecodeError) as error:
+    except (KeyError, TypeError, ValueError, orjson.JSONDecodeError) as error:
         raise ValueError(f"a queued call's result does not read as one: {error!r}"[:300]) from None
 
 
@@ -193,7 +194,8 @@ def _outcome(word: str) -> Outcome:
 def _hook_context(wire: object) -> HookContext | None:
     if wire is None:
         return None
-    assert isinstance(wire, Mapping)
+    if not isinstance(wire, Mapping):
+        raise ValueError("its additionalContext is not an object")
     source = wire["source"]
     kind = source["kind"]
     made = UserSource() if kind == "user" else PluginSource(source["plugin"])

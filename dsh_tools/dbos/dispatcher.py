@@ -4,27 +4,39 @@ A caller only enqueues and awaits, as a ``DBOSClient`` does: it serves no
 queue, so a process whose every call is routed needs no DBOS of its own. For
 one call, :meth:`DbosQueues.dispatch`
 
-1. builds the request (:mod:`.codec`) and refuses it as ``PAYLOAD_TOO_LARGE``
-   past the queue's ``max_payload_bytes``, before anything is enqueued;
+1. answers ``TOOL_NOT_FOUND`` for a tool this process cannot resolve (as a
+   local dispatch does), builds the request (:mod:`.codec`) and refuses it as
+   ``PAYLOAD_TOO_LARGE`` past the queue's ``max_payload_bytes``, all before
+   anything is enqueued;
 2. enqueues ``dsh.dispatch`` under the workflow id
    ``dsh:<agent_id>:<idempotency_key>:<n>`` (``n``: the call's ``n``-th
    dispatch, so a Code Mode rerun is new work while a recovery of the same
-   dispatch finds the workflow DBOS already has, and its result);
-3. awaits the result at the queue's polling interval. The caller's
-   cancellation (its task, or its signal) cancels the workflow; whether the
-   worker had recorded ``dsh.started`` decides ``ABORTED`` or
-   ``ABORTED_BEFORE_DISPATCH``.
+   dispatch finds the workflow DBOS already has, and its result), with the
+   agent and the call as attributes (what :meth:`~DbosQueues.queued_calls_of`
+   reads) and, with ``partition_by_agent``, the agent as partition key;
+3. awaits the result at the queue's polling interval, under the caller's call
+   id whatever id the worker's result names. Cancelling the call cancels the
+   workflow, and whether the worker had recorded ``dsh.started`` is noted on
+   the plan: an aborted signal settles ``ABORTED`` or
+   ``ABORTED_BEFORE_DISPATCH`` here, a cancelled task is settled so by the
+   pipeline.
 
-Anything DBOS raises is a result too: ``QUEUE_UNAVAILABLE`` with DBOS's
-reason, or ``TOOL_OUTCOME_UNKNOWN`` when DBOS gave up recovering the
-dispatch.
+What DBOS raises is a result too: ``QUEUE_UNAVAILABLE`` with DBOS's reason
+(or when someone else cancelled the workflow), ``TOOL_OUTCOME_UNKNOWN`` when
+DBOS gave up recovering the dispatch. A database error while awaiting is the
+exception: it is waited out, with backoff (the database may be away; the
+worker goes on, so the result will be there), until the call is cancelled.
+
+:meth:`~DbosQueues.queued_calls_of` and :meth:`~DbosQueues.result_of` are
+recovery's side: the dispatches DBOS holds for an agent, and the result of
+one, awaited as above.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final, cast
 
@@ -34,7 +46,16 @@ from sqlalchemy.exc import DBAPIError
 
 from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.dbos.codec import Request, Restrictions, catalog_digest, decode_result, encode_request, workflow_id
-from dsh_tools.dbos.names import AGENT_ATTRIBUTE, CALL_ATTRIBUTE, STARTED_STEP, WORKFLOW_NAME, WORKFLOW_PREFIX, app_name
+from dsh_tools.dbos.names import (
+    AGENT_ATTRIBUTE,
+    CALL_ATTRIBUTE,
+    NO_AGENT,
+    STARTED_STEP,
+    WORKFLOW_NAME,
+    WORKFLOW_PREFIX,
+    agent_key,
+    app_name,
+)
 from dsh_tools.dbos.options import check_queues, queue_arguments, system_database
 from dsh_tools.dbos.seam import QueuedCall, QueueOptions, set_configured_dispatcher
 from dsh_tools.dbos.tracing import trace_carrier
@@ -90,7 +111,7 @@ def configure(store_url: str, *, queues: Mapping[str, QueueOptions]) -> DbosQueu
     except BaseException:
         client.destroy()
         raise
-    dispatcher = DbosQueues(client, options, url)
+    dispatcher = DbosQueues(client, options)
     set_configured_dispatcher(dispatcher)
     return dispatcher
 
@@ -98,11 +119,9 @@ def configure(store_url: str, *, queues: Mapping[str, QueueOptions]) -> DbosQueu
 class DbosQueues:
     """The DBOS dispatcher (:class:`~dsh_tools.dbos.seam.QueueDispatcher`): see the module docstring."""
 
-    def __init__(self, client: DBOSClient, options: Mapping[str, QueueOptions], system_url: str) -> None:
+    def __init__(self, client: DBOSClient, options: Mapping[str, QueueOptions]) -> None:
         self._client = client
         self.options: Mapping[str, QueueOptions] = dict(options)
-        self.system_url = system_url
-        """The DBOS system database's URL (a PostgreSQL URL keeps its password: do not log it)."""
 
     def knows(self, queue: str) -> bool:
         return queue in self.options
@@ -117,7 +136,7 @@ class DbosQueues:
         tool = plan.tool
         if tool is None:  # the same answer a local dispatch gives, without a round trip
             return exception_result(execution.call_id, ToolNotFoundError(execution.name))
-        request = build_request(plan, queue, execution, fingerprint(tool), options)
+        request = build_request(plan, execution, fingerprint(tool), options)
         payload = encode_request(request)
         if len(payload.encode()) > options.max_payload_bytes:
             return exception_result(execution.call_id, PayloadTooLargeError(options.max_payload_bytes))
@@ -128,59 +147,60 @@ class DbosQueues:
             "workflow_id": wid,
             "application_name": app_name(queue),
             "attributes": {
-                AGENT_ATTRIBUTE: request.agent_id or "-",
+                AGENT_ATTRIBUTE: agent_key(request.agent_id),
                 CALL_ATTRIBUTE: [request.call_id, request.name, request.idempotency_key, request.dispatch, queue],
             },
         }
         if options.partition_by_agent:
-            enqueue["queue_partition_key"] = request.agent_id or "-"
+            enqueue["queue_partition_key"] = agent_key(request.agent_id)
         try:
             handle: Handle = await self._client.enqueue_async(enqueue, payload)
         except Exception as error:  # noqa: BLE001 - any failure to enqueue is the queue's answer
             return exception_result(execution.call_id, QueueUnavailableError(queue, _reason(error)))
-        signal = execution.signal
         awaiting = self._await(queue, wid, execution, options.polling_interval_s, handle)
-        if signal is None:
-            try:
-                return await awaiting
-            except asyncio.CancelledError:
-                plan.state.body_started = await self._cancel(wid)
-                raise
         return await self._await_or_abort(plan, wid, execution, awaiting)
 
     async def _await_or_abort(
-        self, plan: CallPlan, wid: str, execution: ToolExecution, awaiting: Any
+        self, plan: CallPlan, wid: str, execution: ToolExecution, awaiting: Coroutine[Any, Any, ToolExecutionResult]
     ) -> ToolExecutionResult:
-        """Await the result unless the call's signal aborts first: then the workflow is cancelled."""
+        """Await the result unless the call is cancelled first (its task, or its signal): then the workflow is cancelled.
+
+        A cancelled task raises on; an aborted signal is this call's result
+        (``ABORTED`` once the body had started, else ``ABORTED_BEFORE_DISPATCH``).
+        """
         signal = execution.signal
-        assert signal is not None
-        result_task: asyncio.Task[ToolExecutionResult] = asyncio.ensure_future(awaiting)
-        abort_task = asyncio.ensure_future(signal.wait())
         try:
-            await asyncio.wait({result_task, abort_task}, return_when=asyncio.FIRST_COMPLETED)
+            if signal is None:
+                return await awaiting
+            result_task = asyncio.ensure_future(awaiting)
+            abort_task = asyncio.ensure_future(signal.wait())
+            try:
+                done, _ = await asyncio.wait({result_task, abort_task}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                abort_task.cancel()
+                if not result_task.done():
+                    result_task.cancel()
+            if result_task in done:
+                return result_task.result()
         except asyncio.CancelledError:
-            result_task.cancel()
-            plan.state.body_started = await self._cancel(wid)
+            await self._cancel(plan, wid)
             raise
-        finally:
-            abort_task.cancel()
-        if result_task.done():
-            return result_task.result()
-        result_task.cancel()
-        started = plan.state.body_started = await self._cancel(wid)
+        started = await self._cancel(plan, wid)
         return aborted_result(execution, "ABORTED" if started else "ABORTED_BEFORE_DISPATCH", signal.reason)
 
     async def _await(
         self, queue: str, wid: str, call: ToolExecution | QueuedCall, polling: float, handle: Handle | None = None
     ) -> ToolExecutionResult:
-        """The dispatch's result as the worker settled it (a lost connection is waited out, with backoff)."""
+        """The dispatch's result as the worker settled it (a database error is waited out, with backoff)."""
         call_id = call.call_id
         wait = polling
         while True:
             try:
                 if handle is None:
                     handle = await self._client.retrieve_workflow_async(wid)
-                return decode_result(await handle.get_result(polling_interval_sec=polling))
+                result = decode_result(await handle.get_result(polling_interval_sec=polling))
+                # the worker's word for the call id is not trusted (it names "?" for a request it could not read)
+                return result if result.call_id == call_id else result.set(call_id=call_id)
             except DBAPIError:
                 await asyncio.sleep(wait)  # the database is away: the worker goes on, so the result will be there
                 wait = min(_BACKOFF_MAX, wait * 2)
@@ -192,15 +212,17 @@ class DbosQueues:
             except Exception as error:  # noqa: BLE001 - a worker's failure is this call's result, never a raise
                 return exception_result(call_id, QueueUnavailableError(queue, _reason(error)))
 
-    async def _cancel(self, wid: str) -> bool:
-        """Cancel the workflow; whether its body had started (``True`` when DBOS cannot say: it may have)."""
+    async def _cancel(self, plan: CallPlan, wid: str) -> bool:
+        """Cancel the workflow; whether its body had started (``True`` when DBOS cannot say: it may have), noted on the plan."""
         try:
             async with asyncio.timeout(_CANCEL_SECONDS):
                 await self._client.cancel_workflow_async(wid)
                 steps = await self._client.list_workflow_steps_async(wid)
+            started = any(step["function_name"] == STARTED_STEP for step in steps)
         except Exception:  # noqa: BLE001 - the database is away: nobody can say, so it may have started
-            return True
-        return any(step["function_name"] == STARTED_STEP for step in steps)
+            started = True
+        plan.state.body_started = started
+        return started
 
     async def queued_calls_of(self, agent_id: str) -> list[QueuedCall]:
         # By id prefix, not DBOS's attribute filter (SQLite has none); the attribute then tells "a" from "a:b".
@@ -215,18 +237,18 @@ class DbosQueues:
                 continue  # another agent's whose id extends this one, or not one of ours
             call_id, tool_name, key, dispatch, queue = detail  # the queue too: DBOS clears it when it cancels
             calls.append(QueuedCall(
-                status.workflow_id, queue, None if agent_id == "-" else agent_id, call_id, tool_name, key,
+                status.workflow_id, queue, None if agent_id == NO_AGENT else agent_id, call_id, tool_name, key,
                 dispatch, str(status.status), status.executor_id,
             ))
         return calls
 
     async def result_of(self, call: QueuedCall) -> ToolExecutionResult:
-        options = self.options.get(call.queue)
-        polling = options.polling_interval_s if options is not None else 1.0
+        # a queue this process did not configure (another's dispatch) is awaited at the default polling interval
+        polling = self.options.get(call.queue, QueueOptions()).polling_interval_s
         return await self._await(call.queue, call.workflow_id, call, polling)
 
 
-def build_request(plan: CallPlan, queue: str, execution: ToolExecution, print_: str, options: QueueOptions) -> Request:
+def build_request(plan: CallPlan, execution: ToolExecution, print_: str, options: QueueOptions) -> Request:
     """What the worker needs to run ``execution``'s dispatch as this process planned it."""
     from dsh_tools.code_mode.replay import Replay
     from dsh_tools.registry.registry import ToolRegistry
@@ -253,7 +275,7 @@ def build_request(plan: CallPlan, queue: str, execution: ToolExecution, print_: 
         )
         dispatch = replay.program.resumes + 2  # the first run was dispatch 1; each rerun is new work
     return Request(
-        queue, execution.call_id, execution.name, execution.arguments, execution.idempotency_key, dispatch, print_,
+        execution.call_id, execution.name, execution.arguments, execution.idempotency_key, dispatch, print_,
         time.time(), options.max_payload_bytes,
         agent_id=None if agent is None else agent.id,
         agent_name=None if agent is None else agent.name,
@@ -264,7 +286,6 @@ def build_request(plan: CallPlan, queue: str, execution: ToolExecution, print_: 
         approval_id=plan.state.approval_id,
         replay=wired,
         trace=trace_carrier(),
-        language=registry.code_language if registry is not None else "typescript",
     )
 
 

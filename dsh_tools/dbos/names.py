@@ -21,10 +21,14 @@ __all__ = [
     "AGENT_ATTRIBUTE",
     "BODY_STEP",
     "CALL_ATTRIBUTE",
+    "NO_AGENT",
     "STARTED_STEP",
     "WORKFLOW_NAME",
     "WORKFLOW_PREFIX",
+    "agent_key",
     "app_name",
+    "sqlite_file",
+    "sqlite_system_database",
     "system_database_url",
 ]
 
@@ -33,18 +37,24 @@ STARTED_STEP: Final = "dsh.started"
 BODY_STEP: Final = "dsh.body"
 WORKFLOW_PREFIX: Final = "dsh:"
 """Every workflow id of ours starts so (``dsh:<agent_id>:<key>:<n>``)."""
+NO_AGENT: Final = "-"
+"""What stands for the agent id of a call without an agent (in its workflow id, attribute and partition key)."""
 AGENT_ATTRIBUTE: Final = "dshAgent"
 """The workflow attribute holding the caller's agent id (DBOS filters on attributes exactly)."""
 CALL_ATTRIBUTE: Final = "dshCall"
 """The workflow attribute holding ``[call_id, tool_name, idempotency_key, n, queue]``."""
 
 
+_SQLITE: Final = "sqlite:///"
+
+
 def system_database_url(store_url: str) -> str:
     """DBOS's system database for a store URL (``ValueError`` for a store DBOS cannot share)."""
     if type(store_url) is not str:
         raise ValueError(f"a store URL is a str, got {type(store_url).__name__}")
-    if store_url.startswith("sqlite:///") and len(store_url) > len("sqlite:///"):
-        return store_url + ".dbos"
+    store_file = sqlite_file(store_url)
+    if store_file is not None:
+        return sqlite_system_database(store_file)
     if store_url.startswith("postgres://"):
         return "postgresql://" + store_url[len("postgres://") :]
     if store_url.startswith("postgresql://"):
@@ -52,6 +62,21 @@ def system_database_url(store_url: str) -> str:
     raise ValueError(
         f"queues need a durable store that DBOS can share (sqlite:///FILE or postgresql://...), not {store_url[:60]!r}"
     )
+
+
+def sqlite_system_database(store_file: str) -> str:
+    """DBOS's system database for the SQLite store in ``store_file``: the sibling ``<store_file>.dbos``."""
+    return f"{_SQLITE}{store_file}.dbos"
+
+
+def sqlite_file(url: str) -> str | None:
+    """The file a ``sqlite:///FILE`` URL names; ``None`` for any other URL (PostgreSQL's)."""
+    return url[len(_SQLITE) :] if url.startswith(_SQLITE) and len(url) > len(_SQLITE) else None
+
+
+def agent_key(agent_id: str | None) -> str:
+    """``agent_id`` as a workflow id, attribute and partition key name it (an agent id is never empty)."""
+    return NO_AGENT if agent_id is None else agent_id
 
 
 def app_name(queue: str) -> str:

@@ -23,7 +23,7 @@ import os
 import re
 from typing import Final, Protocol
 
-from dsh_tools.dbos.names import WORKFLOW_NAME, WORKFLOW_PREFIX
+from dsh_tools.dbos.names import WORKFLOW_NAME, WORKFLOW_PREFIX, sqlite_file
 
 __all__ = ["ExecutorBusy", "ExecutorLock", "check_executor_id", "hand_back", "lock_executor"]
 
@@ -75,10 +75,11 @@ class _AdvisoryLock:
 def lock_executor(system_url: str, executor_id: str) -> ExecutorLock:
     """Hold ``executor_id`` for this process; ``ExecutorBusy`` if a live process holds it."""
     key = _key(executor_id)
-    if system_url.startswith("sqlite:///"):
+    system_file = sqlite_file(system_url)
+    if system_file is not None:
         import fcntl
 
-        path = f"{system_url[len('sqlite:///'):]}.{key.hex()[:16]}.lock"
+        path = f"{system_file}.{key.hex()[:16]}.lock"
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -18,7 +18,7 @@ import logging
 from pathlib import Path
 from typing import Final
 
-from dsh_tools.dbos.names import WORKFLOW_PREFIX
+from dsh_tools.dbos.names import WORKFLOW_PREFIX, sqlite_file
 
 __all__ = ["retire_workflows"]
 
@@ -31,7 +31,8 @@ async def retire_workflows(system_url: str, before: float) -> int:
     """Delete the finished ``dsh:`` workflows that completed before ``before`` (Unix seconds); how many."""
     if importlib.util.find_spec("dbos") is None:
         return 0
-    if system_url.startswith("sqlite:///") and not Path(system_url[len("sqlite:///") :]).exists():
+    system_file = sqlite_file(system_url)
+    if system_file is not None and not Path(system_file).exists():
         return 0
     try:
         return await asyncio.to_thread(_retire, system_url, before)

@@ -16,7 +16,7 @@ naming the parts:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.context.context import Agent, live_agents
@@ -27,9 +27,6 @@ if TYPE_CHECKING:
     from dsh_tools.registry.registry import ToolRegistry
 
 __all__ = ["refuse_scoped_parts", "scoped_parts"]
-
-_CHANGE: Final = "tools/change"
-
 
 def scoped_parts(registry: ToolRegistry, agent: Agent) -> list[str]:
     """What ``agent`` has of its own that a worker's stand-in could not have (empty: nothing)."""

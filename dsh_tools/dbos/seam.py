@@ -101,7 +101,8 @@ class QueueDispatcher(Protocol):
 
 
 QUEUE_DISPATCHER: ServiceKey[QueueDispatcher] = ServiceKey("queueDispatcher")
-"""Where a context finds its dispatcher; ``boot(queues=...)`` provides the configured one."""
+"""Where a context finds a dispatcher of its own (nothing provides one but the application, a test's say);
+without one, its calls use the process's, set up by ``dsh_tools.dbos.configure`` (see :func:`dispatcher_of`)."""
 
 _configured: list[QueueDispatcher] = []  # the process's one dispatcher, as DBOS is one per process
 

@@ -29,9 +29,10 @@ from dsh_tools.approval import DeferringApprovalService
 from dsh_tools.boot import boot
 from dsh_tools.code_mode.runtime import CodeLanguage, CodeRuntime
 from dsh_tools.context.services import APPROVAL
-from dsh_tools.dbos.names import app_name, system_database_url
+from dsh_tools.dbos.names import app_name, sqlite_file, system_database_url
 from dsh_tools.dbos.options import running_dbos, sqlite_engine
 from dsh_tools.dbos.recovery import hand_back, lock_executor
+from dsh_tools.dbos.seam import QueueOptions
 from dsh_tools.dbos.worker import WorkerRuntime
 
 __all__ = ["application_version", "serve"]
@@ -105,14 +106,17 @@ async def serve(
             "application_version": app_version,
             "log_level": "WARNING",
         }
-        if system_url.startswith("sqlite:///"):
+        if sqlite_file(system_url) is not None:
             DBOS.migrate(system_url)  # with DBOS's own engine: its migrations open their transaction themselves
             config["system_database_engine"] = sqlite_engine(system_url)
             config["run_migrations"] = False
         DBOS(config=config)
         DBOS.listen_queues([queue])
         DBOS.launch()  # from this loop's thread: DBOS runs the workflows on this loop
-        await DBOS.register_queue_async(queue, polling_interval_sec=0.1, on_conflict="never_update")
+        # the queue as configure() set it up (never overwritten); a queue nobody configured gets the default polling
+        await DBOS.register_queue_async(
+            queue, polling_interval_sec=QueueOptions().polling_interval_s, on_conflict="never_update"
+        )
         print(f"dsh-tools worker {executor_id}: serving queue {queue} (version {app_version})", flush=True)
         await stop.wait()
         print(f"dsh-tools worker {executor_id}: stopping (draining up to {drain_seconds} s)", file=sys.stderr, flush=True)

@@ -6,9 +6,13 @@ its parked calls carry its id, and a resume in the caller's process finds the
 live agent by that id). So the worker keeps one stand-in :class:`Agent` per
 agent id, with the caller's name, presenting its tools as the caller's agent
 does (``present_as``), and restricted as the call says. A later call of the
-same agent with other restrictions replaces them. Restriction names the
-worker does not know are dropped: a tool it lacks is invisible anyway, and a
-call of one settles ``TOOL_MISMATCH`` before anything runs.
+same agent with other restrictions or another mode replaces them, but never
+under a call still running: it waits until the stand-in is idle (calls with
+the same restrictions and mode share it meanwhile, unless a call wanting
+others already waits). So a call never runs with another call's restrictions.
+Restriction names the worker does not know are dropped: a tool it lacks is
+invisible anyway, and a call of one settles ``TOOL_MISMATCH`` before anything
+runs.
 
 The worker keeps at most ``limit`` stand-ins; past that, idle ones are
 disposed, oldest first.
@@ -16,8 +20,10 @@ disposed, oldest first.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import asyncio
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Final
 
 from dsh_tools.context.context import Agent, Context
@@ -29,9 +35,12 @@ __all__ = ["StandIns"]
 
 DEFAULT_LIMIT: Final = 1024
 
+_Setup = tuple[str, Restrictions]
+"""A call's mode and restrictions: what a stand-in is set up as."""
+
 
 class _StandIn:
-    __slots__ = ("agent", "mode", "mode_undo", "restrictions", "restriction_undos", "busy")
+    __slots__ = ("agent", "mode", "mode_undo", "restrictions", "restriction_undos", "busy", "held", "waiting", "sleepers")
 
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
@@ -40,6 +49,28 @@ class _StandIn:
         self.restrictions: Restrictions = ()
         self.restriction_undos: list[Disposer] = []
         self.busy = 0
+        """Calls running as this stand-in now (all with its current mode and restrictions)."""
+        self.held = 0
+        """Calls running or waiting to run as it (it is not evicted while any is)."""
+        self.waiting: Counter[_Setup] = Counter()
+        """The setups calls wait for (a call wanting the current one waits too while another setup is wanted)."""
+        self.sleepers: list[asyncio.Future[None]] = []
+        """Calls waiting for it to change, each woken to look again."""
+
+    def wake(self) -> None:
+        """Wake every waiting call, in the order they came, to look again (no lock: nothing here awaits)."""
+        sleepers, self.sleepers = self.sleepers, []
+        for woken in sleepers:
+            if not woken.done():
+                woken.set_result(None)
+
+    def may_act(self, setup: _Setup) -> bool:
+        """Whether a call wanting ``setup`` may run as this stand-in now (its own ``waiting`` entry already counted)."""
+        if self.busy == 0:
+            return True
+        if (self.mode, self.restrictions) != setup:
+            return False
+        return all(wanted == setup for wanted in self.waiting)
 
 
 class StandIns:
@@ -53,20 +84,43 @@ class StandIns:
     def __len__(self) -> int:
         return len(self._agents)
 
-    @contextmanager
-    def acting(self, request: Request) -> Iterator[Agent | None]:
-        """The stand-in for ``request``'s agent, set up as the call says, kept while the call uses it."""
+    @asynccontextmanager
+    async def acting(self, request: Request) -> AsyncIterator[Agent | None]:
+        """The stand-in for ``request``'s agent, set up as the call says, kept so while the call uses it.
+
+        While other calls run as it with another mode or other restrictions,
+        this waits for them to finish (see the module docstring).
+        """
         if request.agent_id is None:
             yield None
             return
         entry = self._entry(request.agent_id, request.agent_name)
-        self._present(entry, request.mode)
-        self._restrict(entry, request.restrictions)
-        entry.busy += 1
+        setup: _Setup = (request.mode, request.restrictions)
+        entry.held += 1
         try:
-            yield entry.agent
+            entry.waiting[setup] += 1
+            try:
+                while not entry.may_act(setup):
+                    woken = asyncio.get_running_loop().create_future()
+                    entry.sleepers.append(woken)
+                    await woken
+            finally:
+                entry.waiting[setup] -= 1
+                if entry.waiting[setup] == 0:
+                    del entry.waiting[setup]
+                    entry.wake()  # calls held back by this setup's wait may go now
+            if entry.busy == 0:
+                self._present(entry, request.mode)
+                self._restrict(entry, request.restrictions)
+            entry.busy += 1
+            try:
+                yield entry.agent
+            finally:
+                entry.busy -= 1
+                if entry.busy == 0:
+                    entry.wake()
         finally:
-            entry.busy -= 1
+            entry.held -= 1
 
     def _entry(self, agent_id: str, name: str | None) -> _StandIn:
         entry = self._agents.pop(agent_id, None)
@@ -80,7 +134,7 @@ class StandIns:
         if len(self._agents) < self._limit:
             return
         for agent_id, entry in list(self._agents.items()):
-            if entry.busy == 0:
+            if entry.held == 0:
                 del self._agents[agent_id]
                 entry.agent.ctx._dispose_now()
                 if len(self._agents) < self._limit:

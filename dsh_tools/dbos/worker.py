@@ -45,15 +45,12 @@ _LOGGER: Final = logging.getLogger("dsh_tools.dbos")
 
 
 class WorkerRuntime:
-    """One worker's registry, stand-ins and in-flight count, for the workflow to call into."""
+    """One worker's queue, registry and stand-ins, for the workflow to call into."""
 
     def __init__(self, ctx: Context, queue: str) -> None:
-        self.ctx = ctx
         self.queue = queue
         self.registry: ToolRegistry = ctx.tools
         self.standins = StandIns(ctx)
-        self.running = 0
-        """Dispatches whose body step is running here now."""
 
     async def check(self, text: str) -> str | None:
         """An encoded ``TOOL_MISMATCH`` (or unreadable-request) result, or ``None``: the call may run here."""
@@ -61,7 +58,7 @@ class WorkerRuntime:
             request = decode_request(text)
         except ValueError as error:
             return self._unreadable(text, error)
-        with self.standins.acting(request) as agent:
+        async with self.standins.acting(request) as agent:
             if self._resolved(request, agent) is None:
                 return encode_result(exception_result(request.call_id, ToolMismatchError(request.name)))
         return None
@@ -81,12 +78,8 @@ class WorkerRuntime:
             request = decode_request(text)
         except ValueError as error:
             return self._unreadable(text, error)
-        self.running += 1
-        try:
-            with self.standins.acting(request) as agent:
-                result = await self._dispatch(request, agent, rerun)
-        finally:
-            self.running -= 1
+        async with self.standins.acting(request) as agent:
+            result = await self._dispatch(request, agent, rerun)
         encoded = encode_result(result)
         if len(encoded.encode()) > request.max_payload_bytes:
             encoded = encode_result(exception_result(request.call_id, PayloadTooLargeError(request.max_payload_bytes)))
@@ -110,7 +103,7 @@ class WorkerRuntime:
         if request.replay is not None:
             state.replay = _replay(request)
         try:
-            with worker_span(request.name, request.call_id, request.queue, request.trace, request.enqueued_at):
+            with worker_span(request.name, request.call_id, self.queue, request.trace, request.enqueued_at):
                 return await dispatch_call(plan, execution)
         finally:
             close_plan(plan, execution)

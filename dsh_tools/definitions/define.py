@@ -37,7 +37,9 @@ from dsh_tools.execution import ToolExecution
 from dsh_tools.json_values import FrozenDict, FrozenJson, JsonValue, freeze_json, thaw_json
 from dsh_tools.record import Record
 from dsh_tools.retry import Retry, check_retry
-from dsh_tools.tool_types import NeedsApproval, check_idempotent, check_needs_approval, check_timeout_ms, check_tool_name
+from dsh_tools.tool_types import (
+    NeedsApproval, check_idempotent, check_max_inline_bytes, check_needs_approval, check_timeout_ms, check_tool_name,
+)
 from dsh_tools.presentation import (
     DiffCallView,
     DiffResultView,
@@ -73,7 +75,9 @@ def _identity(args: object) -> object:
     return args
 
 
-_SETTABLE: Final = frozenset({"name", "description", "timeout_ms", "retry", "idempotent", "needs_approval"})
+_SETTABLE: Final = frozenset(
+    {"name", "description", "timeout_ms", "retry", "idempotent", "needs_approval", "max_inline_bytes"}
+)
 """What :meth:`DefinedTool.set` may replace: the fields nothing else is derived from."""
 
 
@@ -106,6 +110,7 @@ class DefinedTool(Record, Generic[A]):
     retry: Retry | None
     idempotent: bool
     needs_approval: NeedsApproval
+    max_inline_bytes: int | None
     output_schema: FrozenDict[str, FrozenJson] | None
     body: Callable[[A, ToolExecution], Awaitable[Any]]
     validator: Callable[[object], list[str]]
@@ -122,7 +127,7 @@ class DefinedTool(Record, Generic[A]):
 
         def set(self, *args, **kwargs):
             """A copy with some of ``name``, ``description``, ``timeout_ms``, ``retry``, ``idempotent``,
-            ``needs_approval`` replaced, checked as ``define_tool`` checks them.
+            ``needs_approval``, ``max_inline_bytes`` replaced, checked as ``define_tool`` checks them.
 
             The other fields are derived together from the spec and the
             author's callables (``parameters`` and ``validator`` from ``spec``,
@@ -138,6 +143,7 @@ class DefinedTool(Record, Generic[A]):
             check_retry(changes.get("retry", self.retry), name)
             check_idempotent(changes.get("idempotent", self.idempotent), name)
             check_needs_approval(changes.get("needs_approval", self.needs_approval), name)
+            check_max_inline_bytes(changes.get("max_inline_bytes", self.max_inline_bytes), name)
             return super().set(**changes)
 
         def evolver(self):
@@ -235,6 +241,7 @@ def define_tool(
     retry: Retry | None = None,
     idempotent: bool = False,
     needs_approval: NeedsApproval = False,
+    max_inline_bytes: int | None = None,
     present_call: _CallPresenter[A] = None,
     present_result: _ResultPresenter[A] = None,
     is_concurrency_safe: Callable[[A], bool] | None = None,
@@ -254,6 +261,7 @@ def define_tool(
     retry: Retry | None = None,
     idempotent: bool = False,
     needs_approval: NeedsApproval = False,
+    max_inline_bytes: int | None = None,
     present_call: _CallPresenter[A] = None,
     present_result: _ResultPresenter[A] = None,
     is_concurrency_safe: Callable[[A], bool] | None = None,
@@ -273,6 +281,7 @@ def define_tool(
     retry: Retry | None = None,
     idempotent: bool = False,
     needs_approval: NeedsApproval = False,
+    max_inline_bytes: int | None = None,
     present_call: _CallPresenter[A] = None,
     present_result: _ResultPresenter[A] = None,
     is_concurrency_safe: Callable[[A], bool] | None = None,
@@ -292,6 +301,7 @@ def define_tool(
     retry: Retry | None = None,
     idempotent: bool = False,
     needs_approval: NeedsApproval = False,
+    max_inline_bytes: int | None = None,
     present_call: _CallPresenter[_SpecArgs] = None,
     present_result: _ResultPresenter[_SpecArgs] = None,
     is_concurrency_safe: Callable[[_SpecArgs], bool] | None = None,
@@ -311,6 +321,7 @@ def define_tool(
     retry: Retry | None = None,
     idempotent: bool = False,
     needs_approval: NeedsApproval = False,
+    max_inline_bytes: int | None = None,
     present_call: _CallPresenter[_SpecArgs] = None,
     present_result: _ResultPresenter[_SpecArgs] = None,
     is_concurrency_safe: Callable[[_SpecArgs], bool] | None = None,
@@ -330,6 +341,7 @@ def define_tool(
     retry: Retry | None = None,
     idempotent: bool = False,
     needs_approval: NeedsApproval = False,
+    max_inline_bytes: int | None = None,
     present_call: _CallPresenter[_SpecArgs] = None,
     present_result: _ResultPresenter[_SpecArgs] = None,
     is_concurrency_safe: Callable[[_SpecArgs], bool] | None = None,
@@ -349,6 +361,7 @@ def define_tool(
     retry: Retry | None = None,
     idempotent: bool = False,
     needs_approval: NeedsApproval = False,
+    max_inline_bytes: int | None = None,
     present_call: Callable[[Any], ToolCallView | None] | None = None,
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None,
     is_concurrency_safe: Callable[[Any], bool] | None = None,
@@ -379,6 +392,9 @@ def define_tool(
     call is run again after its process stopped mid-body. ``needs_approval``
     (``True``, or ``(exec) -> bool`` sync or async) makes the pre-execute
     waterfall's default decision ``Ask``: see ``docs/policies.md``.
+    ``max_inline_bytes`` (at least 1,024) overrides the registry's for this
+    tool: a result text past it reaches the model as its head and tail and
+    a locator that ``read_result`` pages through (``docs/writing-tools.md``).
 
     ``is_concurrency_safe(args) -> bool`` opts a call into overlapping its
     siblings in ``execute_batch`` and Code Mode ``Promise.all``: answer
@@ -393,6 +409,7 @@ def define_tool(
     check_retry(retry, name)
     check_idempotent(idempotent, name)
     check_needs_approval(needs_approval, name)
+    check_max_inline_bytes(max_inline_bytes, name)
     if not callable(execute):
         raise TypeError(f'tool "{name}": execute must be callable')
     callbacks: dict[str, object] = {
@@ -429,6 +446,7 @@ def define_tool(
         retry=retry,
         idempotent=idempotent,
         needs_approval=needs_approval,
+        max_inline_bytes=max_inline_bytes,
         output_schema=output_schema,  # type: ignore[arg-type]
         body=execute,
         validator=compile_spec(spec),

@@ -86,6 +86,7 @@ def tool(
     retry: Retry | None = None,
     idempotent: bool = False,
     needs_approval: NeedsApproval = False,
+    max_inline_bytes: int | None = None,
 ) -> Callable[[F], FunctionTool[F]]: ...
 
 
@@ -101,6 +102,7 @@ def tool(
     retry: Retry | None = None,
     idempotent: bool = False,
     needs_approval: NeedsApproval = False,
+    max_inline_bytes: int | None = None,
 ) -> FunctionTool[Any] | Callable[[Callable[..., Any]], FunctionTool[Any]]:
     """Turn a typed function into a tool: ``@tool`` or ``@tool(name=..., description=..., ...)``.
 
@@ -130,8 +132,8 @@ def tool(
       decides per call from the validated arguments (a mapping of parameter
       name to value), as ``define_tool``'s does.
     * ``retry=Retry(attempts, ...)`` runs a failing body again, as
-      ``define_tool``'s does; ``idempotent`` and ``needs_approval`` mean what
-      they mean there.
+      ``define_tool``'s does; ``idempotent``, ``needs_approval`` and
+      ``max_inline_bytes`` mean what they mean there.
 
     Raises at decoration time: ``TypeError`` naming the parameter for an
     unsupported or missing annotation, ``*args``/``**kwargs`` or a misdeclared
@@ -150,6 +152,7 @@ def tool(
         retry=retry,
         idempotent=idempotent,
         needs_approval=needs_approval,
+        max_inline_bytes=max_inline_bytes,
     )
     return decorate if fn is None else decorate(fn)
 
@@ -165,6 +168,7 @@ def _function_tool(
     retry: Retry | None,
     idempotent: bool,
     needs_approval: NeedsApproval,
+    max_inline_bytes: int | None,
 ) -> FunctionTool[Any]:
     signature = read_function(fn, needs_return=output is None)
     tool_name = fn.__name__ if name is None else name
@@ -184,6 +188,7 @@ def _function_tool(
             retry=retry,
             idempotent=idempotent,
             needs_approval=needs_approval,
+            max_inline_bytes=max_inline_bytes,
         )
     except (TypeError, OutputSchemaError) as error:
         if output is not None or signature.output_kind == "content":

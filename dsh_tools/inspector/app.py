@@ -18,7 +18,10 @@ Security, because the page can approve what agents do:
   and ``&`` escaped, so no value can end its ``<script>`` element) and are
   written with ``textContent``, never as markup, so a tool result holding
   ``<script>`` shows as text;
-* responses are bounded (:mod:`.views`), and so are live streams (:mod:`.live`).
+* responses are bounded (:mod:`.views`), and so are live streams (:mod:`.live`);
+  a spilled result is read a page at a time (``/api/spilled``, at most
+  :data:`~dsh_tools.store.spilled.MAX_PAGE_CHARS` characters), with the agent
+  id of the record that holds its locator.
 """
 
 from __future__ import annotations
@@ -37,9 +40,10 @@ from starlette.routing import Route
 
 from dsh_tools.inspector.access import Access, cookie_name, csrf_token, request_port
 from dsh_tools.inspector.live import LIVE_POLL_SECONDS, MAX_STREAMS, LiveFeed
-from dsh_tools.inspector.views import MAX_ROWS, parked_view, record_view, rule_view
+from dsh_tools.inspector.views import MAX_ROWS, parked_view, record_view, rule_view, spilled_locator
 from dsh_tools.outcome import OUTCOMES
 from dsh_tools.store.protocol import CallStore, RuleStore
+from dsh_tools.store.spilled import MAX_PAGE_CHARS, SpillStore
 from dsh_tools.store.sql import StoreError
 
 __all__ = ["inspector_app"]
@@ -113,6 +117,26 @@ def inspector_app(
         detail = "call" in request.query_params  # one call's records: with their payloads
         return _json([record_view(record, detail=detail) for record in await store.journal(**query)])
 
+    async def spilled(request: Request) -> Response:
+        """A page of the whole text of a cut result: ``?call=<call id>&record=<record id>&offset=&limit=``."""
+        params = request.query_params
+        try:
+            offset, limit = int(params.get("offset", "0")), int(params.get("limit", "4096"))
+        except ValueError:
+            return PlainTextResponse("offset and limit must be numbers", 400)
+        if offset < 0 or not 1 <= limit <= MAX_PAGE_CHARS:
+            return PlainTextResponse(f"offset must be >= 0 and limit from 1 to {MAX_PAGE_CHARS}", 400)
+        call, wanted = params.get("call", ""), params.get("record", "")
+        records = await store.journal(call_id=call, limit=MAX_ROWS) if call else []
+        record = next((r for r in records if r.record_id == wanted), None)
+        locator = spilled_locator(record) if record is not None else None
+        page = None
+        if locator is not None and isinstance(store, SpillStore):
+            page = await store.read_spilled(locator, record.agent_id or "" if record is not None else "", offset, limit)
+        if page is None:
+            return PlainTextResponse("no spilled text for that record (not cut, not kept, or pruned)", 404)
+        return _json({"text": page.text, "offset": page.offset, "nextOffset": page.next_offset, "total": page.total})
+
     async def decide(request: Request) -> Response:
         form = await _posted_form(request, csrf, _DECIDE_FORM)
         if isinstance(form, Response):
@@ -173,6 +197,7 @@ def inspector_app(
         Route("/", guarded(index)),
         Route("/api/approvals", guarded(approvals)),
         Route("/api/journal", guarded(journal)),
+        Route("/api/spilled", guarded(spilled)),
         Route("/api/decide", guarded(decide), methods=["POST"]),
         Route("/api/rules", guarded(rules)),
         Route("/api/forget", guarded(forget), methods=["POST"]),

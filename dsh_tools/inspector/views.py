@@ -3,17 +3,21 @@
 The page never receives a value whole when it is large: every payload goes
 through :func:`~dsh_tools.store.base.preview` with :data:`MAX_FIELD_BYTES`,
 so one 10 MB tool result costs a response a preview and its size, not 10 MB.
+A result the registry spilled (``max_inline_bytes``) is marked with its size
+(``spilled``), and the page reads its whole text a page at a time
+(``/api/spilled``, :func:`spilled_locator`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 from dsh_tools.json_values import JsonValue, thaw_json
 from dsh_tools.store.base import preview
 from dsh_tools.store.records import ApprovalRule, CallRecord, ParkedCall
 
-__all__ = ["MAX_FIELD_BYTES", "MAX_ROWS", "parked_view", "record_view", "rule_view"]
+__all__ = ["MAX_FIELD_BYTES", "MAX_ROWS", "parked_view", "record_view", "rule_view", "spilled_locator"]
 
 MAX_FIELD_BYTES: Final = 16 * 1024
 """The most JSON one payload field may take in a response; larger ones come as a preview and their size."""
@@ -67,10 +71,26 @@ def record_view(record: CallRecord, *, detail: bool = False) -> dict[str, Any]:
         "decisionMessage": record.decision_message,
         "approvalRule": record.approval_rule,
     }
+    spilled = _spilled(record)
+    if spilled is not None:
+        view["spilled"] = {"bytes": spilled.get("bytes"), "characters": spilled.get("characters"), "kept": spilled_locator(record) is not None}
     if detail:
         for name in ("arguments", "content", "value", "error", "meta"):
             view[name] = _bounded(getattr(record, name))
     return view
+
+
+def _spilled(record: CallRecord) -> Mapping[str, Any] | None:
+    meta = record.meta
+    spilled = meta.get("spilled") if isinstance(meta, Mapping) else None
+    return spilled if isinstance(spilled, Mapping) else None
+
+
+def spilled_locator(record: CallRecord) -> str | None:
+    """The locator of the text ``record``'s result was cut from, or ``None`` (not cut, or not kept)."""
+    spilled = _spilled(record)
+    locator = spilled.get("locator") if spilled is not None else None
+    return locator if type(locator) is str else None
 
 
 def rule_view(rule: ApprovalRule) -> dict[str, Any]:

@@ -51,7 +51,7 @@ from dsh_tools.hooks import PreNext
 from dsh_tools.context.context import Agent, Context
 from dsh_tools.json_values import dumps, thaw_json
 from dsh_tools.mcp.content import to_mcp_content
-from dsh_tools.pipeline.plan import plan_of
+from dsh_tools.pipeline.plan import mark_approved, plan_of
 from dsh_tools.pipeline.remembered import remembered
 from dsh_tools.execution import ToolProgress
 from dsh_tools.signals import AbortController, AbortSignal
@@ -169,10 +169,12 @@ class _Served:
             return Deny(f'tool "{name}" needs approval, but the MCP client could not be asked: {safe_str(error)}')
         if answer is None or answer.action == "cancel":
             return Deny(_DENIED["cancel"].format(name=name))
-        if answer.action == "accept":
+        if answer.action == "accept":  # allowed once, as an approval service's answer is: at most one body start
+            plan = plan_of(execution)
+            if plan is not None:
+                mark_approved(plan)
             return Allow()
         return Deny(_DENIED[answer.action].format(name=name))
-
 
     async def forward_progress(self, execution: ToolExecution, progress: ToolProgress) -> None:
         """A ``tools/progress`` listener: the served call's progress to its client, when it asked."""

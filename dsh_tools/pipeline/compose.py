@@ -9,7 +9,8 @@ A call runs in three phases, and a batch (``pipeline/batch.py``) schedules the
 same three: :func:`open_call` (the abort check and the gates: policy, one call
 at a time), :func:`dispatch_call` (the ``tools/execute`` chain and the body:
 the only phase that may overlap other calls) and :func:`close_call`
-(``tools/post-execute``). Each phase settles a cancellation of its own task
+(``tools/post-execute``, then spilling a result too large for the model:
+``pipeline/spill.py``). Each phase settles a cancellation of its own task
 as a result instead of raising, so the call is always recorded;
 :class:`~dsh_tools.pipeline.cancellation.CallerScope` re-raises it afterwards.
 """
@@ -35,6 +36,7 @@ from dsh_tools.pipeline.outcomes import AbortCode, Settled, aborted_result, exce
 from dsh_tools.pipeline.post_execute import post_execute
 from dsh_tools.pipeline.plan import CallPlan, plan_call
 from dsh_tools.pipeline.pre_execute import pre_execute
+from dsh_tools.pipeline.spill import spill
 from dsh_tools.pipeline.queued import dispatch_queued
 
 __all__ = [
@@ -157,9 +159,9 @@ def _end_dispatch(plan: CallPlan, tokens: Sequence[object]) -> None:
 
 
 async def close_call(host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult) -> Settled:
-    """``tools/post-execute``; a cancellation while it runs settles the call as ``ABORTED``."""
+    """``tools/post-execute``, then spilling; a cancellation while they run settles the call as ``ABORTED``."""
     try:
-        return Settled(execution, await post_execute(host, execution, result))
+        return Settled(execution, await spill(host, execution, await post_execute(host, execution, result)))
     except asyncio.CancelledError:
         if not cancel_requested():
             raise

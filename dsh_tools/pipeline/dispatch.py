@@ -30,7 +30,7 @@ from dsh_tools.pipeline.effects import second_start
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.orphans import Orphans
 from dsh_tools.pipeline.outcomes import aborted_result, exception_result
-from dsh_tools.pipeline.plan import CallPlan, CallState, plan_call
+from dsh_tools.pipeline.plan import CallPlan, CallState, plan_call, plan_of
 from dsh_tools.pipeline.values import is_large_value, tool_result
 from dsh_tools.signals import AbortSignal, checked_signal
 
@@ -82,8 +82,7 @@ class ExecuteStep:
     @property
     def plan(self) -> CallPlan | None:
         """The call's plan while it runs (its execution's channel)."""
-        channel = self._execution.token._channel
-        return channel if type(channel) is CallPlan else None
+        return plan_of(self._execution)
 
 
 async def invoke_tool(host: PipelineHost, execution: ToolExecution) -> ToolExecutionResult:

@@ -19,10 +19,8 @@ from typing import Literal
 from returns.result import Failure
 
 from dsh_tools.errors import (
-    ApprovalPendingError,
-    CodeRunFailedError,
     HarnessError,
-    ReplayDivergedError,
+    RecordTamperedError,
     ToolAbortedError,
     safe_str,
 )
@@ -44,6 +42,7 @@ __all__ = [
     "exception_result",
     "failed",
     "harness_error_info",
+    "record_tampered",
     "report_failure",
     "safe_str",
 ]
@@ -116,19 +115,18 @@ def exception_message(exception: BaseException) -> str:
 
 
 def exception_result(call_id: str, exception: BaseException) -> ToolExecutionResult:
-    """The result of a raised exception (structured ``error`` for ``HarnessError``; an
-    ``ApprovalPendingError`` also brings its ``meta``: the approval id the caller resumes with, and a
-    replay's error the effects that ran during it)."""
+    """The result of a raised exception (structured ``error`` for ``HarnessError``, and its ``meta``: the
+    approval id a caller resumes with, the effects that ran during a failed replay). A ``meta`` that is
+    not JSON is left out: the error's text still reaches the model."""
     result = error_result(call_id, exception_message(exception), harness_error_info(exception))
-    kind = type(exception)
-    if kind is ApprovalPendingError:
-        return result.set(meta=exception.meta)  # type: ignore[attr-defined]
-    if kind is ReplayDivergedError or kind is CodeRunFailedError:
-        meta = exception.meta  # type: ignore[attr-defined]
-        if meta is not None:
-            frozen = freeze_json(meta)
-            if type(frozen) is not Failure:
-                return result.set(meta=frozen.unwrap())
+    try:
+        meta = exception.meta if isinstance(exception, HarnessError) else None
+    except Exception:  # noqa: BLE001 - a subclass's raising property: the text still reaches the model
+        meta = None
+    if meta is not None:
+        frozen = freeze_json(meta)
+        if type(frozen) is not Failure:
+            return result.set(meta=frozen.unwrap())
     return result
 
 
@@ -175,3 +173,8 @@ def denied(execution: ToolExecution, reason: str, outcome: Outcome = "denied") -
 def failed(execution: ToolExecution, failure: StageFailure) -> Failure[Settled]:
     """The failure track for a misbehaving participant (fail closed)."""
     return Failure(Settled(execution, failure.result(execution.call_id)))
+
+
+def record_tampered(execution: ToolExecution) -> Failure[Settled]:
+    """The failure track for a stored record that does not match its digest: ``RECORD_TAMPERED``, nothing ran."""
+    return Failure(Settled(execution, exception_result(execution.call_id, RecordTamperedError())))

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from dsh_tools.context.probes import CallProbe
     from dsh_tools.dbos.seam import QueueDispatcher
 
-__all__ = ["UNSET", "Attempt", "CallPlan", "CallState", "plan_call", "plan_of"]
+__all__ = ["UNSET", "Attempt", "CallPlan", "CallState", "mark_approved", "plan_call", "plan_of"]
 
 UNSET: Final = object()
 """What a fact looked up lazily holds before its lookup (``CallState.rule``, the plan's approval service)."""
@@ -333,6 +333,15 @@ def plan_call(host: PipelineHost, execution: ToolExecution) -> CallPlan:
         plan = CallPlan(host, execution)
     execution.token._channel = plan
     return plan
+
+
+def mark_approved(host: PipelineHost) -> None:
+    """The call was allowed once (by a service, a remembered rule or a resume): its body starts at most once.
+
+    Only a plan keeps the fact; a custom host that is not one has no call state.
+    """
+    if type(host) is CallPlan:
+        host.state.approved = True
 
 
 def plan_of(execution: ToolExecution) -> CallPlan | None:

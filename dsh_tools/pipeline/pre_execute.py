@@ -23,7 +23,7 @@ from dsh_tools.pipeline.containment import run_fail_closed
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, failed, report_failure
-from dsh_tools.pipeline.plan import CallPlan
+from dsh_tools.pipeline.plan import CallPlan, mark_approved
 from dsh_tools.pipeline.remembered import remembered
 from dsh_tools.pipeline.verdicts import park, settle_verdict
 
@@ -79,8 +79,8 @@ async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -
     name = execution.name
     rule = await remembered(host, execution)
     if rule is not None:
-        if rule.outcome == "allowed-once" and type(host) is CallPlan:
-            host.state.approved = True
+        if rule.outcome == "allowed-once":
+            mark_approved(host)
         return settle_verdict(execution, rule.outcome, rule.message)
     service = host.approval()
     if service is None:
@@ -102,8 +102,8 @@ async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -
         return failed(execution, StageFailure(f"approval service returned {type(outcome).__name__}, not a known outcome"))
     if outcome == "deferred":
         return await park(host, execution, ask.reason)
-    if outcome == "allowed-once" and type(host) is CallPlan:
-        host.state.approved = True
+    if outcome == "allowed-once":
+        mark_approved(host)
     return settle_verdict(execution, outcome)
 
 

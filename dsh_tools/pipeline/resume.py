@@ -19,7 +19,7 @@ from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.pipeline.compose import Gate, continue_call
 from dsh_tools.pipeline.guards import check_guards
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.plan import plan_call
+from dsh_tools.pipeline.plan import mark_approved, plan_call
 from dsh_tools.pipeline.verdicts import settle_verdict
 
 __all__ = ["AFTER_APPROVAL", "resume_call"]
@@ -45,5 +45,5 @@ async def resume_call(
     """
     if verdict == "allowed-once":
         host = plan_call(host, execution)
-        host.state.approved = True
+        mark_approved(host)
     return await continue_call(host, settle_verdict(execution, verdict, message), gates)

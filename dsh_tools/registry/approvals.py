@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Final, cast
 import orjson
 
 from dsh_tools.approval import PendingApproval
-from dsh_tools.errors import ApprovalStaleError, ApprovalUnavailableError, RecordTamperedError, safe_str
+from dsh_tools.errors import ApprovalStaleError, ApprovalUnavailableError, safe_str
 from dsh_tools.execution import ToolExecution, mint_idempotency_key, ToolExecutionResult
 from dsh_tools.context.context import Agent, live_agent
 from dsh_tools.json_values import FrozenJson, JsonValue, thaw_json
@@ -229,11 +229,6 @@ def parked_digest(parked: ParkedCall) -> str:
         parked.fingerprint, parked.idempotency_key, parked.parent_call_id,
     ]
     return hashlib.sha256(orjson.dumps(seen, option=orjson.OPT_SORT_KEYS)).hexdigest()
-
-
-def tampered_result(execution: ToolExecution) -> Settled:
-    """``RECORD_TAMPERED``: the stored record does not match its digest, and nothing runs."""
-    return Settled(execution, exception_result(execution.call_id, RecordTamperedError()))
 
 
 def tampered(parked: ParkedCall) -> bool:

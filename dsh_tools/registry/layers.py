@@ -71,10 +71,13 @@ class ToolLayers:
         self._global_view: ScopeView | None = None
         # Weak keys: an agent that is gone must not be kept alive by a cache.
         self._agent_views: WeakIdentityDict[Agent, ScopeView] = WeakIdentityDict()
+        self.version = 0
+        """Counts the changes: what follows the layers (a catalog index) knows when to look again."""
 
     def _drop_views(self) -> None:
         self._global_view = None
         self._agent_views.clear()
+        self.version += 1
 
     # -- mutation ---------------------------------------------------------
     def layer(self, scope: Agent | None) -> dict[str, RegisteredTool]:
@@ -150,6 +153,13 @@ class ToolLayers:
                 out.append(tool)
         out.extend(tool for name, tool in own.items() if name not in self.global_tools)
         return tuple(out)
+
+    def every_tool(self) -> list[RegisteredTool]:
+        """Every tool of every layer (global, then each agent's), restrictions aside."""
+        tools = list(self.global_tools.values())
+        for layer in self.scoped.values():
+            tools.extend(layer.values())
+        return tools
 
     def known_names(self, scope: Agent | None) -> list[str]:
         """The pre-restriction universe: every global name, then the scope's own."""

@@ -17,15 +17,16 @@ from returns.result import Failure
 from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict, PendingApproval, Remember
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
 from dsh_tools.context.context import Agent, Context, live_agent
-from dsh_tools.json_values import FrozenJson, JsonValue
+from dsh_tools.json_values import JsonValue
 from dsh_tools.pipeline.compose import continue_call
+from dsh_tools.pipeline.outcomes import record_tampered
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.plan import plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.registry.announce import DECIDED, PARKED, announce, hears
 from dsh_tools.registry.approvals import (
-    OWNER, decided_arguments, fingerprint, parked_key, stale_result, tampered, tampered_result,
+    OWNER, decided_arguments, fingerprint, parked_key, stale_result, tampered,
 )
 from dsh_tools.registry.recovery import recover
 from dsh_tools.tool_types import describe_value
@@ -235,10 +236,10 @@ class ParkedCalls:
             state.thread_slot = parked.thread_slot
         if parked.parent_call_id is not None:
             state.parent_call_id = parked.parent_call_id
+        if parked.program is not None:  # its program settles too, tampered or not: the thread waits on it
+            return await self._core.code_mode.resume_program(plan, parked, execution, stale, tampered=tampered(parked))
         if tampered(parked):  # what was read back is not what parked: nothing runs
-            return await continue_call(plan, Failure(tampered_result(execution)), ())
-        if parked.program is not None:
-            return await self._core.code_mode.resume_program(plan, parked, execution, stale)
+            return await continue_call(plan, record_tampered(execution), ())
         return await self.settle_parked(plan, parked, execution, stale)
 
     async def settle_parked(

@@ -24,8 +24,8 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
-from dsh_tools.code_mode import RUN_CODE_NAME
-from dsh_tools.code_mode.plugin import CodeMode, ToolMode
+from dsh_tools.code_mode import READ_RESULT_NAME, RUN_CODE_NAME
+from dsh_tools.code_mode.plugin import Catalog, CodeMode, ToolMode
 from dsh_tools.code_mode.runtime import CodeLanguage
 from dsh_tools.context.session import SESSION_EVENT
 from dsh_tools.disposer import Disposer
@@ -45,6 +45,7 @@ from dsh_tools.registry.journal import CallJournal
 from dsh_tools.registry.parked_calls import ParkedCalls
 from dsh_tools.registry.layers import Restriction, ScopeView, ToolLayers
 from dsh_tools.registry.snapshot import snapshot
+from dsh_tools.registry.spilling import RESERVED_READER, Spilling
 from dsh_tools.tool_types import RegisteredTool, ToolDefinition, ToolSchema
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.store.protocol import CallStore
@@ -66,6 +67,7 @@ class _Core:
 
     __slots__ = (
         "layers", "tokens", "lot", "journal", "forgetting", "orphans", "served", "added_gates", "gates", "code_mode",
+        "spilling",
     )
 
     def __init__(self, lot: ParkingLot, cancel_grace_ms: float) -> None:
@@ -80,6 +82,7 @@ class _Core:
         self.added_gates: tuple[Gate, ...] = ()  # by add_gate, in order
         self.gates: tuple[Gate, ...] = STANDARD_GATES  # what execute runs: the added gates, then the standard ones
         self.code_mode: CodeMode
+        self.spilling: Spilling
 
     def check_unserved(self, names: Sequence[str], agent: Agent | None, suffix: str = "") -> None:
         """``ValueError`` (the server's reason) if a layer of ``agent`` may not use one of ``names``: it is served there."""
@@ -112,6 +115,9 @@ class ToolRegistry(ParkedCalls):
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         cancel_grace_ms: float = DEFAULT_GRACE_MS,
         code_language: CodeLanguage = "typescript",
+        catalog: Catalog = "full",
+        catalog_chars: int = 6000,
+        max_inline_bytes: int | None = None,
         queues: Mapping[str, str | None] | None = None,
         approval_ttl_seconds: float | None = None,
     ) -> None:
@@ -127,10 +133,16 @@ class ToolRegistry(ParkedCalls):
         ttl = check_store_features(store, approval_ttl_seconds)
         lot = ParkingLot(store, max_per_agent=max_parked_per_agent, lease_seconds=float(lease_seconds), ttl_seconds=ttl)
         self._core = _Core(lot, cancel_grace_ms)
+        self._core.spilling = Spilling(max_inline_bytes, lambda: lot.store)
         self._ctx = ctx
         self.events, self.logger, self.routes = ctx.events, ctx.logger, routes
         # Before anything is provided: the plugin checks its keywords and needs the SystemPrompt.
-        self._core.code_mode = CodeMode(self, mode=mode, code_language=code_language, max_parallel_sub_calls=max_parallel_sub_calls)
+        self._core.code_mode = CodeMode(
+            self, mode=mode, code_language=code_language, max_parallel_sub_calls=max_parallel_sub_calls,
+            catalog=catalog, catalog_chars=catalog_chars,
+        )
+        spilling = self._core.spilling
+        self.serve(READ_RESULT_NAME, lambda agent: spilling.served(self._core.layers.view(agent)), RESERVED_READER)
         ctx.track(ctx.events.add_probe(self._core.journal))
         # Session events reach the store through the journal, which hears them on the bus.
         ctx.track(ctx.events.add(SESSION_EVENT, self._core.journal.record_event, None, prepend=False))
@@ -188,6 +200,15 @@ class ToolRegistry(ParkedCalls):
         return self._core.code_mode.max_parallel_sub_calls
 
     @property
+    def max_inline_bytes(self) -> int | None:
+        """The UTF-8 bytes of result text the model reads whole; past them it reads a preview (``None``: no limit)."""
+        return self._core.spilling.limit
+
+    async def keep_spilled(self, agent_id: str, text: str) -> str:
+        """Internal (the spill step's): keep a whole result text in the store; its locator."""
+        return await self._core.spilling.keep(agent_id, text)
+
+    @property
     def orphans(self) -> Orphans:
         """Bodies still running past ``cancel_grace_ms`` after their call was cancelled (``running``, ``count``)."""
         return self._core.orphans
@@ -203,6 +224,7 @@ class ToolRegistry(ParkedCalls):
         self._ensure_live()
         tool = snapshot(definition)
         scope = self._ctx.scope
+        self._core.spilling.admit(tool)
         self._core.check_unserved((tool.name,), scope)
         layers = self._core.layers
         if tool.name in layers.layer(scope):
@@ -326,6 +348,11 @@ class ToolRegistry(ParkedCalls):
     def scope_view(self, scope: Agent | None = None) -> ScopeView:
         """Internal: the cached per-scope view (valid until the next registry change)."""
         return self._core.layers.view(self._scope(scope))
+
+    @property
+    def layers(self) -> ToolLayers:
+        """Internal: the layers themselves (a catalog index follows their ``version`` and ``every_tool()``)."""
+        return self._core.layers
 
     def get(self, name: str, scope: Agent | None = None) -> RegisteredTool | None:
         """The snapshot ``scope`` resolves ``name`` to, or ``None`` (absent or restricted away)."""

@@ -15,7 +15,9 @@ from dsh_tools.definitions.output_schema import compile_value_check, compile_val
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import frozen_or_raise
 from dsh_tools.retry import check_retry
-from dsh_tools.tool_types import RegisteredTool, check_idempotent, check_needs_approval, check_timeout_ms, check_tool_name
+from dsh_tools.tool_types import (
+    RegisteredTool, check_idempotent, check_max_inline_bytes, check_needs_approval, check_timeout_ms, check_tool_name,
+)
 
 __all__ = ["snapshot"]
 
@@ -60,10 +62,11 @@ def snapshot(definition: object) -> RegisteredTool:
     idempotent = False if idempotent is None else check_idempotent(idempotent, name)
     needs_approval = _attribute(definition, "needs_approval", name, required=False)
     needs_approval = False if needs_approval is None else check_needs_approval(needs_approval, name)
+    max_inline_bytes = check_max_inline_bytes(_attribute(definition, "max_inline_bytes", name, required=False), name)
     typed = _typed_output(definition, name)
     return RegisteredTool(
         name, description, parameters, execute, timeout_ms, **callbacks, **typed, retry=retry,
-        idempotent=idempotent, needs_approval=needs_approval,
+        idempotent=idempotent, needs_approval=needs_approval, max_inline_bytes=max_inline_bytes,
     )
 
 

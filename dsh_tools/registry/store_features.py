@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Final
 
 from dsh_tools.store.protocol import ApprovalLog, CallStore, RuleStore, ThreadStore
+from dsh_tools.store.spilled import SpillStore
 
 __all__ = ["MAX_APPROVAL_TTL", "check_store_features"]
 
@@ -24,14 +25,16 @@ MAX_APPROVAL_TTL: Final = 366 * 86_400.0
 def check_store_features(store: CallStore, approval_ttl_seconds: object) -> float | None:
     """Check what the store declares against what is asked of it (at ``boot()``); the checked TTL.
 
-    Threads and remembered rules are optional store protocols
-    (:class:`~dsh_tools.store.ThreadStore`, :class:`~dsh_tools.store.RuleStore`):
+    Threads, remembered rules and spilled results are optional store protocols
+    (:class:`~dsh_tools.store.ThreadStore`, :class:`~dsh_tools.store.RuleStore`,
+    :class:`~dsh_tools.store.SpillStore`):
     a store that declares one must have all of its methods. Expiry needs the
     store's approval log (:class:`~dsh_tools.store.ApprovalLog`).
     """
     for protocol, members in (
         (RuleStore, ("rules", "rule_for", "forget_rule")),
         (ThreadStore, ("open_thread", "read_thread", "change_thread", "open_steps")),
+        (SpillStore, ("keep_spilled", "read_spilled")),
     ):
         has = [name for name in members if callable(getattr(store, name, None))]
         if has and len(has) != len(members):

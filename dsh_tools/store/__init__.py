@@ -7,7 +7,7 @@ when, and what "exactly once" means here.
 
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, MAX_JOURNAL_LIMIT, PREVIEW_CHARS
 from dsh_tools.store.changes import ChangeCursor, ChangeSource, StoreChanges
-from dsh_tools.store.memory import DEFAULT_MAX_RECORDS, MemoryStore
+from dsh_tools.store.memory import DEFAULT_MAX_RECORDS, DEFAULT_MAX_SPILLED_BYTES, MemoryStore
 from dsh_tools.store.postgres import PostgresStore
 from dsh_tools.store.protocol import ApprovalLog, CallStore, LeaseStore, RuleStore, ThreadStore
 from dsh_tools.store.records import (
@@ -22,6 +22,7 @@ from dsh_tools.store.records import (
     StoreHealth,
     ThreadSlot,
 )
+from dsh_tools.store.spilled import SpilledPage, SpillStore
 from dsh_tools.store.sql import SCHEMA_VERSION, StoreError, StoreUnavailable
 from dsh_tools.store.sqlite import SqliteStore
 from dsh_tools.store.url import ACCEPTED_URLS, open_store
@@ -29,6 +30,7 @@ from dsh_tools.store.url import ACCEPTED_URLS, open_store
 __all__ = [
     "ACCEPTED_URLS",
     "DEFAULT_MAX_RECORDS",
+    "DEFAULT_MAX_SPILLED_BYTES",
     "DEFAULT_MAX_VALUE_BYTES",
     "MAX_JOURNAL_LIMIT",
     "PREVIEW_CHARS",
@@ -51,6 +53,8 @@ __all__ = [
     "ParkedCall",
     "PostgresStore",
     "SessionEvent",
+    "SpillStore",
+    "SpilledPage",
     "SqliteStore",
     "StoreChanges",
     "StoreError",

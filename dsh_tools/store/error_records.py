@@ -19,10 +19,11 @@ from typing import Any
 
 from dsh_tools.content import text_block
 from dsh_tools.errors import HarnessError
+from dsh_tools.execution import derived_idempotency_key
 from dsh_tools.json_walk import unicode_text
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.store.records import CallRecord, ParkedCall, ThreadSlot
-from dsh_tools.store.thread_state import ThreadState, answer_from, call_key
+from dsh_tools.store.thread_state import ThreadState, answer_from
 
 __all__ = ["error_settled", "parked_record", "slot_records"]
 
@@ -75,7 +76,7 @@ def slot_records(
         call_id, name = step.call_ids[index], step.names[index]
         running = CallRecord(
             f"{kind}-{state.thread_id}-{step.number}-{index}", call_id, state.agent_id, name, {}, "running", now,
-            idempotency_key=call_key(state.thread_id, call_id), owner=owner,
+            idempotency_key=derived_idempotency_key(state.thread_id, call_id), owner=owner,
             thread_slot=ThreadSlot(state.thread_id, step.number, index),
         )
         records.append(error_settled(running, error_of(name), outcome, ended_at=now))

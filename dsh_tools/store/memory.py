@@ -27,6 +27,7 @@ from dsh_tools.store.memory_threads import MemoryThreads
 from dsh_tools.store.records import (
     ApprovalDecision, ApprovalRule, CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent,
 )
+from dsh_tools.store.spilled import SpilledPage, check_page, page_of, valid_locator
 from dsh_tools.store.thread_state import slot_filled, slot_parked
 
 __all__ = ["DEFAULT_MAX_RECORDS", "MemoryStore", "RunningSource"]
@@ -39,6 +40,8 @@ class RunningSource(Protocol):
 
 DEFAULT_MAX_RECORDS: Final = 10_000
 """How many journal records (and session events per agent) a ``MemoryStore`` keeps, newest last."""
+DEFAULT_MAX_SPILLED_BYTES: Final = 256 << 20
+"""How many bytes (UTF-8) of spilled results a ``MemoryStore`` keeps; past it the oldest values go first."""
 
 _WAITING: Final = ("parked", "decided")
 
@@ -46,11 +49,23 @@ _WAITING: Final = ("parked", "decided")
 class MemoryStore(MemoryThreads, StoreBase):
     """Everything in RAM, bounded; see the module docstring."""
 
-    def __init__(self, *, max_records: int = DEFAULT_MAX_RECORDS, max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES) -> None:
+    def __init__(
+        self,
+        *,
+        max_records: int = DEFAULT_MAX_RECORDS,
+        max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES,
+        max_spilled_bytes: int = DEFAULT_MAX_SPILLED_BYTES,
+    ) -> None:
         super().__init__(max_value_bytes=max_value_bytes)
         if type(max_records) is not int or max_records < 1:
             raise ValueError("max_records must be a positive int")
+        if type(max_spilled_bytes) is not int or max_spilled_bytes < 0:
+            raise ValueError("max_spilled_bytes must be an int >= 0")
         self.max_records = max_records
+        self.max_spilled_bytes = max_spilled_bytes
+        # locator -> (agent id, text, its UTF-8 size, when kept), oldest first
+        self._spilled: OrderedDict[str, tuple[str, str, int, float]] = OrderedDict()
+        self._spilled_bytes = 0
         self._parked: dict[str, ParkedCall] = {}
         self._records: OrderedDict[str, CallRecord] = OrderedDict()
         self._written = 0  # records written ever: ``changes`` takes that many from the end of the ring
@@ -236,10 +251,31 @@ class MemoryStore(MemoryThreads, StoreBase):
         done = [k for k, p in self._parked.items() if p.state in ("done", "held", "expired") and p.created_at < before]
         for key in done:
             del self._parked[key]
+        spilled = [locator for locator, (_, _, _, at) in self._spilled.items() if at < before]
+        for locator in spilled:
+            self._spilled_bytes -= self._spilled.pop(locator)[2]
         events = len(self._approval_log)
         self._approval_log = [event for event in self._approval_log if event.at >= before]
         threads = self._prune_threads(before)
-        return len(gone) + len(done) + events - len(self._approval_log) + threads
+        return len(gone) + len(done) + events - len(self._approval_log) + threads + len(spilled)
+
+    # -- spilled results (store/spilled.py) ------------------------------------------------
+    async def keep_spilled(self, locator: str, agent_id: str, text: str) -> None:
+        """Keep ``text``; past ``max_spilled_bytes`` the oldest values are dropped (their locators read as expired)."""
+        if not valid_locator(locator):
+            raise ValueError("a spilled result is kept under a locator from mint_locator()")
+        size = len(text.encode("utf-8"))
+        self._spilled[locator] = (agent_id, text, size, time.time())
+        self._spilled_bytes += size
+        while self._spilled_bytes > self.max_spilled_bytes and self._spilled:
+            self._spilled_bytes -= self._spilled.popitem(last=False)[1][2]
+
+    async def read_spilled(self, locator: str, agent_id: str, offset: int, limit: int) -> SpilledPage | None:
+        offset, limit = check_page(offset, limit)
+        kept = self._spilled.get(locator) if valid_locator(locator) else None
+        if kept is None or kept[0] != agent_id:
+            return None
+        return page_of(kept[1], offset, limit)
 
 
 def _decided_at(parked: ParkedCall) -> float:

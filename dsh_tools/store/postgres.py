@@ -158,7 +158,9 @@ class PostgresStore(RelationalStore):
         rows = await self._read("SELECT to_regclass('dbos.workflow_status') IS NOT NULL", ())
         if not rows or rows[0][0] is not True:
             return None  # queues never used this database (dsh_tools.dbos keeps DBOS's tables in schema dbos)
-        return "postgresql://" + self._dsn.split("://", 1)[1]
+        from dsh_tools.dbos.names import system_database_url
+
+        return system_database_url(self._dsn)
 
     async def _read(self, statement: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
         async def work(cursor: AsyncCursor[Any]) -> list[tuple[Any, ...]]:

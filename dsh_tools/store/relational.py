@@ -27,6 +27,7 @@ from dsh_tools.store.changes import MAX_CHANGED, MAX_TRACKED, ChangeCursor, Stor
 from dsh_tools.store.interrupted import interrupted_claim, interrupted_record
 from dsh_tools.store.relational_threads import RelationalThreads
 from dsh_tools.store.records import ApprovalDecision, CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent
+from dsh_tools.store.spilled import SpilledPage, check_page, owner_key, page_of_parts, part_range, parts_of, valid_locator
 
 __all__ = ["RelationalStore", "Statement"]
 
@@ -273,7 +274,8 @@ class RelationalStore(RelationalThreads, StoreBase):
         return None
 
     async def prune(self, *, before: float) -> int:
-        """Delete settled records, finished parked calls, events and ready threads not touched since ``before``; how many rows.
+        """Delete settled records, finished parked calls, events, ready threads not touched and spilled results
+        kept before ``before``; how many rows.
 
         The finished workflow rows of queued calls go too (:mod:`dsh_tools.dbos.retire`).
         """
@@ -290,7 +292,29 @@ class RelationalStore(RelationalThreads, StoreBase):
             ("DELETE FROM dsh_approval_events WHERE at < ?", (before,)),
             (f"DELETE FROM dsh_thread_messages WHERE thread_id IN ({idle})", (before,)),
             ("DELETE FROM dsh_threads WHERE status = 'ready' AND updated_at < ?", (before,)),
+            *((statement, (before,)) for statement in sql.PRUNE_SPILLED),
         ))
+
+    # -- spilled results (store/spilled.py) ------------------------------------------------
+    async def keep_spilled(self, locator: str, agent_id: str, text: str) -> None:
+        """One row for the value and one per part of its text, in one commit."""
+        if not valid_locator(locator):
+            raise ValueError("a spilled result is kept under a locator from mint_locator()")
+        parts = [(locator, number, part.encode("utf-8")) for number, part in enumerate(parts_of(text))]
+        head = (locator, owner_key(agent_id), time.time(), len(text), len(text.encode("utf-8")))
+        await self._write_all(((sql.KEEP_SPILLED, head),), ((sql.KEEP_SPILLED_PART, parts),) if parts else ())
+
+    async def read_spilled(self, locator: str, agent_id: str, offset: int, limit: int) -> SpilledPage | None:
+        """The parts a page needs, and the value's size, in one query (never the whole text)."""
+        offset, limit = check_page(offset, limit)
+        if not valid_locator(locator):
+            return None
+        first, last = part_range(offset, limit)
+        rows = await self._read(sql.READ_SPILLED, (first, last, locator, owner_key(agent_id)))
+        if not rows:
+            return None
+        parts = [(int(number), bytes(data)) for _, number, data in rows if number is not None]
+        return page_of_parts(int(rows[0][0]), parts, offset, limit)
 
     # -- what changed (store/changes.py) -------------------------------------------------
     async def changes(self, cursor: ChangeCursor | None = None) -> StoreChanges:

@@ -37,8 +37,11 @@ __all__ = [
     "upgrade_steps",
 ]
 
-SCHEMA_VERSION: Final = 3
-"""The table layout this code writes; an older store is upgraded at open, a newer one refused."""
+SCHEMA_VERSION: Final = 4
+"""The table layout this code writes; an older store is upgraded at open, a newer one refused.
+
+Version 2 added leases and expiry, version 3 threads, rules and the approval events, version 4 the
+spilled results (``dsh_spilled``, ``dsh_spilled_parts``)."""
 
 R = TypeVar("R", bound=Record)
 
@@ -162,6 +165,15 @@ MIGRATIONS: Final[Mapping[int, Sequence[str]]] = {
         " body TEXT NOT NULL)",
         "CREATE INDEX dsh_parked_expiry ON dsh_parked (state, expires_at)",
     ),
+    # 3 -> 4: spilled results: who may read one (owner_key), when it was kept, its size; its text in parts.
+    # BYTEA is PostgreSQL's binary type; SQLite takes any type name and keeps bytes as a BLOB.
+    3: (
+        "CREATE TABLE dsh_spilled (locator TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL,"
+        " chars BIGINT NOT NULL, bytes BIGINT NOT NULL)",
+        "CREATE INDEX dsh_spilled_created ON dsh_spilled (created_at)",
+        "CREATE TABLE dsh_spilled_parts (locator TEXT NOT NULL, part INTEGER NOT NULL, data BYTEA NOT NULL,"
+        " PRIMARY KEY (locator, part))",
+    ),
 }
 """Statements that take a store from version ``n`` to ``n + 1``; a new store runs them all after version 1."""
 
@@ -228,6 +240,16 @@ TAKE_INTERRUPTED: Final = (
 )
 """Take over a lapsed running call (to run it again or settle it): atomic, so one taker wins."""
 APPEND_EVENT: Final = "INSERT INTO dsh_events (agent_id, type, at, data) VALUES (?, ?, ?, ?)"
+KEEP_SPILLED: Final = "INSERT INTO dsh_spilled (locator, owner, created_at, chars, bytes) VALUES (?, ?, ?, ?, ?)"
+KEEP_SPILLED_PART: Final = "INSERT INTO dsh_spilled_parts (locator, part, data) VALUES (?, ?, ?)"
+READ_SPILLED: Final = (
+    "SELECT s.chars, p.part, p.data FROM dsh_spilled s LEFT JOIN dsh_spilled_parts p"
+    " ON p.locator = s.locator AND p.part >= ? AND p.part <= ? WHERE s.locator = ? AND s.owner = ? ORDER BY p.part"
+)
+PRUNE_SPILLED: Final = (
+    ("DELETE FROM dsh_spilled_parts WHERE locator IN (SELECT locator FROM dsh_spilled WHERE created_at < ?)"),
+    "DELETE FROM dsh_spilled WHERE created_at < ?",
+)
 
 
 def dump_record(record: Record, *, skip: frozenset[str] = frozenset(), max_bytes: int | None = None) -> str:

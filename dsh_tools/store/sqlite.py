@@ -78,8 +78,11 @@ class SqliteStore(RelationalStore):
             raise
 
     async def _queue_database(self) -> str | None:
-        sibling = f"{self.path}.dbos"  # dsh_tools.dbos.names.system_database_url's choice for this file
-        return f"sqlite:///{sibling}" if os.path.exists(sibling) else None
+        from dsh_tools.dbos.names import sqlite_file, sqlite_system_database
+
+        url = sqlite_system_database(self.path)
+        sibling = sqlite_file(url)
+        return url if sibling is not None and os.path.exists(sibling) else None
 
     # -- the connection, on the store's thread ---------------------------------
     def _open(self) -> None:

@@ -51,7 +51,6 @@ __all__ = [
     "answer_from",
     "answer_of",
     "appended",
-    "call_key",
     "check_thread_id",
     "checked_messages",
     "leased",
@@ -294,11 +293,6 @@ def orphaned(state: ThreadState, now: float) -> tuple[int, ...]:
     """The :func:`open_slots` of a step whose process's lease lapsed."""
     step = state.step
     return () if step is None or step.lease_until >= now else open_slots(state)
-
-
-def call_key(thread_id: str, call_id: str) -> str:
-    """The idempotency key of a thread's call: ``"<thread_id>:<tool_call_id>"``, the same in every process that settles it."""
-    return f"{thread_id}:{call_id}"
 
 
 SlotChange: TypeAlias = Callable[[ThreadState], "Change | None"]

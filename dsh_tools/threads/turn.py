@@ -31,14 +31,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from dsh_tools.context.context import Agent, Context
-from dsh_tools.execution import ToolExecutionInput
+from dsh_tools.execution import ToolExecutionInput, derived_idempotency_key
 from dsh_tools.pipeline.batch import execute_batch
 from dsh_tools.store.error_records import slot_records
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.records import ThreadSlot
 from dsh_tools.errors import ToolAbortedError, safe_str
 from dsh_tools.registry.approvals import OWNER
-from dsh_tools.store.thread_state import call_key, checked_messages, leased, open_slots, turned
+from dsh_tools.store.thread_state import checked_messages, leased, open_slots, turned
 from dsh_tools.threads.thread import Thread, thread_of
 from dsh_tools.tool_types import describe_value
 
@@ -77,7 +77,7 @@ async def run_step(
     )
     if calls:
         slots = [ThreadSlot(thread_id, state.steps, index) for index in range(len(calls))]
-        keyed = [call.set(idempotency_key=call_key(thread_id, call.call_id), agent=agent) for call in calls]
+        keyed = [call.set(idempotency_key=derived_idempotency_key(thread_id, call.call_id), agent=agent) for call in calls]
         renewing = asyncio.get_running_loop().create_task(_hold_step(thread, state.steps, seconds))
         try:
             await execute_batch(tools, keyed, gates=tools.gates, thread_slots=slots)

@@ -170,6 +170,12 @@ async def test_a_duplicate_call_id_runs_once_and_the_second_call_says_why() -> N
 
 def test_custom_tool_calls_are_refused_per_call() -> None:
     (call,) = calls_from_chat({"tool_calls": [{"id": "a", "type": "custom", "custom": {"name": "grep", "input": "x"}}]})
+    message = ChatCompletionMessage.model_validate({"role": "assistant", "content": None, "tool_calls": [
+        {"id": "f", "type": "function", "function": {"name": "echo", "arguments": "{}"}},
+        {"id": "a", "type": "custom", "custom": {"name": "grep", "input": "x"}},
+    ]})
+    sent = chat_assistant_message(message)  # the reply carries every call that gets an answer, or the API refuses it
+    assert [c["id"] for c in sent.get("tool_calls", ())] == [c.call_id for c in calls_from_chat(message)] == ["f", "a"]
     assert call.name == "grep" and isinstance(call.arguments, UnparsedArguments)
     assert "'custom' are not supported" in call.arguments.problem
 

@@ -251,7 +251,7 @@ async def test_modes_contribute_the_transport_and_protected_sdk(mode: ToolMode) 
     ctx, agent, _, _ = setup({}, mode=mode)
 
     async def strip(context: AssembleContext, assembly: PromptAssembly, next: Any) -> PromptAssembly:
-        inner: PromptAssembly = await next()
+        await next()
         return PromptAssembly(sections=(), tools=())
 
     ctx.on("system-prompt/assemble", strip)

@@ -138,6 +138,7 @@ def _edit_result(program: dict[str, object]) -> dict[str, object]:
         ("program", _edit_result),
         ("program", "not json {"),
         ("program", lambda program: {k: v for k, v in program.items() if k != "digest"} | {"waiting": "1"}),
+        ("program", lambda program: {k: v for k, v in program.items() if k != "digest"} | {"code": "one"}),  # digest taken away
     ],
 )
 async def test_a_rewritten_record_settles_record_tampered_and_runs_nothing(tmp_path: Path, column: str, change: object) -> None:
@@ -154,6 +155,7 @@ async def test_a_rewritten_record_settles_record_tampered_and_runs_nothing(tmp_p
     result = await ctx.tools.resume(pending.approval_id, "allowed-once")
     assert result.error is not None and result.error.code == "RECORD_TAMPERED" and result.outcome == "error"
     assert result.text == "Error: the stored record of this call does not match its digest; nothing ran"
+    assert result.call_id == "run"  # the program's call settles (a thread waiting on it goes on), not only its sub-call
     assert ran == []  # neither the approved sub-call nor the program
     await ctx.tools.store.aclose()
 

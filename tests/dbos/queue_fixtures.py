@@ -1,4 +1,4 @@
-"""Fixtures of the queue suite (imported by ``test_workers``): a store URL of each kind, and worker processes serving it."""
+"""Fixtures of the queue suite: a store URL of each kind, and worker processes serving it (``conftest`` provides them)."""
 
 from __future__ import annotations
 

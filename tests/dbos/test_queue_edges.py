@@ -7,18 +7,39 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import orjson
 import pytest
 
 import queue_tools
-from dsh_tools import Agent, ToolExecutionInput, boot
+from cluster import until
+from dsh_tools import (
+    AbortController,
+    Agent,
+    Context,
+    ExecuteListener,
+    Retry,
+    ToolDefinition,
+    ToolExecution,
+    ToolExecutionInput,
+    ToolExecutionResult,
+    boot,
+    tool,
+)
+from dsh_tools.hooks import ExecuteNext
 from dsh_tools.dbos import QueueOptions, configure
 from dsh_tools.dbos.codec import Request, decode_request, decode_result, encode_request, encode_result, workflow_id
-from dsh_tools.dbos.names import system_database_url
+from dsh_tools.dbos.names import STARTED_STEP, sqlite_file, system_database_url
 from dsh_tools.dbos.recovery import ExecutorBusy, check_executor_id, lock_executor
 from dsh_tools.dbos.seam import check_queue_name, check_routes
+
+if TYPE_CHECKING:
+    from dbos import DBOSClient
+
+    from dsh_tools.dbos.worker import WorkerRuntime
 
 
 @pytest.mark.parametrize("name", ["", "Sandbox", "a b", "_dbos_x", "-x", "x" * 49, "é", None, 3])
@@ -64,6 +85,7 @@ def test_a_store_dbos_cannot_share_is_refused() -> None:
             system_database_url(url)
     assert system_database_url("sqlite:////a/b.db") == "sqlite:////a/b.db.dbos"
     assert system_database_url("postgres://u@h/d") == "postgresql://u@h/d"
+    assert sqlite_file("sqlite:////a/b.db.dbos") == "/a/b.db.dbos" and sqlite_file("postgresql://u@h/d") is None
 
 
 async def test_a_route_to_an_unconfigured_queue_settles_queue_unavailable() -> None:
@@ -80,7 +102,7 @@ async def test_an_unreachable_queue_database_settles_queue_unavailable(tmp_path:
     url = f"sqlite:///{tmp_path / 'c.db'}"
     queues = configure(url, queues={"q": QueueOptions()})
     try:
-        Path(system_database_url(url)[len("sqlite:///") :]).unlink()  # DBOS's file is gone
+        Path(str(sqlite_file(system_database_url(url)))).unlink()  # DBOS's file is gone
         Path(tmp_path / "c.db.dbos").mkdir()  # and a directory stands in its place
         ctx = boot(queues={"*": "q"})
         queue_tools.register(ctx)
@@ -98,13 +120,13 @@ async def test_an_unreachable_queue_database_settles_queue_unavailable(tmp_path:
         "[]",
         '{"format": 2}',
         '{"format": 1}',
-        '{"format": 1, "queue": "q", "call_id": 1}',
-        orjson.dumps({"format": 1, "queue": "q", "call_id": "c", "name": "n", "idempotency_key": "k", "fingerprint": "f",
+        '{"format": 1, "call_id": 1}',
+        orjson.dumps({"format": 1, "call_id": "c", "name": "n", "idempotency_key": "k", "fingerprint": "f",
                       "dispatch": True, "max_payload_bytes": 1, "enqueued_at": 0, "arguments": {}}).decode(),
-        orjson.dumps({"format": 1, "queue": "q", "call_id": "c", "name": "n", "idempotency_key": "k", "fingerprint": "f",
+        orjson.dumps({"format": 1, "call_id": "c", "name": "n", "idempotency_key": "k", "fingerprint": "f",
                       "dispatch": 1, "max_payload_bytes": 1, "enqueued_at": 0, "arguments": {},
                       "restrictions": [["x", []]]}).decode(),
-        orjson.dumps({"format": 1, "queue": "q", "call_id": "c", "name": "n", "idempotency_key": "k", "fingerprint": "f",
+        orjson.dumps({"format": 1, "call_id": "c", "name": "n", "idempotency_key": "k", "fingerprint": "f",
                       "dispatch": 1, "max_payload_bytes": 1, "enqueued_at": 0, "arguments": {}, "trace": [[1, 2]]}).decode(),
     ],
 )
@@ -114,7 +136,7 @@ def test_a_hostile_request_is_a_value_error(text: object) -> None:
 
 
 def test_a_request_and_a_result_round_trip() -> None:
-    request = Request("q", "c1", "echo", {"text": "hé", "n": [1, 2.5, None]}, "k" * 32, 2, "f" * 64, 1.5, 4096,
+    request = Request("c1", "echo", {"text": "hé", "n": [1, 2.5, None]}, "k" * 32, 2, "f" * 64, 1.5, 4096,
                       agent_id="a:b", agent_name="A", mode="code", restrictions=((("x",), ()), (None, ("y",))),
                       catalog="c", approved=True, trace=(("traceparent", "00-x"),))
     assert decode_request(encode_request(request)) == request
@@ -123,6 +145,46 @@ def test_a_request_and_a_result_round_trip() -> None:
         decode_result('{"result": {}, "outcome": "ok"}')
     with pytest.raises(ValueError):
         decode_result('{"result": {"callId": "c", "content": [], "isError": false}, "outcome": "maybe"}')
+
+
+_OK_WIRE = {"callId": "c", "content": [], "isError": False}
+HOSTILE_RESULTS = [
+    3,
+    "not json",
+    "[]",
+    '{"result": [], "outcome": "ok"}',
+    '{"outcome": "ok"}',
+    orjson.dumps({"result": _OK_WIRE, "outcome": "maybe"}).decode(),
+    orjson.dumps({"result": _OK_WIRE, "outcome": ["ok"]}).decode(),
+    orjson.dumps({"result": {**_OK_WIRE, "error": "x"}, "outcome": "error"}).decode(),
+    orjson.dumps({"result": {**_OK_WIRE, "additionalContext": []}, "outcome": "ok"}).decode(),
+    orjson.dumps({"result": {**_OK_WIRE, "additionalContext": {"content": "x", "source": 3}}, "outcome": "ok"}).decode(),
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_RESULTS)
+def test_a_hostile_result_is_a_value_error(text: object) -> None:
+    with pytest.raises(ValueError, match="a queued call's result does not read as one"):
+        decode_result(text)
+
+
+def test_a_hostile_result_is_a_value_error_under_python_o() -> None:
+    """The checks are not ``assert``s: ``python -O`` keeps them."""
+    script = (
+        "import sys, orjson\n"
+        "from dsh_tools.dbos.codec import decode_result\n"
+        "for text in orjson.loads(sys.stdin.read()):\n"
+        "    try:\n"
+        "        decode_result(text)\n"
+        "    except ValueError:\n"
+        "        continue\n"
+        "    print('read as a result:', text)\n"
+    )
+    finished = subprocess.run(
+        [sys.executable, "-O", "-c", script], input=orjson.dumps(HOSTILE_RESULTS).decode(), capture_output=True, text=True,
+        timeout=120,
+    )
+    assert finished.returncode == 0 and finished.stdout == "", finished.stdout + finished.stderr
 
 
 async def test_results_of_every_shape_round_trip() -> None:
@@ -263,21 +325,356 @@ async def test_configure_reuses_a_dbos_another_library_configured(tmp_path: Path
         DBOS.destroy(destroy_registry=False)
 
 
-def test_a_worker_stand_in_acts_with_the_call_s_mode_and_restrictions() -> None:
+async def test_a_worker_stand_in_acts_with_the_call_s_mode_and_restrictions() -> None:
     from dsh_tools.dbos.standins import StandIns
 
     ctx = boot()
     queue_tools.register(ctx)
     standins = StandIns(ctx, limit=2)
-    base = Request("q", "c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
-    with standins.acting(base.set(restrictions=((("record", "ghost"), ()),), mode="code")) as agent:
+    base = Request("c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
+    async with standins.acting(base.set(restrictions=((("record", "ghost"), ()),), mode="code")) as agent:
         assert agent is not None and agent.id == "a1" and agent.name == "Ann"
         assert ctx.tools.mode_for(agent) == "code"
         assert [tool.name for tool in ctx.tools.end_capabilities(agent)] == ["record"]  # "ghost" is unknown here
-    with standins.acting(base) as again:
+    async with standins.acting(base) as again:
         assert again is agent and ctx.tools.mode_for(agent) == "native" and len(ctx.tools.end_capabilities(agent)) == 6
     for other in ("a2", "a3"):
-        with standins.acting(base.set(agent_id=other)):
+        async with standins.acting(base.set(agent_id=other)):
             pass
     assert len(standins) == 2 and agent.ctx.disposed  # the oldest idle stand-in made room
     Agent(ctx, name="Ann", id="a1")  # its id is free again
+
+
+async def test_concurrent_calls_of_one_agent_never_run_under_each_other_s_restrictions() -> None:
+    """A call with other restrictions (or another mode) waits for the stand-in to be idle; the same ones share it."""
+    from dsh_tools.dbos.standins import StandIns
+
+    ctx = boot()
+    queue_tools.register(ctx)
+    standins = StandIns(ctx)
+    base = Request("c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
+    only_record = base.set(restrictions=((("record",), ()),))
+    only_echo = base.set(restrictions=((("echo",), ()),))
+    seen: list[tuple[str, list[str]]] = []
+    release = {name: asyncio.Event() for name in ("first", "second", "third")}
+    inside = {name: asyncio.Event() for name in release}
+
+    async def call(name: str, request: Request) -> None:
+        async with standins.acting(request) as agent:
+            assert agent is not None
+            inside[name].set()
+            seen.append((name, [tool.name for tool in ctx.tools.end_capabilities(agent)]))
+            await release[name].wait()
+            seen.append((name, [tool.name for tool in ctx.tools.end_capabilities(agent)]))
+
+    first = asyncio.ensure_future(call("first", only_record))
+    await asyncio.wait_for(inside["first"].wait(), 5)
+    second = asyncio.ensure_future(call("second", only_echo))  # other restrictions: waits for "first"
+    third = asyncio.ensure_future(call("third", only_record))  # the same as "first", but "second" waits: behind it
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert not inside["second"].is_set() and not inside["third"].is_set()
+    release["first"].set()
+    await asyncio.wait_for(inside["second"].wait(), 5)
+    assert not inside["third"].is_set()
+    release["second"].set()
+    await asyncio.wait_for(inside["third"].wait(), 5)
+    release["third"].set()
+    await asyncio.wait_for(asyncio.gather(first, second, third), 5)
+    assert seen == [
+        ("first", ["record"]), ("first", ["record"]),
+        ("second", ["echo"]), ("second", ["echo"]),
+        ("third", ["record"]), ("third", ["record"]),
+    ]
+    mode_code = base.set(mode="code")
+    release = {name: asyncio.Event() for name in ("native", "code")}
+    inside = {name: asyncio.Event() for name in release}
+    modes: list[tuple[str, str]] = []
+
+    async def in_mode(name: str, request: Request) -> None:
+        async with standins.acting(request) as agent:
+            inside[name].set()
+            modes.append((name, ctx.tools.mode_for(agent)))
+            await release[name].wait()
+            modes.append((name, ctx.tools.mode_for(agent)))
+
+    native = asyncio.ensure_future(in_mode("native", base))
+    await asyncio.wait_for(inside["native"].wait(), 5)
+    code = asyncio.ensure_future(in_mode("code", mode_code))
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert not inside["code"].is_set()
+    release["native"].set()
+    release["code"].set()
+    await asyncio.wait_for(asyncio.gather(native, code), 5)
+    assert modes == [("native", "native"), ("native", "native"), ("code", "code"), ("code", "code")]
+
+
+async def test_a_cancelled_wait_for_a_stand_in_lets_the_others_go() -> None:
+    from dsh_tools.dbos.standins import StandIns
+
+    ctx = boot()
+    queue_tools.register(ctx)
+    standins = StandIns(ctx)
+    base = Request("c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
+    other = base.set(restrictions=((("echo",), ()),))
+    release = asyncio.Event()
+    entered: list[str] = []
+
+    async def call(name: str, request: Request, hold: asyncio.Event | None = None) -> None:
+        async with standins.acting(request):
+            entered.append(name)
+            if hold is not None:
+                await hold.wait()
+
+    first = asyncio.ensure_future(call("first", base, release))
+    await asyncio.sleep(0)
+    waiting = asyncio.ensure_future(call("other", other))
+    await asyncio.sleep(0)
+    same = asyncio.ensure_future(call("same", base))  # held back behind "other"'s wait
+    await asyncio.sleep(0)
+    assert entered == ["first"]
+    waiting.cancel()
+    await asyncio.wait_for(same, 5)  # "other" gave up: the same restrictions share the stand-in again
+    assert entered == ["first", "same"]
+    release.set()
+    await asyncio.wait_for(first, 5)
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+
+
+class _InProcessHandle:
+    """A workflow handle whose 'worker' is a :class:`WorkerRuntime` in this process, on a task of its own (as a worker's)."""
+
+    def __init__(self, client: _InProcessClient, wid: str, payload: str) -> None:
+        self.client, self.wid, self.payload = client, wid, payload
+
+    async def get_result(self, polling_interval_sec: float) -> str:
+        run = self.client.runs.get(self.wid)
+        if run is None:
+            run = self.client.runs[self.wid] = asyncio.ensure_future(self._work())
+        return await asyncio.shield(run)  # the caller's cancellation stops its waiting, not the worker
+
+    async def _work(self) -> str:
+        client = self.client
+        await client.dequeue.wait()
+        refused = await client.runtime.check(self.payload)
+        if refused is not None:
+            return refused
+        client.started.add(self.wid)  # as the workflow records dsh.started before the body
+        return await client.runtime.run_body(self.payload, False)
+
+
+class _InProcessClient:
+    """Just enough of a ``DBOSClient`` for a caller's dispatch: each enqueue is run by one in-process worker."""
+
+    def __init__(self, runtime: WorkerRuntime, tamper: Callable[[str], str] = lambda payload: payload) -> None:
+        self.runtime, self.tamper = runtime, tamper
+        self.enqueued: list[str] = []
+        self.runs: dict[str, asyncio.Future[str]] = {}
+        self.started: set[str] = set()
+        self.cancelled: list[str] = []
+        self.dequeue = asyncio.Event()
+        self.dequeue.set()  # cleared: what is enqueued waits there
+
+    async def enqueue_async(self, options: Mapping[str, object], payload: str) -> _InProcessHandle:
+        self.enqueued.append(payload)
+        return _InProcessHandle(self, str(options["workflow_id"]), self.tamper(payload))
+
+    async def cancel_workflow_async(self, wid: str) -> None:
+        self.cancelled.append(wid)
+        run = self.runs.get(wid)
+        if run is not None:
+            run.cancel()  # as DBOS cancels a preemptible body step
+
+    async def list_workflow_steps_async(self, wid: str) -> list[dict[str, str]]:
+        return [{"function_name": STARTED_STEP}] if wid in self.started else []
+
+    async def ended(self) -> None:
+        """Every worker run has ended (however)."""
+        if self.runs:
+            await asyncio.wait_for(asyncio.wait(list(self.runs.values())), 5)
+
+
+def _in_process(tamper: Callable[[str], str] = lambda payload: payload) -> tuple[Context, Context, _InProcessClient]:
+    """A caller routing every tool to queue "q", whose dispatches a worker runtime in this process serves."""
+    from dsh_tools.dbos.dispatcher import DbosQueues
+    from dsh_tools.dbos.seam import QUEUE_DISPATCHER
+    from dsh_tools.dbos.worker import WorkerRuntime
+
+    worker = boot()
+    queue_tools.register(worker)
+    client = _InProcessClient(WorkerRuntime(worker, "q"), tamper)
+    caller = boot(queues={"*": "q"})
+    queue_tools.register(caller)
+    caller.provide(QUEUE_DISPATCHER, DbosQueues(cast("DBOSClient", client), {"q": QueueOptions()}))
+    return caller, worker, client
+
+
+async def test_the_caller_keeps_its_call_id_whatever_the_worker_names() -> None:
+    caller, _, client = _in_process(tamper=lambda payload: "not a request")  # the worker settles it as call "?"
+    result = await caller.tools.execute(ToolExecutionInput("c1", "echo", {"text": "hi"}))
+    assert len(client.enqueued) == 1
+    assert result.error is not None and result.error.code == "QUEUE_UNAVAILABLE", result.text
+    assert result.call_id == "c1"
+    (record,) = await caller.tools.store.journal(call_id="c1")
+    assert record.outcome == "error"
+
+
+async def test_queued_calls_of_finds_the_dispatcher_a_call_would() -> None:
+    from dsh_tools.dbos import queued_calls_of
+    from dsh_tools.dbos.seam import QUEUE_DISPATCHER, QueuedCall, configured_dispatcher
+
+    held = [QueuedCall("dsh:a1:k:1", "q", "a1", "c1", "echo", "k", 1, "SUCCESS")]
+
+    class Held:
+        def knows(self, queue: str) -> bool:
+            return queue == "q"
+
+        async def queued_calls_of(self, agent_id: str) -> list[QueuedCall]:
+            return [call for call in held if call.agent_id == agent_id]
+
+    ctx = boot(queues={"*": "q"})
+    ctx.provide(QUEUE_DISPATCHER, Held())  # type: ignore[misc]  # a partial dispatcher: what this test asks of it
+    assert configured_dispatcher() is None
+    assert await queued_calls_of("a1", tools=ctx.tools) == held  # the context's, as its calls and recover find it
+    assert await queued_calls_of("a1") == []  # no context named, none configured in this process
+
+
+def _both(ctx: Context, worker: Context, definition: ToolDefinition) -> None:
+    """Register ``definition`` with the caller and the worker alike (so the fingerprints match)."""
+    ctx.tools.register(definition)
+    worker.tools.register(definition)
+
+
+async def test_a_queued_call_runs_the_worker_s_execute_listeners_not_the_caller_s() -> None:
+    caller, worker, _ = _in_process()
+    heard: list[str] = []
+
+    def listener(where: str) -> ExecuteListener:
+        async def around(exec: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:
+            heard.append(where)
+            return await next()
+
+        return around
+
+    caller.on("tools/execute", listener("caller"))
+    worker.on("tools/execute", listener("worker"))
+    result = await caller.tools.execute(ToolExecutionInput("c1", "echo", {"text": "hi"}))
+    assert (result.outcome, result.text) == ("ok", "hi")
+    assert heard == ["worker"]
+
+
+async def test_a_queued_call_s_timeout_holds_on_the_worker_per_attempt() -> None:
+    caller, worker, client = _in_process()
+    attempts: list[str] = []
+
+    @tool(timeout_ms=50, retry=Retry(attempts=2, backoff_ms=1), idempotent=True)
+    async def stuck(exec: ToolExecution) -> str:
+        """Never answers."""
+        attempts.append(exec.call_id)
+        await asyncio.Event().wait()
+        return "never"
+
+    _both(caller, worker, stuck)
+    result = await asyncio.wait_for(caller.tools.execute(ToolExecutionInput("c1", "stuck", {})), 10)
+    assert result.error is not None and result.error.code == "TOOL_TIMEOUT", result.text
+    assert attempts == ["c1", "c1"]  # each attempt had its own 50 ms, on the worker
+    assert len(client.started) == 1 and client.cancelled == []
+
+
+class _Held:
+    """A tool body that says when it starts and when it is cancelled, and otherwise waits forever."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.cancelled = False
+
+    def definition(self) -> ToolDefinition:
+        @tool(name="held")
+        async def held() -> str:
+            """Wait forever."""
+            self.started.set()
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                self.cancelled = True
+                raise
+            return "never"
+
+        return held
+
+
+async def test_a_signal_aborting_a_running_queued_call_cancels_its_workflow() -> None:
+    caller, worker, client = _in_process()
+    body = _Held()
+    _both(caller, worker, body.definition())
+    controller = AbortController()
+    call = asyncio.ensure_future(caller.tools.execute(ToolExecutionInput("c1", "held", {}, signal=controller.signal)))
+    await asyncio.wait_for(body.started.wait(), 5)
+    controller.abort("enough")
+    result = await asyncio.wait_for(call, 5)
+    assert result.outcome == "aborted" and result.error is not None and result.error.code == "ABORTED", result.text
+    assert len(client.cancelled) == 1 and client.cancelled[0] in client.started
+    await client.ended()
+    assert body.cancelled  # the workflow's cancellation reached the body
+    (record,) = await caller.tools.store.journal(call_id="c1")
+    assert record.outcome == "aborted"
+
+
+async def test_a_signal_aborting_an_enqueued_call_settles_aborted_before_dispatch() -> None:
+    caller, worker, client = _in_process()
+    body = _Held()
+    _both(caller, worker, body.definition())
+    client.dequeue.clear()  # no worker takes it
+    controller = AbortController()
+    call = asyncio.ensure_future(caller.tools.execute(ToolExecutionInput("c1", "held", {}, signal=controller.signal)))
+    await until(lambda: bool(client.enqueued), 5, "the call to be enqueued")
+    controller.abort("enough")
+    result = await asyncio.wait_for(call, 5)
+    assert result.error is not None and result.error.code == "ABORTED_BEFORE_DISPATCH", result.text
+    assert len(client.cancelled) == 1 and client.started == set()
+    await client.ended()
+    assert not body.started.is_set()  # never dequeued: the body never ran
+
+
+async def test_a_cancelled_queued_call_cancels_its_workflow_and_its_body() -> None:
+    caller, worker, client = _in_process()
+    body = _Held()
+    _both(caller, worker, body.definition())
+    call = asyncio.ensure_future(caller.tools.execute(ToolExecutionInput("c1", "held", {})))
+    await asyncio.wait_for(body.started.wait(), 5)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert len(client.cancelled) == 1
+    await client.ended()
+    assert body.cancelled
+    (record,) = await caller.tools.store.journal(call_id="c1")
+    assert record.outcome == "aborted" and record.error == {"name": "ToolAbortedError", "code": "ABORTED"}
+
+
+async def test_result_of_awaits_at_the_queue_s_polling_interval_or_the_default_for_a_queue_not_configured_here() -> None:
+    from dsh_tools.dbos.dispatcher import DbosQueues
+    from dsh_tools.dbos.seam import QueuedCall
+
+    polled: list[tuple[str, float]] = []
+
+    class Handle:
+        def __init__(self, wid: str) -> None:
+            self.wid = wid
+
+        async def get_result(self, polling_interval_sec: float) -> str:
+            polled.append((self.wid, polling_interval_sec))
+            return '{"result": {"callId": "worker says", "content": [], "isError": false}, "outcome": "ok"}'
+
+    class Client:
+        async def retrieve_workflow_async(self, wid: str) -> Handle:
+            return Handle(wid)
+
+    queues = DbosQueues(cast("DBOSClient", Client()), {"slow": QueueOptions(polling_interval_s=2.5)})
+    for wid, queue in (("w1", "slow"), ("w2", "elsewhere")):
+        call = QueuedCall(wid, queue, "a1", f"c-{wid}", "echo", "k", 1, "PENDING")
+        result = await queues.result_of(call)
+        assert (result.outcome, result.call_id) == ("ok", f"c-{wid}")  # under the call's id, not the worker's word
+    assert polled == [("w1", 2.5), ("w2", QueueOptions().polling_interval_s)]

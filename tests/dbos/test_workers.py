@@ -21,9 +21,6 @@ import pytest
 
 import queue_tools
 from cluster import Cluster, log_lines, until
-from queue_fixtures import backend, cluster, queue_postgres
-
-__all__ = ["backend", "cluster", "queue_postgres"]  # the fixtures this module uses, imported from their module
 from dsh_tools import Agent, Context, Deny, PreNext, PreToolDecision, ToolExecution, ToolExecutionInput, boot, tool
 from dsh_tools.dbos import QueueOptions, configure
 from dsh_tools.store import CallRecord, CallStore
@@ -190,7 +187,7 @@ async def test_the_caller_s_cancellation_cancels_the_workflow(backend: tuple[str
         with pytest.raises(asyncio.CancelledError):
             await call
         record = await _settled(ctx.tools.store, "cancelled-1")
-        assert record.outcome == "aborted" and record.error is not None
+        assert record.outcome == "aborted" and record.error == {"name": "ToolAbortedError", "code": "ABORTED"}
         from dsh_tools.dbos import queued_calls_of
 
         async def cancelled() -> bool:
@@ -200,6 +197,8 @@ async def test_the_caller_s_cancellation_cancels_the_workflow(backend: tuple[str
         while not await cancelled():
             assert asyncio.get_running_loop().time() < deadline, f"not cancelled: {await queued_calls_of('canceller')}"
             await asyncio.sleep(0.05)
+    assert len(events_of(folder, "cancelled-", "start")) == 1  # it ran once, and was stopped, not run to its end
+    assert events_of(folder, "cancelled-", "end") == []
 
 
 async def _settled(store: CallStore, call_id: str) -> CallRecord:

@@ -7,6 +7,12 @@ from pathlib import Path
 import pytest
 
 from dsh_tools.code_mode.deno import runtime as deno_runtime
+from dsh_tools.code_mode.search.builtins import MAX_BUILTIN_CALLS, MAX_SEARCH_LIMIT, MIN_CATALOG_CHARS
+from dsh_tools.code_mode.search.index import COMMON_FLOOR, MAX_QUERY_CHARS, MAX_QUERY_TERMS
+from dsh_tools.registry.read_result import DEFAULT_PAGE_CHARS
+from dsh_tools.store.memory import DEFAULT_MAX_SPILLED_BYTES
+from dsh_tools.store.spilled import MAX_PAGE_CHARS, PART_CHARS
+from dsh_tools.tool_types import MIN_INLINE_BYTES
 from dsh_tools.definitions.shape_code import BUDGET
 from dsh_tools.mcp.connection import DEFAULT_MAX_MESSAGE_BYTES
 from dsh_tools.mcp.toolset import DEFAULT_MAX_TOOLS, MAX_PAGES
@@ -23,6 +29,16 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
         ("mcp.md", f"| `max_message_bytes` | {DEFAULT_MAX_MESSAGE_BYTES // 2**20} MiB ({DEFAULT_MAX_MESSAGE_BYTES:,} bytes) |"),
         ("mcp.md", f"| `max_tools` | {DEFAULT_MAX_TOOLS:,} |"),
         ("mcp.md", f"| (fixed) | {MAX_PAGES:,} `tools/list` pages |"),
+        ("code-mode.md", f"a run may make {MAX_BUILTIN_CALLS}"),
+        ("code-mode.md", f"at least {MIN_CATALOG_CHARS:,})"),
+        ("code-mode.md", f"at most {MAX_SEARCH_LIMIT})"),
+        ("code-mode.md", f"read up to {MAX_QUERY_CHARS:,} characters and {MAX_QUERY_TERMS} distinct words"),
+        ("code-mode.md", f"(and more than {COMMON_FLOOR} of them)"),
+        ("pipeline.md", f"`read_result(locator, offset=0, limit={DEFAULT_PAGE_CHARS})`"),
+        ("pipeline.md", f"at most {MAX_PAGE_CHARS:,})"),
+        ("pipeline.md", f"at least {MIN_INLINE_BYTES:,})"),
+        ("pipeline.md", f"{DEFAULT_MAX_SPILLED_BYTES >> 20} MiB by default"),
+        ("durability.md", f"parts of {PART_CHARS:,} characters"),
     ],
 )
 def test_a_quoted_constant_matches_the_code(page: str, phrase: str) -> None:

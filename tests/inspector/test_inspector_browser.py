@@ -140,3 +140,44 @@ async def test_a_code_mode_run_shows_its_sub_calls_nested_under_it(store_url: st
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+async def test_a_spilled_result_shows_its_size_and_pages_through_its_whole_text(store_url: str) -> None:
+    from dsh_tools import Agent, ToolExecutionInput, boot, tool
+    from dsh_tools.store import open_store
+
+    whole = "".join(f"line {n:05d} é😀\n" for n in range(2000))
+
+    @tool
+    async def dump() -> str:
+        """A long text."""
+        return whole
+
+    async with open_store(store_url) as store:
+        ctx = boot(store=store, max_inline_bytes=2048)
+        ctx.tools.register(dump)
+        await ctx.tools.execute(ToolExecutionInput("big-1", "dump", {}, Agent(ctx, name="a", id="agent-1")))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "dsh_tools.cli", "inspect", "--store", store_url, "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().split(": ", 1)[1].strip()
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+            page = await browser.new_page()
+            await page.goto(url)
+            row = page.locator('tr[data-call="big-1"]')
+            await expect(row).to_contain_text(f"cut from {len(whole.encode()) / 1024:.1f} KB")
+            await row.get_by_role("button", name="dump").click()
+            reader = page.locator(".spilled-reader")
+            await expect(reader).to_contain_text(f"{len(whole):,} characters")
+            text = reader.locator("pre.spilled-text")
+            await expect(text).to_have_text(whole[:4096], use_inner_text=False)
+            await reader.get_by_role("button", name="Next ▶").click()
+            await expect(reader).to_contain_text(f"characters 4,096–8,192 of {len(whole):,}")
+            assert await text.text_content() == whole[4096:8192]
+            await browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -251,3 +251,31 @@ async def test_a_store_that_cannot_be_read_is_a_503_saying_so() -> None:
     async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as away:
         response = await away.get("/api/journal", headers=AUTH)
     assert response.status_code == 503 and "the store cannot be read" in response.text and "away" in response.text
+
+
+async def test_a_spilled_result_shows_its_size_and_pages_through_its_whole_text() -> None:
+    from dsh_tools import Agent, ToolExecutionInput, boot, tool
+
+    whole = "ab€😀" * 30_000
+
+    @tool
+    async def dump() -> str:
+        """A long text."""
+        return whole
+
+    store = MemoryStore()
+    ctx = boot(store=store, max_inline_bytes=4096)
+    ctx.tools.register(dump)
+    await ctx.tools.execute(ToolExecutionInput("c9", "dump", {}, Agent(ctx, name="a", id="agent-9")))
+    transport = httpx2.ASGITransport(app=inspector_app(store, token=TOKEN))
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as client:
+        (row,) = (await client.get("/api/journal?tool=dump", headers=AUTH)).json()
+        assert row["spilled"] == {"bytes": len(whole.encode()), "characters": len(whole), "kept": True}
+        query = f"/api/spilled?call=c9&record={row['recordId']}"
+        page = (await client.get(f"{query}&offset=3&limit=5", headers=AUTH)).json()
+        assert page == {"text": whole[3:8], "offset": 3, "nextOffset": 8, "total": len(whole)}
+        assert (await client.get(query)).status_code == 401
+        for bad in (f"{query}&offset=-1", f"{query}&limit=0", f"{query}&limit=x", "/api/spilled?call=c9&record=nope", "/api/spilled"):
+            assert (await client.get(bad, headers=AUTH)).status_code in (400, 404), bad
+        await store.prune(before=time.time() + 1)
+        assert (await client.get(query, headers=AUTH)).status_code == 404

@@ -137,6 +137,33 @@ async def test_ask_goes_to_the_client_as_elicitation(action: str, expected: str)
     assert questions == ['Allow tool "shout" (shouting is loud)?\nArguments: {"text":"hi"}']
 
 
+async def test_an_accepted_elicitation_is_an_approval_so_a_failing_effect_is_not_retried() -> None:
+    """Accepting is allowing once: a tool that is not idempotent starts its body at most once after it."""
+    from collections.abc import Mapping
+
+    from dsh_tools import JsonValue, Retry, define_tool
+
+    ctx, agent, _ = served()
+    runs: list[str] = []
+
+    async def flaky(args: Mapping[str, JsonValue], exec: ToolExecution) -> list[Mapping[str, JsonValue]]:
+        runs.append(exec.idempotency_key)
+        raise ConnectionError("reset")
+
+    ctx.tools.register(define_tool(name="charge", description="Charge.", parameters={}, execute=flaky, retry=Retry(3)))
+
+    async def ask(execution: ToolExecution, next: PreNext) -> PreToolDecision:
+        return Ask("charges cost money") if execution.name == "charge" else await next()
+
+    async def accept(context: ClientRequestContext, params: mt.ElicitRequestParams) -> mt.ElicitResult:
+        return mt.ElicitResult(action="accept")
+
+    ctx.on("tools/pre-execute", ask)
+    async with connected(serve_mcp(ctx, agent=agent), elicitation=accept) as session:
+        result = await session.call_tool("charge", {})
+    assert result.is_error and "not retried" in text(result) and len(runs) == 1
+
+
 async def test_an_elicitation_never_answered_is_withdrawn_when_the_client_cancels_and_the_call_is_recorded() -> None:
     ctx, agent, seen = served()
     asking(ctx)

@@ -4,8 +4,9 @@ The call is planned once, at admission (``CallPlan``): the timeout and retry
 policies read the tool from the plan their ``next`` carries, and the body's
 error boundary from the plan it is handed, so every attempt of a retried call
 runs one definition, and the registry is asked once per call. The stages tell
-each probe only the hooks it ``hears`` (the call journal: opened, progressed,
-settled), each with the call's state.
+each probe only the hooks it ``hears`` (the call journal: opened, starting,
+progressed, settled), each with the call's state. A listener added while a call
+runs joins from the next call: a call's chains are read once, with its plan.
 """
 
 from __future__ import annotations
@@ -108,6 +109,30 @@ async def test_the_plan_is_reached_from_the_execution_only_while_the_call_runs(c
     assert plan is not None and plan.tool is not None and plan.tool.name == "t" and plan.state.body_started
     assert plan.state.body_starts == 1 and plan.state.dispatched is None  # dispatch returned
     assert plan.token._channel is None  # settled: the token no longer leads to it
+
+
+async def test_a_listener_added_while_a_call_runs_joins_from_the_next_call(ctx: Context) -> None:
+    from dsh_tools import PostNext, PostToolDecision, ToolExecutionResult
+
+    heard: list[tuple[str, str]] = []
+
+    async def post(execution: ToolExecution, result: ToolExecutionResult, next: PostNext) -> PostToolDecision:
+        heard.append(("post", execution.call_id))
+        return await next()
+
+    def observe(execution: ToolExecution, result: ToolExecutionResult) -> None:
+        heard.append(("result", execution.call_id))
+
+    async def body(args: Mapping[str, JsonValue], execution: ToolExecution) -> list[Mapping[str, JsonValue]]:
+        if execution.call_id == "c1":  # mid-call: this call's chains were read when it was planned
+            ctx.on("tools/post-execute", post)
+            ctx.on("tools/result", observe)
+        return [text_block("ok")]
+
+    ctx.tools.register(define_tool(name="t", description="d", parameters={}, execute=body))
+    await ctx.tools.execute(ToolExecutionInput("c1", "t", {}))
+    await ctx.tools.execute(ToolExecutionInput("c2", "t", {}))
+    assert heard == [("post", "c2"), ("result", "c2")]
 
 
 async def test_a_plan_is_frozen_and_its_facts_go_on_its_state(ctx: Context) -> None:

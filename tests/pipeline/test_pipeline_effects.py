@@ -53,9 +53,9 @@ async def _no_wait(seconds: float) -> None:
     return None
 
 
-def _app(*, idempotent: bool, approved: bool, failures: int, timeout_ms: float | None = None):  # type: ignore[no-untyped-def]
+def _app(*, idempotent: bool, approved: bool, failures: int, timeout_ms: float | None = None, **boot_options: object):  # type: ignore[no-untyped-def]
     """A ``charge`` tool that fails ``failures`` times with ``ConnectionError``; its keys and runs are recorded."""
-    ctx = boot()
+    ctx = boot(**boot_options)  # type: ignore[arg-type]
     from dsh_tools import RetryPolicy
 
     for wrapper in ctx.events.listeners("tools/execute"):  # the boot() retry policy, with a fake sleep
@@ -111,6 +111,32 @@ async def test_a_malformed_key_is_an_invalid_call_and_runs_nothing(key: object) 
     ctx, agent, keys = _app(idempotent=False, approved=False, failures=0)
     result = await ctx.tools.execute(ToolExecutionInput("c1", "charge", {"cents": 5}, agent, idempotency_key=key))  # type: ignore[arg-type]
     assert result.is_error and "idempotency_key must be" in result.text and keys == []
+
+
+def test_a_derived_key_is_base_and_suffix_and_stays_within_the_limit() -> None:
+    from dsh_tools.execution import IDEMPOTENCY_KEY_MAX, derived_idempotency_key
+
+    assert derived_idempotency_key("run-key", "3") == "run-key:3"
+    long = derived_idempotency_key("k" * IDEMPOTENCY_KEY_MAX, "3")
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", long) and long == derived_idempotency_key("k" * IDEMPOTENCY_KEY_MAX, "3")
+    assert long != derived_idempotency_key("k" * IDEMPOTENCY_KEY_MAX, "4")  # one key per call, the same on a rerun
+    assert len(derived_idempotency_key("k" * 253, "1")) == IDEMPOTENCY_KEY_MAX  # at the limit: still readable
+
+
+async def test_a_program_run_under_a_key_at_the_limit_makes_sub_calls_with_valid_keys() -> None:
+    from dsh_tools import CodeRunRequest, CodeRunResult
+    from dsh_tools.testing import Bindings, ScriptedCodeRuntime
+
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
+        return CodeRunResult(logs=(), value=[await tools["charge"]({"cents": 5}), await tools["charge"]({"cents": 6})])
+
+    ctx, agent, keys = _app(
+        idempotent=False, approved=False, failures=0, mode="code", code_runtime=ScriptedCodeRuntime({"p": program})
+    )
+    key = "k" * 255
+    result = await ctx.tools.execute(ToolExecutionInput("r", "run_code", {"code": "p"}, agent, idempotency_key=key))
+    assert not result.is_error, result.text  # the sub-calls' keys were refused at 257 characters before
+    assert len(keys) == 2 and len(set(keys)) == 2 and all(k.startswith("sha256:") for k in keys)
 
 
 # -- at most once --------------------------------------------------------------------

@@ -548,6 +548,16 @@ class _NonStrCodeHarness(HarnessError):
         super().__init__("odd code", 404)  # type: ignore[arg-type]
 
 
+class _RaisingMetaHarness(HarnessError):
+    @property
+    def meta(self) -> dict[str, object] | None:
+        raise RuntimeError("meta")
+
+    @meta.setter
+    def meta(self, value: dict[str, object] | None) -> None:
+        pass
+
+
 @pytest.mark.parametrize(
     "error", [_NoInitHarness(), _RaisingCodeHarness("m", "X"), _NonStrCodeHarness()], ids=["no-init", "raising-code", "int-code"]
 )
@@ -558,6 +568,26 @@ async def test_malformed_harness_errors_are_still_error_results(
     result = await ctx.tools.execute(ToolExecutionInput("c1", "boom", {}))
     assert result.is_error and result.error is None
     assert len(results.seen) == 1
+    result.to_json()
+
+
+@pytest.mark.parametrize(
+    ("error", "meta"),
+    [
+        (HarnessError("m", "X", meta={"hint": [1, "two"]}), {"hint": [1, "two"]}),
+        (HarnessError("m", "X", meta={"not json": object()}), None),
+        (_RaisingMetaHarness("m", "X"), None),
+    ],
+    ids=["json", "not-json", "raising"],
+)
+async def test_a_harness_error_s_meta_is_the_result_s_when_it_is_json(
+    ctx: Context, results: Results, error: HarnessError, meta: object
+) -> None:
+    ctx.tools.register(Tool("boom", _throw(error)))
+    result = await ctx.tools.execute(ToolExecutionInput("c1", "boom", {}))
+    from dsh_tools import thaw_json
+
+    assert result.is_error and result.text == "Error: m" and thaw_json(result.meta) == meta
     result.to_json()
 
 

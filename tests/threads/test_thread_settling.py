@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from pathlib import Path
 
+import orjson
+
+from dsh_tools import Agent, Context, boot
 from dsh_tools.adapters import openai
 from dsh_tools.store import ApprovalLog, CallRecord, CallStore, SqliteStore, ThreadSlot
 from dsh_tools.store.thread_state import checked_messages, turned
@@ -82,8 +86,8 @@ async def test_recovering_a_lapsed_claim_logs_it_settled_and_fills_its_slot(stor
     assert (await open_thread(store, "t")).status == "ready"
 
 
-async def test_a_code_mode_program_that_parks_waits_in_its_slot_and_its_rerun_fills_it(store: CallStore) -> None:
-    from dsh_tools import Agent, boot
+async def _code_thread_waiting(store: CallStore) -> tuple[Context, Agent, str]:
+    """A Code Mode thread whose program's ``refund`` parked: its ``run_code`` call r1 waits in the slot."""
     from dsh_tools.code_mode.runtime import CodeRunRequest, CodeRunResult
     from dsh_tools.testing import Bindings, ScriptedCodeRuntime
 
@@ -102,8 +106,34 @@ async def test_a_code_mode_program_that_parks_waits_in_its_slot_and_its_rerun_fi
     (pending,) = await ctx.tools.pending_approvals(agent)
     assert (thread.status, thread.pending_calls, thread.waiting_on) == ("waiting", ("r1",), (pending.approval_id,))
     assert pending.tool_name == "refund"  # the program's sub-call is what waits; the thread's call is run_code
-    result = await ctx.tools.resume(pending.approval_id, "allowed-once")
+    return ctx, agent, pending.approval_id
+
+
+async def test_a_code_mode_program_that_parks_waits_in_its_slot_and_its_rerun_fills_it(store: CallStore) -> None:
+    ctx, _, approval_id = await _code_thread_waiting(store)
+    result = await ctx.tools.resume(approval_id, "allowed-once")
     assert result.outcome == "ok"
     thread = await open_thread(store, "code")
     (answer,) = thread.chat_messages()[1:]
     assert answer.get("tool_call_id") == "r1" and str(answer.get("content")).endswith("refunded 5 (code:r1:1)\"}")
+
+
+async def test_a_tampered_program_fills_its_slot_with_record_tampered_and_the_thread_goes_on(tmp_path: Path) -> None:
+    """The program's code rewritten in the database: neither the sub-call nor the program runs, and the run_code
+    call the thread waits on settles ``RECORD_TAMPERED`` (not only the sub-call, which would leave it waiting)."""
+    async with SqliteStore(tmp_path / "calls.db") as store:
+        ctx, agent, approval_id = await _code_thread_waiting(store)
+        with sqlite3.connect(tmp_path / "calls.db") as db:
+            (text,) = db.execute("SELECT program FROM dsh_parked WHERE approval_id = ?", (approval_id,)).fetchone()
+            program = {**orjson.loads(text), "code": "refund everything"}
+            db.execute("UPDATE dsh_parked SET program = ? WHERE approval_id = ?", (orjson.dumps(program).decode(), approval_id))
+        result = await ctx.tools.resume(approval_id, "allowed-once")
+        assert (result.call_id, result.error and result.error.code) == ("r1", "RECORD_TAMPERED")
+        thread = await open_thread(store, "code")
+        assert (thread.status, thread.pending_calls, thread.waiting_on) == ("ready", (), ())
+        (answer,) = thread.chat_messages()[1:]
+        assert answer.get("tool_call_id") == "r1" and "does not match its digest" in str(answer.get("content"))
+        journal = [(record.tool_name, record.error) for record in await store.journal(agent_id=agent.id)]
+        tampered = {"name": "RecordTamperedError", "code": "RECORD_TAMPERED"}
+        assert journal[2:] == [("refund", tampered), ("run_code", tampered)]  # both settled, neither ran
+        await ctx.dispose()

@@ -51,6 +51,8 @@ _SETTLE_TURNS: Final = 3
 _ERROR_NAMES: Final = frozenset({"TypeError", "RangeError"})
 _UNENCODABLE: Final = "the binding's result cannot be sent to the program: it is not JSON (a lone surrogate?)"
 _UNDELIVERED: Final = CodeRunFailure("worker-exit", "the Deno process died before it read its program")
+_MAX_NAME: Final = 1024
+"""Characters of a binding name an open namespace looks up; a longer one names no tool worth a lookup."""
 
 
 MAX_CLOCK_READS: Final = 10_000
@@ -69,6 +71,7 @@ class RunSession:
     ) -> None:
         self._proc = process
         self._functions: list[list[Binding]] = [list(ns.functions.values()) for ns in bindings]
+        self._lookups = [ns.lookup for ns in bindings]  # an open namespace's binding of a name it does not list
         self._signal = signal_
         self._budgets = budgets
         self._watchdog = watchdog
@@ -275,11 +278,12 @@ class RunSession:
             return
         self._seen_ids.add(call_id)
         functions = self._functions
-        if not (
-            type(ns) is int and 0 <= ns < len(functions) and type(fn) is int and 0 <= fn < len(functions[ns])
-            and type(args) is str
-        ):
+        if not (type(ns) is int and 0 <= ns < len(functions) and type(args) is str):
             self._refuse(call_id, "malformed binding call")
+            return
+        function = self._binding(ns, fn)
+        if function is None:
+            self._refuse(call_id, "malformed binding call" if type(fn) is not str else f"no binding named {fn[:200]!r}", "TypeError")
             return
         size = len(args) if args.isascii() else len(args.encode("utf-8", "surrogatepass"))
         if size > budgets.max_args:
@@ -292,9 +296,22 @@ class RunSession:
             ), "RangeError")
             return
         self._queued += size
-        task = asyncio.create_task(self._serve(call_id, functions[ns][fn], args, size))
+        task = asyncio.create_task(self._serve(call_id, function, args, size))
         self._calls.add(task)
         task.add_done_callback(self._calls.discard)
+
+    def _binding(self, ns: int, fn: object) -> Binding | None:
+        """A listed function by index, or by name from an open namespace's lookup (a name is the program's: any text)."""
+        listed = self._functions[ns]
+        if type(fn) is int:
+            return listed[fn] if 0 <= fn < len(listed) else None
+        lookup = self._lookups[ns]
+        if type(fn) is not str or lookup is None or not fn or len(fn) > _MAX_NAME:
+            return None
+        try:
+            return lookup(fn)
+        except Exception:  # noqa: BLE001 - a lookup that fails names no binding
+            return None
 
     async def _serve(self, call_id: int, function: Binding, args: str, size: int) -> None:
         try:

@@ -274,7 +274,7 @@ function callBinding(ns, fn, label, args) {
 }
 
 function installBindings(namespaces) {
-  namespaces.forEach(([global, names], ns) => {
+  namespaces.forEach(([global, names, open, aliases], ns) => {
     const own = create(null);
     names.forEach((fn, index) => {
       const label = `${global}.${fn}`;
@@ -282,11 +282,22 @@ function installBindings(namespaces) {
     });
     // How a program spells a member: `tools.read_file`, or `tools["get-weather"]` for a non-identifier.
     const spell = (key) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${global}.${key}` : `${global}[${stringify(key)}]`);
+    for (const alias of keys(aliases ?? {})) {
+      const index = names.indexOf(aliases[alias]);  // before the program exists: nothing is patched yet
+      if (index >= 0) defineProperty(own, alias, { enumerable: true, value: own[names[index]] });
+    }
     const known = names.length ? `(known: ${names.map(spell).join(", ")})` : "(no tools are bound to this program)";
     const proxy = new Proxy(own, {
       get(target, key) {
         if (hasOwn(target, key)) return target[key];
         if (typeof key !== "string" || key === "then") return undefined;
+        // An open namespace serves names it does not list: the host looks each one up when it is called.
+        if (open) {
+          if (!call(isWellFormed, key)) {
+            return () => refuse(new TypeErrorCtor(`${global}[...]: the name holds a lone surrogate (not a tool name)`));
+          }
+          return (args) => callBinding(ns, key, spell(key), args);
+        }
         return () => refuse(new TypeErrorCtor(`${spell(key)} is not a binding ${known}`));
       },
     });

@@ -323,7 +323,10 @@ def _encode_run(request: CodeRunRequest) -> bytes | CodeRunFailure:
     try:
         return orjson.dumps({
             "program": request.program,
-            "namespaces": [[ns.global_name, [str(k) for k in ns.functions]] for ns in request.bindings],
+            "namespaces": [
+                [ns.global_name, [str(k) for k in ns.functions], ns.lookup is not None, dict(ns.aliases)]
+                for ns in request.bindings
+            ],
             "seed": request.seed if type(request.seed) is int and 0 <= request.seed < 2**32 else None,
             "clock": [float(t) for t in request.clock[:MAX_CLOCK_READS]],
         })

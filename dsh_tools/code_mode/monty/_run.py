@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MontyRun"]
 
+_MAX_NAME: Final = 1024
+"""Characters of a binding name an open namespace looks up (a longer one names no tool worth a lookup)."""
 _MAX_MESSAGE: Final = 8192
 """Characters of an error's traceback text kept in the failure message."""
 _PRELUDE: Final = '''\
@@ -47,13 +49,21 @@ _NAMESPACE: Final = '''
 
 class _DshNamespace{index}:
     def __getitem__(self, name):
-        return _dsh_tables[{index}][name]
+        table = _dsh_tables[{index}]
+        if name in table:
+            return table[name]
+        if _dsh_open[{index}] and isinstance(name, str):
+            return _dsh_bind({index}, name)
+        raise KeyError(name)
 
 
 {name} = _DshNamespace{index}()
 for _dsh_name, _dsh_function in _dsh_tables[{index}].items():
     if not _dsh_name.startswith("__"):
         setattr({name}, _dsh_name, _dsh_function)
+for _dsh_alias, _dsh_name in _dsh_aliases[{index}].items():
+    if _dsh_name in _dsh_tables[{index}]:
+        setattr({name}, _dsh_alias, _dsh_tables[{index}][_dsh_name])
 '''
 
 
@@ -65,6 +75,7 @@ class MontyRun:
         self.runtime = runtime
         self.request = request
         self.tables: list[Mapping[str, Binding]] = [ns.functions for ns in request.bindings]
+        self.lookups = [ns.lookup for ns in request.bindings]  # an open namespace's binding of a name it does not list
         self.logs = LogSink(runtime.max_log_bytes)
         self.clock: list[float] = []
         self.replayed = [float(t) for t in request.clock[:MAX_CLOCK_READS] if _finite(t)]
@@ -86,7 +97,12 @@ class MontyRun:
         try:
             async with pool.checkout(limits=limits, os_policy=policy, script_name="program.py") as session:
                 namespaces = [[str(name) for name in table] for table in self.tables]
-                await session.feed_run(_prelude(request.bindings), inputs={"_dsh_namespaces": namespaces})
+                inputs = {
+                    "_dsh_namespaces": namespaces,
+                    "_dsh_open": [lookup is not None for lookup in self.lookups],
+                    "_dsh_aliases": [dict(ns.aliases) for ns in request.bindings],
+                }
+                await session.feed_run(_prelude(request.bindings), inputs=inputs)
                 value = await session.feed_run(
                     request.program,
                     external_lookup={"_dsh_call": self.call},
@@ -107,8 +123,11 @@ class MontyRun:
         if type(index) is not int or not 0 <= index < len(self.tables) or type(name) is not str:
             raise TypeError("not a tool binding")
         binding = self.tables[index].get(name)
+        lookup = self.lookups[index]
+        if binding is None and lookup is not None and 0 < len(name) <= _MAX_NAME:
+            binding = lookup(name)
         if binding is None:
-            raise TypeError(f"no tool named {name!r}")
+            raise TypeError(f"no tool named {name[:200]!r}")
         if type(args) is not tuple or type(kwargs) is not dict:
             raise TypeError(f"{name}(): malformed call")
         if args and (len(args) != 1 or kwargs):

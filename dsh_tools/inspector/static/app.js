@@ -166,9 +166,10 @@ function recordRows(record, nested) {
   const progress = record.progress ? ` (${pretty(record.progress)})` : "";
   const button = el("button", { type: "button", "aria-expanded": String(expanded.has(record.recordId)),
     onclick: () => toggle(record) }, record.tool);
+  const cut = record.spilled ? el("span", { class: "spilled" }, ` · cut from ${size(record.spilled.bytes)}`) : "";
   const row = el("tr", { class: nested ? "sub" : "", "data-call": record.callId, "data-outcome": record.outcome },
     el("td", {}, when(record.startedAt)), el("td", {}, button),
-    el("td", {}, el("span", { class: `outcome ${record.outcome}` }, record.outcome + progress)),
+    el("td", {}, el("span", { class: `outcome ${record.outcome}` }, record.outcome + progress), cut),
     el("td", {}, record.agentId || "–"), el("td", {}, record.callId), el("td", {}, took));
   if (!expanded.has(record.recordId)) return [row];
   const detail = el("td", { colspan: "6" });
@@ -178,12 +179,50 @@ function recordRows(record, nested) {
     detail.append(el("h4", {}, field), el("pre", {}, pretty(full[field])));
   }
   if (record.approvalId) detail.append(el("p", { class: "meta" }, `approval ${record.approvalId}`));
+  if (record.spilled) detail.append(spilledReader(record));
   if (record.decidedBy || record.decisionMessage || record.approvalRule) {
     const parts = [record.decidedBy ? `decided by ${record.decidedBy}` : "decided",
       record.approvalRule ? `by rule ${record.approvalRule}` : "", record.decisionMessage ? `: ${record.decisionMessage}` : ""];
     detail.append(el("p", { class: "meta decision" }, parts.filter(Boolean).join(" ")));
   }
   return [row, el("tr", { class: "detail" }, detail)];
+}
+
+// -- spilled results ----------------------------------------------------------------
+// A result past max_inline_bytes was cut for the model; its whole text is read here a page at a time.
+const PAGE = 4096;
+const size = (bytes) => (bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`);
+const readers = new Map(); // recordId -> its reader, kept across renders so the page shown survives
+function spilledReader(record) {
+  if (readers.has(record.recordId)) return readers.get(record.recordId);
+  const { bytes, characters, kept } = record.spilled;
+  const text = el("pre", { class: "spilled-text", "aria-label": "the whole result" });
+  const where = el("span", { class: "meta" });
+  const problem = el("p", { class: "problem", role: "alert" });
+  let offset = 0;
+  let next = null;
+  async function show(at) {
+    problem.textContent = "";
+    const params = new URLSearchParams({ call: record.callId, record: record.recordId, offset: String(at), limit: String(PAGE) });
+    try {
+      const page = await getJson(`/api/spilled?${params}`);
+      offset = page.offset;
+      next = page.nextOffset;
+      text.textContent = page.text;
+      where.textContent = ` characters ${page.offset.toLocaleString()}–${(page.nextOffset ?? page.total).toLocaleString()} of ${page.total.toLocaleString()}`; // code points, as the offsets
+    } catch (error) { problem.textContent = error.message; }
+  }
+  const reader = el("div", { class: "spilled-reader" },
+    el("h4", {}, "whole result"),
+    el("p", { class: "meta" }, `the model read its head and tail: ${size(bytes)} (${Number(characters).toLocaleString()} characters) in all`
+      + (kept ? "" : "; the store could not keep it")),
+    kept ? el("div", { class: "actions" },
+      el("button", { type: "button", onclick: () => show(Math.max(0, offset - PAGE)) }, "◀ Previous"),
+      el("button", { type: "button", onclick: () => { if (next != null) show(next); } }, "Next ▶"), where) : "",
+    text, problem);
+  readers.set(record.recordId, reader);
+  if (kept) show(0);
+  return reader;
 }
 
 let streamed = null; // rows the stream sent while a journal fetch was in flight: newer than the fetch
