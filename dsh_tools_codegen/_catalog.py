@@ -24,12 +24,11 @@ same whichever text shows it. Pure and total like the rest of the package.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import islice
 from typing import Final
 
 from ._pytypes import Shared, Walk
 from ._python import _HEAD, _METHOD, _tool, _unique_stem
-from ._sdk import _CACHE, MAX_TOOLS, ToolInput, _fields, _returns, _uncached
+from ._sdk import _CACHE, ToolInput, _fields, _returns, _uncached, read_tools
 
 __all__ = [
     "SEARCH_BUILTINS_PYTHON",
@@ -124,18 +123,6 @@ def _more(count: int, language: str) -> str:
     )
 
 
-def _read(tools: Iterable[ToolInput]) -> list[tuple[str, str | None, object, object]]:
-    read: list[tuple[str, str | None, object, object]] = []
-    try:
-        for tool in islice(tools, MAX_TOOLS):
-            fields = _fields(tool)
-            if fields is not None:
-                read.append(fields)
-    except Exception:
-        pass  # an iterable that fails midway: what it yielded
-    return read
-
-
 def _ts_member(fields: tuple[str, str | None, object, object], frozen: bool) -> str | None:
     """A tool's member text exactly as :func:`render_tools_sdk` writes it (the same memo), or ``None``."""
     name, description, parameters, output = fields
@@ -154,7 +141,7 @@ def render_search_sdk(tools: Iterable[ToolInput], budget: int, frozen: bool = Fa
     declares none (the text is then longer than the budget). ``frozen``: the
     caller vouches its parameters never change (see :func:`render_frozen_tools_sdk`).
     """
-    read = _read(tools)
+    read = read_tools(tools)
     head = "\n".join([SEARCH_USAGE, "", "```ts", "declare const tools: {", _TS_BUILTINS])
     tail = "\n".join(["};", "```"])
     used = len(head) + 1 + len(tail)
@@ -186,7 +173,7 @@ def describe_tool_ts(tool: ToolInput, frozen: bool = False) -> str | None:
 
 def render_search_sdk_python(tools: Iterable[ToolInput], budget: int) -> tuple[str, tuple[str, ...]]:
     """The search-mode Python section and the names of the tools it declares, as :func:`render_search_sdk`."""
-    read = _read(tools)
+    read = read_tools(tools)
     head = "\n".join([SEARCH_USAGE_PYTHON, "", "```python", _HEAD, _PY_SUMMARY])
     protocol = "\n\nclass Tools(Protocol):" + _PY_BUILTINS
     tail = "\n".join(["", "", "tools: Tools", "```"])

@@ -29,14 +29,13 @@ takes one positional ``args: <Tool>Args``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import islice
 from operator import itemgetter
 from typing import Final
 
 from ._pytypes import (
     Shared, Walk, camel, is_method_name, literal, one_line, read_properties, read_returns, typed_dict,
 )
-from ._sdk import MAX_TOOLS, ToolInput, _fields
+from ._sdk import ToolInput, read_tools
 
 __all__ = ["SDK_USAGE_PYTHON", "render_tools_sdk_python"]
 
@@ -80,14 +79,7 @@ def render_tools_sdk_python(tools: Iterable[ToolInput]) -> str:
     ``parameters`` and an optional ``output_schema``, as attributes or
     mapping keys). Pure and total: no I/O, never raises for any input.
     """
-    read: list[tuple[str, str | None, object, object]] = []  # (name, description, parameters, output schema)
-    try:
-        for tool in islice(tools, MAX_TOOLS):
-            fields = _fields(tool)
-            if fields is not None:
-                read.append(fields)
-    except Exception:
-        pass  # an iterable that fails midway: render what it yielded
+    read = read_tools(tools)  # (name, description, parameters, output schema)
     # Fast path of _stems_after (test_codegen_python checks they agree): when no name repeats, the tools
     # in name order are the text's order, so each class-name stem is known before its tool's text is made.
     known = len(set(map(_NAME, read))) == len(read)

@@ -41,12 +41,12 @@ exponentially long when written out is never written.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from typing import Final, cast
 from urllib.parse import unquote
 
 from ._read import (
-    LEAF_TYPES, MAX_DEPTH, MAX_INDENT, MAX_ITEMS, RAW_SEEN, SCHEMA_KEYWORDS, Walk, absent, count, entries, exact_strs,
+    LEAF_TYPES, MAX_DEPTH, MAX_INDENT, MAX_ITEMS, RAW_SEEN, Walk, absent, count, entries, exact_strs,
     is_mapping, is_sequence, mapping, member_mapping, no_keywords, raw_dict, required_names, rest, scalars_only, take,
     unread, view,
 )

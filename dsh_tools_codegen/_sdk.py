@@ -141,17 +141,29 @@ def render_frozen_tools_sdk(schemas: Iterable[ToolInput]) -> str:
 def _render(schemas: Iterable[ToolInput], immutable: bool) -> str:
     keys: list[tuple[str, str | None, int, str]] = []  # per tool read: what its member text is a function of
     held: list[object] = []  # and its parameters
+    for name, description, parameters, output in read_tools(schemas):
+        returns = "string" if output is None else _returns(output, immutable)
+        keys.append((name, description, id(parameters), returns))
+        held.append(parameters)
+    return _CACHE.catalog(keys, held, immutable)
+
+
+def read_tools(tools: Iterable[ToolInput]) -> list[tuple[str, str | None, object, object]]:
+    """``(name, description, parameters, output schema)`` of each readable tool, at most ``MAX_TOOLS``.
+
+    What every renderer reads first, total: a tool that cannot be read is
+    skipped (:func:`_fields`), and an iterable that fails midway gives what
+    it yielded.
+    """
+    read: list[tuple[str, str | None, object, object]] = []
     try:
-        for tool in islice(schemas, MAX_TOOLS):
+        for tool in islice(tools, MAX_TOOLS):
             fields = _fields(tool)
             if fields is not None:
-                name, description, parameters, output = fields
-                returns = "string" if output is None else _returns(output, immutable)
-                keys.append((name, description, id(parameters), returns))
-                held.append(parameters)
+                read.append(fields)
     except Exception:
         pass  # an iterable that fails midway: render what it yielded
-    return _CACHE.catalog(keys, held, immutable)
+    return read
 
 
 def _returns(output: object, immutable: bool) -> str:

@@ -76,8 +76,7 @@ class EventBus:
         self._forget()
         if scope is not None and self.scope_checks:
             try:
-                for check in self.scope_checks:
-                    check(scope)
+                self.check_scope(scope)
             except BaseException:
                 entries.remove(entry)
                 self._forget()
@@ -91,6 +90,14 @@ class EventBus:
             self._forget()
 
         return remove
+
+    def check_scope(self, scope: object) -> None:
+        """Tell every scope check that ``scope`` (one agent) got a part of its own: a listener, a guard.
+
+        A check that raises refuses the part; whoever added it takes it back.
+        """
+        for check in self.scope_checks:
+            check(scope)
 
     def add_probe(self, probe: CallProbe) -> Callable[[], None]:
         """Add an internal stage probe; returns the action that removes exactly it."""

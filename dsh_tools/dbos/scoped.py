@@ -11,7 +11,8 @@ naming the parts:
 
 * a change to the registry (a scoped ``register``, ``present_as``) is vetoed
   through ``tools/change``, whose listener may refuse a change;
-* a scoped call listener is vetoed by the bus's scope check.
+* a scoped call listener or guard is vetoed by the bus's scope check
+  (``EventBus.check_scope``).
 """
 
 from __future__ import annotations

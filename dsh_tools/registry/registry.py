@@ -257,7 +257,15 @@ class ToolRegistry(ParkedCalls):
         if not callable(fn):
             raise TypeError("a guard must be callable: (execution) -> str | None")
         self._ensure_live()  # before adding: track() on a disposed context would leave it installed
-        return self._ctx.track(self._core.layers.add_guard(self._ctx.scope, fn))
+        scope = self._ctx.scope
+        remove = self._core.layers.add_guard(scope, fn)
+        if scope is not None:  # an agent's own guard, as its own listeners are, may be refused by a plugin
+            try:
+                self._ctx.events.check_scope(scope)
+            except BaseException:
+                remove()
+                raise
+        return self._ctx.track(remove)
 
     # -- plugin seams ------------------------------------------------------
     def serve(self, name: str, served: Served, reserved: str) -> Disposer:

@@ -265,11 +265,18 @@ async def test_an_agent_with_scoped_parts_cannot_send_programs_to_a_queue() -> N
     async def watch(exec: ToolExecution, next: PreNext) -> PreToolDecision:
         return await next()
 
+    def no_deletes(exec: ToolExecution) -> str | None:
+        return "no deletes" if exec.name.startswith("delete") else None
+
     with pytest.raises(ValueError, match="tool mine"):
         agent.ctx.tools.register(mine)
     with pytest.raises(ValueError, match="tools/pre-execute listener .*watch"):
         agent.ctx.on("tools/pre-execute", watch)
     ctx.on("tools/pre-execute", watch)  # a global one is the worker's business too: allowed
+    with pytest.raises(ValueError, match="guard .*no_deletes"):
+        agent.ctx.tools.guard(no_deletes)
+    assert list(ctx.tools.guards_for(agent)) == []  # taken back
+    ctx.tools.guard(no_deletes)  # a global guard is allowed, as a global listener is
     native = boot(queues={"run_code": "work"})
     plain = Agent(native, name="plain", id="plain")
     plain.ctx.tools.register(mine)  # a native agent sends no program anywhere
