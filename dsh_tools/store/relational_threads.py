@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-
 import dsh_tools.store.sql as sql
 import dsh_tools.store.txn as txn
 from dsh_tools.json_values import FrozenJson
