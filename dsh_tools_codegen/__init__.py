@@ -30,7 +30,7 @@ catalog two to three times as fast; the text is the same either way, and stale o
 unwanted native code never runs (:mod:`._implementation`).
 """
 
-from ._implementation import IMPLEMENTATION as _IMPLEMENTATION  # first: it picks compiled or source modules
+from ._implementation import IMPLEMENTATION as _IMPLEMENTATION  # noqa: F401 - first: it picks compiled or source modules
 from ._catalog import (
     SEARCH_BUILTINS_PYTHON,
     SEARCH_USAGE,
