@@ -8,6 +8,11 @@ have, so the tests use the system browser (``make test`` installs Debian's
 from __future__ import annotations
 
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from playwright.async_api import Page, async_playwright
 
 CHROMIUM_ARGS = [
     "--headless=new",
@@ -26,3 +31,14 @@ def chromium_path() -> str:
     if found is None:
         raise RuntimeError("the inspector's browser tests need Debian's chromium (apt-get install -y chromium; `make test` does it)")
     return found
+
+
+@asynccontextmanager
+async def browser_page(**page_options: Any) -> AsyncIterator[Page]:
+    """A new page (``page_options`` as ``Browser.new_page`` takes them) in a headless Chromium closed afterwards."""
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            yield await browser.new_page(**page_options)
+        finally:
+            await browser.close()

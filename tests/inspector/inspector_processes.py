@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -27,16 +28,23 @@ def parked_agent(store_url: str) -> Iterator[subprocess.Popen[str]]:
     agent.wait(timeout=30)
 
 
-@pytest.fixture
-def inspector_url(store_url: str) -> Iterator[str]:
+@contextmanager
+def serving_inspector(store_url: str) -> Iterator[str]:
+    """``dsh-tools inspect`` on ``store_url`` in a process of its own, while the block runs: its URL (with the token)."""
     server = subprocess.Popen(
         [sys.executable, "-m", "dsh_tools.cli", "inspect", "--store", store_url, "--port", "0"], stdout=subprocess.PIPE, text=True
     )
-    assert server.stdout is not None
-    line = server.stdout.readline()
-    assert line.startswith("dsh-tools inspector: http://127.0.0.1:"), line
-    yield line.split(": ", 1)[1].strip()
-    server.terminate()
-    server.wait(timeout=30)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert line.startswith("dsh-tools inspector: http://127.0.0.1:"), line
+        yield line.split(": ", 1)[1].strip()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
+@pytest.fixture
+def inspector_url(store_url: str) -> Iterator[str]:
+    with serving_inspector(store_url) as url:
+        yield url

@@ -7,10 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from playwright.async_api import async_playwright, expect
+from playwright.async_api import expect
 
-from browser import CHROMIUM_ARGS, chromium_path
-from inspector_processes import inspector_url, parked_agent, store_url  # noqa: F401 - fixtures
+from browser import browser_page
+from inspector_processes import inspector_url, parked_agent, serving_inspector, store_url  # noqa: F401 - fixtures
 
 HERE = Path(__file__).resolve().parent
 SHOTS = Path(os.environ["DSH_SCREENSHOTS"]) if os.environ.get("DSH_SCREENSHOTS") else None
@@ -18,9 +18,7 @@ SHOTS = Path(os.environ["DSH_SCREENSHOTS"]) if os.environ.get("DSH_SCREENSHOTS")
 
 
 async def test_approve_in_the_page_and_watch_the_call_run_live(parked_agent: subprocess.Popen[str], inspector_url: str) -> None:
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        page = await browser.new_page(viewport={"width": 1200, "height": 800})
+    async with browser_page(viewport={"width": 1200, "height": 800}) as page:
         alerts: list[str] = []
         page.on("dialog", lambda dialog: alerts.append(dialog.message))
         await page.goto(inspector_url)
@@ -45,16 +43,13 @@ async def test_approve_in_the_page_and_watch_the_call_run_live(parked_agent: sub
         await expect(page.locator("tr.detail")).to_contain_text("wrote 39 bytes to notes.md")
         if SHOTS is not None:
             await page.screenshot(path=str(SHOTS / "inspector-journal.png"), full_page=True)
-        await browser.close()
     assert parked_agent.stdout is not None
     assert parked_agent.stdout.readline().strip() == "ran ok wrote 39 bytes to notes.md"
     assert alerts == []
 
 
 async def test_an_edit_that_breaks_the_schema_is_stopped_in_the_page(parked_agent: subprocess.Popen[str], inspector_url: str) -> None:
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        page = await browser.new_page()
+    async with browser_page() as page:
         await page.goto(inspector_url)
         card = page.locator("li.card")
         await card.get_by_role("button", name="Edit arguments…").click()
@@ -66,7 +61,6 @@ async def test_an_edit_that_breaks_the_schema_is_stopped_in_the_page(parked_agen
         await editor.fill('{"path": "safe.md", "text": "ok"}')
         await card.get_by_role("button", name="Approve with these arguments").click()
         await expect(card).to_have_count(0)
-        await browser.close()
     assert parked_agent.stdout is not None
     assert parked_agent.stdout.readline().strip() == "ran ok wrote 2 bytes to safe.md"
 
@@ -74,9 +68,7 @@ async def test_an_edit_that_breaks_the_schema_is_stopped_in_the_page(parked_agen
 async def test_a_call_parked_while_the_page_is_open_appears_and_a_decision_elsewhere_takes_it_away(
     store_url: str, parked_agent: subprocess.Popen[str], inspector_url: str
 ) -> None:
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        page = await browser.new_page()
+    async with browser_page() as page:
         await page.goto(inspector_url)
         card = page.locator("li.card")
         await expect(card).to_have_count(1)
@@ -97,7 +89,6 @@ async def test_a_call_parked_while_the_page_is_open_appears_and_a_decision_elsew
         finally:
             second.kill()
             second.wait(timeout=30)
-        await browser.close()
 
 
 async def test_a_code_mode_run_shows_its_sub_calls_nested_under_it(store_url: str) -> None:
@@ -118,15 +109,8 @@ async def test_a_code_mode_run_shows_its_sub_calls_nested_under_it(store_url: st
             )
 
     await fill()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "dsh_tools.cli", "inspect", "--store", store_url, "--port", "0"], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert server.stdout is not None
-        url = server.stdout.readline().split(": ", 1)[1].strip()
-        async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-            page = await browser.new_page()
+    with serving_inspector(store_url) as url:
+        async with browser_page() as page:
             await page.goto(url)
             rows = page.locator("#journal-rows tr")
             await expect(rows).to_have_count(4)
@@ -136,10 +120,6 @@ async def test_a_code_mode_run_shows_its_sub_calls_nested_under_it(store_url: st
             await page.get_by_label("Outcome").select_option("denied")  # applies on change: no button
             await expect(rows).to_have_count(1)
             await expect(rows.first).to_have_attribute("data-call", "run-1:code:2")
-            await browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 async def test_a_spilled_result_shows_its_size_and_pages_through_its_whole_text(store_url: str) -> None:
@@ -157,15 +137,8 @@ async def test_a_spilled_result_shows_its_size_and_pages_through_its_whole_text(
         ctx = boot(store=store, max_inline_bytes=2048)
         ctx.tools.register(dump)
         await ctx.tools.execute(ToolExecutionInput("big-1", "dump", {}, Agent(ctx, name="a", id="agent-1")))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "dsh_tools.cli", "inspect", "--store", store_url, "--port", "0"], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert server.stdout is not None
-        url = server.stdout.readline().split(": ", 1)[1].strip()
-        async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-            page = await browser.new_page()
+    with serving_inspector(store_url) as url:
+        async with browser_page() as page:
             await page.goto(url)
             row = page.locator('tr[data-call="big-1"]')
             await expect(row).to_contain_text(f"cut from {len(whole.encode()) / 1024:.1f} KB")
@@ -177,7 +150,3 @@ async def test_a_spilled_result_shows_its_size_and_pages_through_its_whole_text(
             await reader.get_by_role("button", name="Next ▶").click()
             await expect(reader).to_contain_text(f"characters 4,096–8,192 of {len(whole):,}")
             assert await text.text_content() == whole[4096:8192]
-            await browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import subprocess
 
-from playwright.async_api import async_playwright, expect
+from playwright.async_api import expect
 
-from browser import CHROMIUM_ARGS, chromium_path
+from browser import browser_page
 from inspector_processes import inspector_url, parked_agent, store_url  # noqa: F401 - fixtures
 
 
 async def test_remember_list_and_forget_a_rule_and_filter_as_you_change_the_filters(
     parked_agent: subprocess.Popen[str], inspector_url: str
 ) -> None:
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        page = await browser.new_page(viewport={"width": 1200, "height": 900})
+    async with browser_page(viewport={"width": 1200, "height": 900}) as page:
         await page.goto(inspector_url)
         rules = page.locator("#rules li")
         await expect(page.locator("#no-rules")).to_be_visible()
@@ -52,6 +50,5 @@ async def test_remember_list_and_forget_a_rule_and_filter_as_you_change_the_filt
         await rules.first.get_by_role("button", name="Forget").click()
         await expect(rules).to_have_count(0)
         await expect(page.locator("#no-rules")).to_be_visible()
-        await browser.close()
     assert parked_agent.stdout is not None
     assert parked_agent.stdout.readline().startswith("ran ok")
