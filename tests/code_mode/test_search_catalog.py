@@ -197,6 +197,25 @@ def test_ties_go_in_code_point_order_and_scores_ignore_history() -> None:
     assert index.search(query, 10, lambda t: True) == backwards.search(query, 10, lambda t: True)
 
 
+def test_a_query_of_common_words_or_whose_rare_words_find_nothing_admitted_is_never_empty() -> None:
+    """Common words are skipped for speed, but never to the point of answering nothing: another agent's
+    300 private "weather" tools must not hide the one weather tool this caller may call."""
+    ctx = boot()
+    ctx.tools.register(Tool({"name": "get_weather", "description": "Current weather forecast for a city.", "parameters": {}}))
+    for n in range(300):
+        ctx.tools.register(Tool({"name": f"weather_station_{n}", "description": "Private weather station.", "parameters": {}}))
+    index = CatalogIndex()
+    tools = ctx.tools.layers.every_tool()
+    index.sync(1, lambda: tools)
+    assert index._common("weather")  # the skip is in play: 301 of 301 documents
+    mine = lambda tool: tool.name == "get_weather"  # noqa: E731 - the caller's view
+    assert [tool.name for tool in index.search("weather", 5, mine)] == ["get_weather"]
+    assert [tool.name for tool in index.search("weather station", 3, lambda tool: True)] == [
+        "weather_station_0", "weather_station_1", "weather_station_10"
+    ]  # a common word alone is still ranked (ties by name)
+    assert [tool.name for tool in index.search("city weather", 5, lambda tool: True)] == ["get_weather"]  # the rare word decides
+
+
 def test_the_index_follows_the_layers_one_document_per_registration() -> None:
     ctx, _ = make(count=200)
     code_mode = ctx.tools.code_mode

@@ -21,7 +21,10 @@ as two flat lists (documents, weights) that a query adds up in one tight
 loop, and a term found in more than a quarter of the documents (and in
 more than :data:`COMMON_FLOOR` of them) is skipped: its idf is small, its
 list long, and leaving it out changes recall@5 on the labelled set by
-nothing (measured). A query is read up to :data:`MAX_QUERY_CHARS` characters
+nothing (measured). A query of common words only, or whose rare words find
+nothing the caller may call (the counts are the whole catalog's, every
+agent's tools), is scored with every word instead: it never comes back
+empty because its words are common. A query is read up to :data:`MAX_QUERY_CHARS` characters
 and :data:`MAX_QUERY_TERMS` distinct words; it is data, never syntax, so no
 query can fail: an empty one finds nothing.
 
@@ -78,7 +81,7 @@ class CatalogIndex:
         self._docs: dict[int, _Doc] = {}  # id(tool) -> its document (holding the tool: the id is not recycled)
         self._postings: dict[str, dict[int, int]] = {}  # term -> {document: term frequency}
         self._total = 0  # summed document lengths
-        self._weights: dict[str, tuple[list[int], list[float]] | None] = {}  # per term, made on first use
+        self._weights: dict[str, tuple[list[int], list[float]]] = {}  # per term, made on first use
         self._synced: object = None
 
     def __len__(self) -> int:
@@ -124,16 +127,24 @@ class CatalogIndex:
         if limit < 1 or not docs:
             return []
         words = sorted(list(dict.fromkeys(terms(query[:MAX_QUERY_CHARS])))[:MAX_QUERY_TERMS])
-        scores: dict[int, float] = {}
-        for word in words:
-            weights = self._weights_of(word)
-            if weights is None:
-                continue
-            get = scores.get
-            for key, weight in zip(*weights):
-                scores[key] = get(key, 0.0) + weight
+        present = [word for word in words if word in self._postings]
+        rare = [word for word in present if not self._common(word)]
+        found = self._best(self._scored(rare), limit, admits) if rare else []
+        if not found and len(rare) < len(present):
+            # Common words only, or the rare ones found nothing this caller may call (common counts
+            # are the whole catalog's, every agent's tools): score every word rather than answer nothing.
+            found = self._best(self._scored(present), limit, admits)
+        return found
 
-        return self._best(scores, limit, admits)
+    def _scored(self, words: list[str]) -> dict[int, float]:
+        """Each document's summed weight over ``words`` (in their sorted order: the float sums never vary)."""
+        scores: dict[int, float] = {}
+        get = scores.get
+        for word in words:
+            keys, weights = self._weights_of(word)
+            for key, weight in zip(keys, weights):
+                scores[key] = get(key, 0.0) + weight
+        return scores
 
     def _best(self, scores: dict[int, float], limit: int, admits: Callable[[RegisteredTool], bool]) -> list[RegisteredTool]:
         """The ``limit`` admitted documents of highest score, ties by name.
@@ -155,26 +166,28 @@ class CatalogIndex:
             found = [docs[key].tool for key in ranked if admits(docs[key].tool)]
         return found[:limit]
 
-    def _weights_of(self, term: str) -> tuple[list[int], list[float]] | None:
-        """``term``'s documents and BM25 weights (idf folded in), or ``None`` if absent or too common."""
-        if term in self._weights:
-            return self._weights[term]
-        documents = self._postings.get(term)
-        if documents is None:
-            return None  # not kept: what the catalog does not hold is not remembered (queries are the program's)
-        made: tuple[list[int], list[float]] | None = None
+    def _common(self, term: str) -> bool:
+        """Whether ``term`` is in more than :data:`COMMON_FLOOR` documents and more than a quarter of them."""
+        frequency = len(self._postings[term])
+        return frequency > COMMON_FLOOR and frequency > len(self._docs) * COMMON_FRACTION
+
+    def _weights_of(self, term: str) -> tuple[list[int], list[float]]:
+        """``term``'s documents and BM25 weights (idf folded in), made on first use after a change."""
+        made = self._weights.get(term)
+        if made is not None:
+            return made
+        documents = self._postings[term]
         count = len(self._docs)
-        if not (len(documents) > COMMON_FLOOR and len(documents) > count * COMMON_FRACTION):
-            frequency = len(documents)
-            idf = math.log(1.0 + (count - frequency + 0.5) / (frequency + 0.5))
-            average = self._total / count if self._total else 1.0
-            docs = self._docs
-            keys = list(documents)
-            weights = []
-            for key in keys:
-                tf = documents[key]
-                norm = K1 * (1.0 - B + B * docs[key].length / average)
-                weights.append(idf * tf * (K1 + 1.0) / (tf + norm))
-            made = (keys, weights)
-        self._weights[term] = made
+        frequency = len(documents)
+        idf = math.log(1.0 + (count - frequency + 0.5) / (frequency + 0.5))
+        average = self._total / count if self._total else 1.0
+        docs = self._docs
+        keys = list(documents)
+        weights = []
+        for key in keys:
+            tf = documents[key]
+            norm = K1 * (1.0 - B + B * docs[key].length / average)
+            weights.append(idf * tf * (K1 + 1.0) / (tf + norm))
+        made = self._weights[term] = (keys, weights)
         return made
+
