@@ -35,12 +35,12 @@ from dsh_tools.dbos.seam import route_of
 from dsh_tools.pipeline.batch import check_max_parallel
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, exception_result
+from dsh_tools.pipeline.plan import CallPlan
 from dsh_tools.system_prompt.records import AssembleContext, ToolProviderResult
 
 if TYPE_CHECKING:
     from dsh_tools.code_mode.search.index import CatalogIndex
     from dsh_tools.context.context import Agent
-    from dsh_tools.pipeline.plan import CallPlan
     from dsh_tools.registry.registry import ToolRegistry
     from dsh_tools.store.records import ParkedCall
 
@@ -165,12 +165,19 @@ class CodeMode:
         """The gate: a code-mode agent's direct call (no ``parent``) of anything but ``run_code`` is ``UNKNOWN_TOOL``.
 
         That agent was shown one wire tool, so the call did not come from its
-        surface; the text routes the model back. A program's sub-calls carry a ``parent`` and pass.
+        surface; the text routes the model back. A program's sub-calls carry a
+        ``parent`` and pass, except ``run_code`` itself: a program does not
+        start programs (``catalog="search"`` reaches any name, and a nested run
+        would start with bounds of its own), so it is unknown there, as it is
+        to the full SDK.
         """
         name = execution.name
-        if execution.parent is None and self.refuses(name, execution.agent):
-            text = f"only `{RUN_CODE_NAME}` is callable directly; call `{name}` from inside a run_code program instead"
-            return Failure(Settled(execution, exception_result(execution.call_id, ToolNotFoundError(name, text))))
+        if execution.parent is None:
+            if self.refuses(name, execution.agent):
+                text = f"only `{RUN_CODE_NAME}` is callable directly; call `{name}` from inside a run_code program instead"
+                return Failure(Settled(execution, exception_result(execution.call_id, ToolNotFoundError(name, text))))
+        elif name == RUN_CODE_NAME and type(host) is CallPlan and _run_code(host.parent):
+            return Failure(Settled(execution, exception_result(execution.call_id, ToolNotFoundError(name))))
         return Success(execution)
 
     def stale_reason(self, name: str, agent: Agent) -> str | None:
@@ -203,3 +210,8 @@ class CodeMode:
         from dsh_tools.code_mode.replay import resume_program  # first need: see the module docstring
 
         return await resume_program(self._registry, plan, parked, execution, stale, tampered=tampered)
+
+
+def _run_code(plan: CallPlan | None) -> bool:
+    """Whether ``plan`` is a ``run_code`` call's (so a call it makes is a program's sub-call)."""
+    return plan is not None and plan.name == RUN_CODE_NAME

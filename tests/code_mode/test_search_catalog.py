@@ -103,6 +103,24 @@ async def test_search_ranks_describe_declares_and_any_tool_is_callable() -> None
     assert [record.tool_name for record in journal] == ["fs_extract_archive", RUN_CODE_NAME]
 
 
+async def test_a_program_does_not_start_programs() -> None:
+    """Any name reaches the pipeline in search mode, but run_code from inside a program is unknown, as it is to the
+    full SDK (a nested run would start with a built-in budget of its own)."""
+    ctx, runtime = make(10)
+
+    async def program(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:
+        try:
+            await tools[RUN_CODE_NAME]({"code": "inner"})
+        except Exception as error:  # noqa: BLE001 - what the program sees
+            return CodeRunResult(logs=(), value=str(error))
+        return CodeRunResult(logs=(), value="ran a nested program")
+
+    result = await run(ctx, runtime, program)
+    assert result.text == 'Error: unknown tool "run_code"'  # the rejection the program caught
+    journal = await ctx.tools.store.journal()
+    assert [(record.tool_name, record.outcome) for record in journal] == [(RUN_CODE_NAME, "unknown-tool"), (RUN_CODE_NAME, "ok")]
+
+
 async def test_views_apply_a_restricted_tool_is_unknown_and_a_scoped_one_is_found_by_its_own_text() -> None:
     ctx, runtime = make()
     agent = Agent(ctx, name="narrow")
