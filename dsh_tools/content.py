@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from dsh_tools.json_values import JsonValue
+import orjson
+
+from dsh_tools.json_values import JsonValue, thaw_json
 from dsh_tools.record import Record
 
 __all__ = [
@@ -20,6 +22,7 @@ __all__ = [
     "PluginSource",
     "ToolOutput",
     "UserSource",
+    "block_text",
     "image_block",
     "text_block",
 ]
@@ -34,6 +37,19 @@ else:
 def text_block(text: str) -> ContentBlock:
     """``{"type": "text", "text": text}``, the block most tools return."""
     return {"type": "text", "text": text}
+
+
+def block_text(block: ContentBlock) -> str:
+    """A block as a model reads it in text: a text block's text, any other kind as its compact JSON.
+
+    Adapters send a kind a provider has no part for this way (images have
+    parts of their own), so nothing is silently dropped; spilling measures
+    and cuts the same text.
+    """
+    text = block.get("text")
+    if block.get("type") == "text" and isinstance(text, str):
+        return text
+    return orjson.dumps(thaw_json(block)).decode()
 
 
 def image_block(data_base64: str, mime_type: str) -> ContentBlock:

@@ -41,7 +41,6 @@ __all__ = [
     "parameters_of",
     "read",
     "require_sdk",
-    "text_of",
     "truncated",
     "verbatim",
 ]
@@ -209,14 +208,6 @@ def image_of(block: ContentBlock) -> tuple[str, str] | None:
         return None
     data, mime = block.get("data"), block.get("mimeType")
     return (data, mime) if isinstance(data, str) and isinstance(mime, str) else None
-
-
-def text_of(block: ContentBlock) -> str:
-    """A text block's text; any other kind as its compact JSON, so nothing is silently dropped."""
-    text = block.get("text")
-    if block.get("type") == "text" and isinstance(text, str):
-        return text
-    return orjson.dumps(thaw_json(block)).decode()
 
 
 def data_url(data: str, mime: str) -> str:

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final, Literal
 
-from dsh_tools.adapters._wire import data_url, image_of, text_of
-from dsh_tools.content import ContentBlock
+from dsh_tools.adapters._wire import data_url, image_of
+from dsh_tools.content import ContentBlock, block_text
 from dsh_tools.execution import ToolExecutionResult
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def _split(content: Iterable[ContentBlock]) -> tuple[list[str], list[tuple[str, 
     for block in content:
         image = image_of(block)
         if image is None:
-            texts.append(text_of(block))
+            texts.append(block_text(block))
         else:
             images.append(image)
     return texts, images
@@ -71,7 +71,7 @@ def _chat_parts(content: Iterable[ContentBlock]) -> list[ChatCompletionContentPa
     for block in content:
         image = image_of(block)
         if image is None:
-            parts.append({"type": "text", "text": text_of(block)})
+            parts.append({"type": "text", "text": block_text(block)})
         else:
             parts.append({"type": "image_url", "image_url": {"url": data_url(*image)}})
     return parts
@@ -118,7 +118,7 @@ def _responses_parts(content: Iterable[ContentBlock]) -> list[ResponseInputConte
     for block in content:
         image = image_of(block)
         if image is None:
-            parts.append({"type": "input_text", "text": text_of(block)})
+            parts.append({"type": "input_text", "text": block_text(block)})
         else:
             parts.append({"type": "input_image", "image_url": data_url(*image), "detail": "auto"})
     return parts
@@ -127,12 +127,12 @@ def _responses_parts(content: Iterable[ContentBlock]) -> list[ResponseInputConte
 def _output(content: Iterable[ContentBlock]) -> str | list[ResponseFunctionCallOutputItemParam]:
     blocks = list(content)
     if all(image_of(block) is None for block in blocks):
-        return "\n".join(text_of(block) for block in blocks)
+        return "\n".join(block_text(block) for block in blocks)
     output: list[ResponseFunctionCallOutputItemParam] = []
     for block in blocks:
         image = image_of(block)
         if image is None:
-            output.append({"type": "input_text", "text": text_of(block)})
+            output.append({"type": "input_text", "text": block_text(block)})
         else:
             output.append({"type": "input_image", "image_url": data_url(*image)})
     return output
@@ -179,7 +179,7 @@ def _blocks(content: Iterable[ContentBlock]) -> list[TextBlockParam | ImageBlock
     for block in content:
         image = image_of(block)
         if image is None:
-            blocks.append({"type": "text", "text": text_of(block)})
+            blocks.append({"type": "text", "text": block_text(block)})
             continue
         data, mime = image
         media_type = _MEDIA_TYPES.get(mime)

@@ -43,7 +43,7 @@ from dsh_tools.inspector.live import LIVE_POLL_SECONDS, MAX_STREAMS, LiveFeed
 from dsh_tools.inspector.views import MAX_ROWS, parked_view, record_view, rule_view, spilled_locator
 from dsh_tools.outcome import OUTCOMES
 from dsh_tools.store.protocol import CallStore, RuleStore
-from dsh_tools.store.spilled import MAX_PAGE_CHARS, SpillStore
+from dsh_tools.store.spilled import MAX_PAGE_CHARS, SpillStore, check_page
 from dsh_tools.store.sql import StoreError
 
 __all__ = ["inspector_app"]
@@ -124,8 +124,12 @@ def inspector_app(
             offset, limit = int(params.get("offset", "0")), int(params.get("limit", "4096"))
         except ValueError:
             return PlainTextResponse("offset and limit must be numbers", 400)
-        if offset < 0 or not 1 <= limit <= MAX_PAGE_CHARS:
-            return PlainTextResponse(f"offset must be >= 0 and limit from 1 to {MAX_PAGE_CHARS}", 400)
+        if limit > MAX_PAGE_CHARS:
+            return PlainTextResponse(f"limit must be at most {MAX_PAGE_CHARS}", 400)
+        try:
+            check_page(offset, limit)
+        except ValueError as error:
+            return PlainTextResponse(str(error), 400)
         call, wanted = params.get("call", ""), params.get("record", "")
         records = await store.journal(call_id=call, limit=MAX_ROWS) if call else []
         record = next((r for r in records if r.record_id == wanted), None)

@@ -6,7 +6,9 @@ text a result carries to the model. Past it, the text (all text blocks, as
 locator, and the result goes on with one text block in its place: the
 text's head, a line naming its full size and how to read the rest
 (``read_result``), and its tail, the whole preview within the limit.
-Image blocks stay as they are, where they were. ``meta["spilled"]`` says
+Image blocks stay as they are, where they were. A block of another kind
+counts as the JSON text a model is sent for it (``content.block_text``),
+and is cut with the text. ``meta["spilled"]`` says
 ``{"locator", "bytes", "characters"}`` (when ``meta`` is an object or none).
 
 It runs after ``tools/post-execute``, so a listener there sees the whole
@@ -22,14 +24,15 @@ says so and carries no locator: the model still gets a bounded result.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Final, Protocol, runtime_checkable
 
 from dsh_tools.code_mode import READ_RESULT_NAME
-from dsh_tools.content import ContentBlock, text_block
-from dsh_tools.execution import ToolExecution, ToolExecutionResult
+from dsh_tools.content import ContentBlock, block_text, text_block
+from dsh_tools.execution import ToolExecution, ToolExecutionResult, content_text
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.plan import CallPlan
+from dsh_tools.store.spilled import DEFAULT_PAGE_CHARS
 
 __all__ = ["SpillKeeper", "preview", "spill"]
 
@@ -62,7 +65,8 @@ async def spill(host: PipelineHost, execution: ToolExecution, result: ToolExecut
         limit = getattr(keeper, "max_inline_bytes", None)  # a plain read: every call passes here
     if type(limit) is not int:
         return result
-    text = result.text
+    content = _as_read(result.content)
+    text = content_text(content)
     if len(text) * _MAX_UTF8 <= limit:
         return result
     encoded = text.encode("utf-8")
@@ -80,7 +84,7 @@ async def spill(host: PipelineHost, execution: ToolExecution, result: ToolExecut
     if meta is None or isinstance(meta, Mapping):
         spilled = {"locator": locator, "bytes": len(encoded), "characters": len(text)}
         meta = {**(meta or {}), "spilled": spilled}
-    return result.set(content=_replaced(result.content, cut), meta=meta)
+    return result.set(content=_replaced(content, cut), meta=meta)
 
 
 def preview(text: str, encoded: bytes, limit: int, locator: str | None) -> str:
@@ -93,7 +97,7 @@ def preview(text: str, encoded: bytes, limit: int, locator: str | None) -> str:
     def note(head_chars: int, tail_chars: int) -> str:
         where = (
             f'read_result(locator="{locator}", offset={head_chars}) reads on from the head, '
-            "up to 16,384 characters a call"
+            f"up to {DEFAULT_PAGE_CHARS:,} characters a call"
             if locator is not None
             else "the full text could not be kept, so it cannot be read"
         )
@@ -120,3 +124,13 @@ def _replaced(content: object, cut: str) -> list[ContentBlock]:
         else:
             blocks.append(block)
     return blocks
+
+
+def _as_read(content: Sequence[ContentBlock]) -> Sequence[ContentBlock]:
+    """``content`` with each block that is neither text nor an image as the text block a model reads for it."""
+    if all(block.get("type") in _KEPT for block in content):
+        return content
+    return tuple(block if block.get("type") in _KEPT else text_block(block_text(block)) for block in content)
+
+
+_KEPT: Final = frozenset({"text", "image"})

@@ -27,12 +27,11 @@ from dsh_tools.definitions.props import Prop
 from dsh_tools.execution import ToolExecution
 from dsh_tools.registry.snapshot import snapshot
 from dsh_tools.store.protocol import CallStore
-from dsh_tools.store.spilled import SpillStore
+from dsh_tools.store.spilled import DEFAULT_PAGE_CHARS, SpillStore
 from dsh_tools.tool_types import RegisteredTool
 
 __all__ = ["DEFAULT_PAGE_CHARS", "ReadResultArgs", "ResultPage", "make_read_result"]
 
-DEFAULT_PAGE_CHARS: Final = 16_384
 DESCRIPTION: Final = (
     "Read more of a result that was too long to show whole: it was cut to its head and tail and names a "
     "locator. Returns up to `limit` characters from character `offset`, and `nextOffset` to go on from "

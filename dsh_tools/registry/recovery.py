@@ -40,7 +40,7 @@ from dsh_tools.dbos.seam import dispatcher_of
 from dsh_tools.errors import ToolOutcomeUnknownError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, mint_idempotency_key
 from dsh_tools.json_values import FrozenJson, freeze_json
-from dsh_tools.pipeline.compose import continue_call
+from dsh_tools.pipeline.compose import close_call, continue_call
 from dsh_tools.pipeline.outcomes import Settled, exception_result
 from dsh_tools.pipeline.plan import plan_call
 from dsh_tools.pipeline.resume import AFTER_APPROVAL
@@ -156,8 +156,9 @@ async def _settle(
     state.thread_slot = record.thread_slot  # the settlement fills the thread slot the call left open
     if queued is not None and record.idempotency_key is not None:
         from_queue = await queued(record.idempotency_key)
-        if from_queue is not None:
-            return await continue_call(plan, Failure(Settled(execution, from_queue.set(call_id=execution.call_id))), ())
+        if from_queue is not None:  # its dispatch's result: what follows dispatch (post-execute, spilling) runs here
+            settled = await close_call(plan, execution, from_queue.set(call_id=execution.call_id))
+            return await continue_call(plan, Failure(settled), ())
     tool = plan.tool
     again = (
         tool is not None

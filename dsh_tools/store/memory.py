@@ -261,10 +261,17 @@ class MemoryStore(MemoryThreads, StoreBase):
 
     # -- spilled results (store/spilled.py) ------------------------------------------------
     async def keep_spilled(self, locator: str, agent_id: str, text: str) -> None:
-        """Keep ``text``; past ``max_spilled_bytes`` the oldest values are dropped (their locators read as expired)."""
+        """Keep ``text``; past ``max_spilled_bytes`` the oldest values are dropped (their locators read as expired).
+
+        A text larger than the whole bound is refused (``ValueError``), so no
+        preview names a locator whose text is already gone.
+        """
         if not valid_locator(locator):
             raise ValueError("a spilled result is kept under a locator from mint_locator()")
         size = len(text.encode("utf-8"))
+        if size > self.max_spilled_bytes:
+            bound = self.max_spilled_bytes
+            raise ValueError(f"a {size:,}-byte text is past this MemoryStore's max_spilled_bytes ({bound:,})")
         self._spilled[locator] = (agent_id, text, size, time.time())
         self._spilled_bytes += size
         while self._spilled_bytes > self.max_spilled_bytes and self._spilled:

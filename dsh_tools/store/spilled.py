@@ -30,6 +30,8 @@ from typing import Final, Protocol, runtime_checkable
 from dsh_tools.record import Record
 
 __all__ = [
+    "DEFAULT_PAGE_CHARS",
+    "MAX_OFFSET",
     "MAX_PAGE_CHARS",
     "PART_CHARS",
     "SpillStore",
@@ -47,6 +49,10 @@ __all__ = [
 PART_CHARS: Final = 65_536
 """Characters per stored part of a spilled text."""
 MAX_PAGE_CHARS: Final = 65_536
+DEFAULT_PAGE_CHARS: Final = 16_384
+"""What ``read_result`` reads when no ``limit`` is given (the preview's note says so)."""
+MAX_OFFSET: Final = 2**53 - 1
+"""The largest offset read (past every text; JSON's safe integers, and within every store's integer column)."""
 """The longest page one read returns (a reader asking for more gets this many, and the offset to go on)."""
 _LOCATOR: Final = re.compile(r"res_[A-Za-z0-9_-]{24}")
 
@@ -91,10 +97,10 @@ def owner_key(agent_id: str) -> str:
 
 
 def check_page(offset: object, limit: object) -> tuple[int, int]:
-    """``(offset, limit)`` with the limit cut to :data:`MAX_PAGE_CHARS`; ``ValueError`` for a negative
-    offset, a limit below one, or either not an ``int``."""
-    if type(offset) is not int or offset < 0:
-        raise ValueError(f"offset must be an integer of at least 0, got {offset!r}"[:120])
+    """``(offset, limit)`` with the limit cut to :data:`MAX_PAGE_CHARS`; ``ValueError`` for an offset
+    outside 0 to :data:`MAX_OFFSET`, a limit below one, or either not an ``int``."""
+    if type(offset) is not int or not 0 <= offset <= MAX_OFFSET:
+        raise ValueError(f"offset must be an integer from 0 to {MAX_OFFSET}, got {offset!r}"[:120])
     if type(limit) is not int or limit < 1:
         raise ValueError(f"limit must be an integer of at least 1, got {limit!r}"[:120])
     return offset, min(limit, MAX_PAGE_CHARS)

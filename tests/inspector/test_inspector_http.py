@@ -275,7 +275,9 @@ async def test_a_spilled_result_shows_its_size_and_pages_through_its_whole_text(
         page = (await client.get(f"{query}&offset=3&limit=5", headers=AUTH)).json()
         assert page == {"text": whole[3:8], "offset": 3, "nextOffset": 8, "total": len(whole)}
         assert (await client.get(query)).status_code == 401
-        for bad in (f"{query}&offset=-1", f"{query}&limit=0", f"{query}&limit=x", "/api/spilled?call=c9&record=nope", "/api/spilled"):
-            assert (await client.get(bad, headers=AUTH)).status_code in (400, 404), bad
+        for bad in (f"{query}&offset=-1", f"{query}&offset={10**30}", f"{query}&offset={2**63}", f"{query}&limit=0", f"{query}&limit=x"):
+            assert (await client.get(bad, headers=AUTH)).status_code == 400, bad
+        for gone in ("/api/spilled?call=c9&record=nope", "/api/spilled"):
+            assert (await client.get(gone, headers=AUTH)).status_code == 404, gone
         await store.prune(before=time.time() + 1)
         assert (await client.get(query, headers=AUTH)).status_code == 404

@@ -112,7 +112,8 @@ async def test_read_result_returns_exact_slices_at_multibyte_characters_to_the_s
         ({"locator": "res_\x00"}, "no spilled result"),
         ({"locator": 5}, "invalid arguments"),
         ({}, "invalid arguments"),
-        ({"locator": "LOC", "offset": -1}, "offset must be an integer of at least 0"),
+        ({"locator": "LOC", "offset": -1}, "offset must be an integer from 0 to 9007199254740991"),
+        ({"locator": "LOC", "offset": 2**63}, "offset must be an integer from 0 to 9007199254740991"),
         ({"locator": "LOC", "limit": 0}, "limit must be an integer of at least 1"),
     ],
 )
@@ -158,6 +159,24 @@ async def test_images_are_not_cut_and_a_post_execute_listener_sees_the_whole_tex
     assert [block["type"] for block in result.content] == ["text", "image"]
     assert result.content[1] == image_block("aGk=", "image/png")
     assert len(result.text.encode()) <= 4096
+
+
+async def test_a_block_of_another_kind_counts_as_the_json_a_model_is_sent_and_is_cut_with_the_text() -> None:
+    import orjson
+
+    document = {"type": "document", "body": "d" * 200_000}
+
+    async def documented(args: Any, exec: ToolExecution) -> list[ContentBlock]:
+        return [document, text_block("short"), image_block("aGk=", "image/png")]
+
+    ctx = boot(max_inline_bytes=4096)
+    ctx.tools.register(define_tool(name="documented", description="A document.", args=NoArgs, execute=documented))
+    agent = Agent(ctx, name="reader", id="reader-1")
+    result = await call(ctx, "documented", {}, agent)
+    assert [block["type"] for block in result.content] == ["text", "image"] and len(result.text.encode()) <= 4096
+    whole = orjson.dumps(document).decode() + "\nshort"  # what an adapter would have sent, all of it readable
+    page = await call(ctx, READ_RESULT_NAME, {"locator": locator_of(result), "limit": 65_536}, agent, "r")
+    assert value_of(page)["total"] == len(whole) and value_of(page)["text"] == whole[:65_536]
 
 
 async def test_a_tools_own_limit_wins_and_read_result_is_served_only_where_something_spills() -> None:

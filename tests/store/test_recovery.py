@@ -20,7 +20,16 @@ from pathlib import Path
 
 import pytest
 
-from dsh_tools import Agent, ToolExecutionInput, boot, thaw_json
+from dsh_tools import (
+    Agent,
+    PostNext,
+    PostToolDecision,
+    ToolExecution,
+    ToolExecutionInput,
+    ToolExecutionResult,
+    boot,
+    thaw_json,
+)
 from dsh_tools.store import CallRecord, InterruptedCall, open_store
 
 from recovery_process import AGENT_ID, app
@@ -241,10 +250,18 @@ async def test_recover_asks_the_queue_before_deciding(tmp_path: Path, status: st
     ctx, agent = app(url, tmp_path / "recovered.log", block=False, lease=LEASE)
     queue = _Queue("k9", status)
     ctx.provide(QUEUE_DISPATCHER, queue)  # type: ignore[misc]
+    heard: list[str] = []
+
+    async def after(execution: ToolExecution, result: ToolExecutionResult, next: PostNext) -> PostToolDecision:
+        heard.append(result.text)  # what follows a dispatch runs for the queue's result too (then spilling)
+        return await next()
+
+    ctx.on("tools/post-execute", after)
     (result,) = await ctx.tools.recover(agent)
     assert result.outcome == outcome
     if outcome == "ok":
         assert result.text == "charged by the worker" and queue.asked == ["k9"]
+        assert heard == ["charged by the worker"]
     assert not (tmp_path / "recovered.log").exists()  # nothing ran here
     (record,) = await ctx.tools.store.journal(call_id="c9")
     assert record.record_id == "r9" and record.outcome == outcome

@@ -47,7 +47,9 @@ async def test_out_of_range_offsets_are_empty_pages_and_bad_ones_errors(store: C
     await spilled.keep_spilled(locator, "a", "short")
     assert await spilled.read_spilled(locator, "a", 5, 10) == SpilledPage("", 5, None, 5)
     assert await spilled.read_spilled(locator, "a", 10**12, 10) == SpilledPage("", 10**12, None, 5)
-    for offset, limit in ((-1, 10), (0, 0), (0, -5)):
+    last = 2**53 - 1  # the largest offset read: past every text, and within every store's integer column
+    assert await spilled.read_spilled(locator, "a", last, 10) == SpilledPage("", last, None, 5)
+    for offset, limit in ((-1, 10), (0, 0), (0, -5), (2**53, 10), (2**64, 10), (10**30, 10)):
         with pytest.raises(ValueError):
             await spilled.read_spilled(locator, "a", offset, limit)
     empty = mint_locator()
@@ -92,6 +94,9 @@ async def test_a_memory_store_drops_its_oldest_values_past_its_bound() -> None:
     await store.keep_spilled(second, "a", "y" * 60)
     assert await store.read_spilled(first, "a", 0, 1) is None
     assert await store.read_spilled(second, "a", 0, 1) == SpilledPage("y", 0, 1, 60)
+    with pytest.raises(ValueError, match="past this MemoryStore's max_spilled_bytes"):
+        await store.keep_spilled(mint_locator(), "a", "z" * 101)  # never kept: no locator may name a dropped text
+    assert await store.read_spilled(second, "a", 0, 1) == SpilledPage("y", 0, 1, 60)  # and nothing was dropped for it
 
 
 def test_a_version_1_sqlite_file_gains_the_spilled_tables_through_every_migration(tmp_path: Path) -> None:
