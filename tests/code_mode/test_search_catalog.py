@@ -170,8 +170,13 @@ async def test_builtin_calls_are_bounded_and_checked() -> None:
                 await tools["$search"](bad)  # type: ignore[arg-type]
             except Exception as error:  # noqa: BLE001
                 errors.append(str(error))
+        for described in ({"name": None}, {"name": "fs_read_file", "verbose": True}):
+            try:
+                await tools["$describe"](described)
+            except Exception as error:  # noqa: BLE001
+                errors.append(str(error))
         try:
-            await tools["$describe"]({"name": None})
+            await tools["$search"]({"query": "read a file", "limt": 1})  # misspelt: not the default, silently
         except Exception as error:  # noqa: BLE001
             errors.append(str(error))
         for _ in range(MAX_BUILTIN_CALLS):
@@ -185,8 +190,10 @@ async def test_builtin_calls_are_bounded_and_checked() -> None:
     assert "query must be a string" in errors[0] and "query must be a string" in errors[1]
     assert all("limit must be an integer from 1 to 50" in error for error in errors[2:5])
     assert "takes one object" in errors[5] and "name must be a string" in errors[6]
-    over = MAX_BUILTIN_CALLS + 7 - MAX_BUILTIN_CALLS  # every call counts, a refused one too
-    assert len(errors) == 7 + over and all("at most 100 calls of the built-ins" in error for error in errors[7:])
+    assert "unknown argument 'verbose' (it takes name)" in errors[7]
+    assert "unknown argument 'limt' (it takes query, limit)" in errors[8]
+    over = 9  # every call counts, a refused one too
+    assert len(errors) == 9 + over and all("at most 100 calls of the built-ins" in error for error in errors[9:])
     assert await ctx.tools.store.journal(tool_name="$search") == []
 
 

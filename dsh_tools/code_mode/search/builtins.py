@@ -112,6 +112,11 @@ def search_namespace(
     return CodeBindingNamespace("tools", bindings, lambda name: binding(name, typed=None), aliases)
 
 
+_PYTHON_SPELLING: Final = {SEARCH: "search_tools", DESCRIBE: "describe_tool"}
+_KEYS: Final = {SEARCH: ("query", "limit"), DESCRIBE: ("name",)}
+"""What each built-in takes."""
+
+
 class Builtins:
     """The built-in bindings of one program run: ``$search`` and ``$describe``, counted."""
 
@@ -127,8 +132,7 @@ class Builtins:
         return {SEARCH: self.search, DESCRIBE: self.describe}
 
     def _spelled(self, name: str) -> str:
-        python = {SEARCH: "search_tools", DESCRIBE: "describe_tool"}
-        return f"tools.{python[name] if self._python else name}()"
+        return f"tools.{_PYTHON_SPELLING[name] if self._python else name}()"
 
     def _arguments(self, name: str, args: JsonValue) -> Mapping[str, JsonValue]:
         self.calls += 1
@@ -139,6 +143,10 @@ class Builtins:
             )
         if not isinstance(args, Mapping):
             raise BuiltinError(f"{self._spelled(name)} takes one object of arguments")
+        unknown = sorted(key for key in args if key not in _KEYS[name])
+        if unknown:  # a misspelt limit would otherwise be the default, silently
+            takes = ", ".join(_KEYS[name])
+            raise BuiltinError(f"{self._spelled(name)}: unknown argument {unknown[0][:60]!r} (it takes {takes})")
         return args
 
     async def search(self, args: JsonValue) -> JsonValue:
