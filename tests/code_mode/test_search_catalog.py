@@ -170,7 +170,8 @@ async def test_builtin_calls_are_bounded_and_checked() -> None:
                 await tools["$search"](bad)  # type: ignore[arg-type]
             except Exception as error:  # noqa: BLE001
                 errors.append(str(error))
-        for described in ({"name": None}, {"name": "fs_read_file", "verbose": True}):
+        described_args: list[dict[str, Any]] = [{"name": None}, {"name": "fs_read_file", "verbose": True}]
+        for described in described_args:
             try:
                 await tools["$describe"](described)
             except Exception as error:  # noqa: BLE001
