@@ -30,7 +30,7 @@ from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.spilled import DEFAULT_PAGE_CHARS, SpillStore
 from dsh_tools.tool_types import RegisteredTool
 
-__all__ = ["DEFAULT_PAGE_CHARS", "ReadResultArgs", "ResultPage", "make_read_result"]
+__all__ = ["ReadResultArgs", "ResultPage", "make_read_result"]
 
 DESCRIPTION: Final = (
     "Read more of a result that was too long to show whole: it was cut to its head and tail and names a "

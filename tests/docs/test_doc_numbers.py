@@ -9,9 +9,8 @@ import pytest
 from dsh_tools.code_mode.deno import runtime as deno_runtime
 from dsh_tools.code_mode.search.builtins import MAX_BUILTIN_CALLS, MAX_SEARCH_LIMIT, MIN_CATALOG_CHARS
 from dsh_tools.code_mode.search.index import COMMON_FLOOR, MAX_QUERY_CHARS, MAX_QUERY_TERMS
-from dsh_tools.registry.read_result import DEFAULT_PAGE_CHARS
 from dsh_tools.store.memory import DEFAULT_MAX_SPILLED_BYTES
-from dsh_tools.store.spilled import MAX_PAGE_CHARS, PART_CHARS
+from dsh_tools.store.spilled import DEFAULT_PAGE_CHARS, MAX_OFFSET, MAX_PAGE_CHARS, PART_CHARS
 from dsh_tools.tool_types import MIN_INLINE_BYTES
 from dsh_tools.definitions.shape_code import BUDGET
 from dsh_tools.mcp.connection import DEFAULT_MAX_MESSAGE_BYTES
@@ -36,6 +35,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
         ("code-mode.md", f"(and more than {COMMON_FLOOR} of them)"),
         ("pipeline.md", f"`read_result(locator, offset=0, limit={DEFAULT_PAGE_CHARS})`"),
         ("pipeline.md", f"at most {MAX_PAGE_CHARS:,})"),
+        ("pipeline.md", f"an offset outside 0 to 2^{MAX_OFFSET.bit_length()} - 1"),
         ("pipeline.md", f"at least {MIN_INLINE_BYTES:,})"),
         ("pipeline.md", f"{DEFAULT_MAX_SPILLED_BYTES >> 20} MiB by default"),
         ("durability.md", f"parts of {PART_CHARS:,} characters"),
@@ -44,3 +44,13 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 def test_a_quoted_constant_matches_the_code(page: str, phrase: str) -> None:
     text = " ".join((DOCS / page).read_text(encoding="utf-8").split())  # phrases may wrap across lines
     assert phrase in text, f"{page} no longer says {phrase!r}"
+
+
+def test_read_result_s_own_description_quotes_its_page_sizes() -> None:
+    """The model reads these numbers in the tool's schema: they are the constants the store applies."""
+    from dsh_tools import boot
+
+    ctx = boot(max_inline_bytes=4096)
+    (schema,) = [schema for schema in ctx.tools.schemas() if schema.name == "read_result"]
+    assert f"(default {DEFAULT_PAGE_CHARS}, at most {MAX_PAGE_CHARS})" in str(schema.parameters)
+    assert MAX_OFFSET == 2**53 - 1
