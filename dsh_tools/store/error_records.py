@@ -17,29 +17,33 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from dsh_tools.content import text_block
 from dsh_tools.errors import HarnessError
 from dsh_tools.execution import derived_idempotency_key
-from dsh_tools.json_walk import unicode_text
 from dsh_tools.outcome import RecordOutcome
+from dsh_tools.pipeline.outcomes import exception_result
 from dsh_tools.store.records import CallRecord, ParkedCall, ThreadSlot
-from dsh_tools.store.thread_state import ThreadState, answer_from
+from dsh_tools.store.thread_state import ThreadState, answer_of
 
 __all__ = ["error_settled", "parked_record", "slot_records"]
 
 
 def error_settled(record: CallRecord, error: HarnessError, outcome: RecordOutcome, *, ended_at: float | None = None) -> CallRecord:
-    """``record`` settled as ``outcome`` by ``error`` (at ``ended_at``, else now), filling its thread slot if it has one."""
-    content = (text_block(unicode_text(f"Error: {error.message}")),)
+    """``record`` settled as ``outcome`` by ``error`` (at ``ended_at``, else now), filling its thread slot if it has one.
+
+    The content, error and answer are the ones the pipeline gives a call
+    that raised ``error`` (``exception_result``), so both read the same.
+    """
+    result = exception_result(record.call_id, error)
+    info = result.error
     return record.set(
         outcome=outcome,
         is_error=True,
-        content=content,
+        content=result.content,
         value=None,
-        error={"name": type(error).__name__, "code": error.code},
+        error=None if info is None else {"name": info.name, "code": info.code},
         ended_at=time.time() if ended_at is None else ended_at,
         lease_until=None,
-        thread_answer=answer_from(content, True) if record.thread_slot is not None else None,
+        thread_answer=answer_of(result) if record.thread_slot is not None else None,
     )
 
 
