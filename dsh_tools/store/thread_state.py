@@ -138,11 +138,9 @@ class ThreadState(Record):
     @property
     def status(self) -> ThreadStatus:
         """``ready`` with no open step; ``waiting`` when every unsettled call waits for approval; else ``running``."""
-        step = self.step
-        if step is None:
+        if self.step is None:
             return "ready"
-        open_slots = [slot for slot in step.slots if slot.answer is None]
-        return "waiting" if all(slot.approval_id is not None for slot in open_slots) else "running"
+        return "running" if open_slots(self) else "waiting"
 
     @property
     def pending_calls(self) -> tuple[str, ...]:
