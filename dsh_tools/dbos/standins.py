@@ -40,7 +40,7 @@ _Setup = tuple[str, Restrictions]
 
 
 class _StandIn:
-    __slots__ = ("agent", "mode", "mode_undo", "restrictions", "restriction_undos", "busy", "held", "waiting", "sleepers")
+    __slots__ = ("agent", "mode", "mode_undo", "restrictions", "restriction_undos", "busy", "waiting", "sleepers")
 
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
@@ -50,12 +50,15 @@ class _StandIn:
         self.restriction_undos: list[Disposer] = []
         self.busy = 0
         """Calls running as this stand-in now (all with its current mode and restrictions)."""
-        self.held = 0
-        """Calls running or waiting to run as it (it is not evicted while any is)."""
         self.waiting: Counter[_Setup] = Counter()
         """The setups calls wait for (a call wanting the current one waits too while another setup is wanted)."""
         self.sleepers: list[asyncio.Future[None]] = []
         """Calls waiting for it to change, each woken to look again."""
+
+    @property
+    def held(self) -> int:
+        """Calls running or waiting to run as it (it is not evicted while any is)."""
+        return self.busy + self.waiting.total()
 
     def wake(self) -> None:
         """Wake every waiting call, in the order they came, to look again (no lock: nothing here awaits)."""
@@ -96,31 +99,27 @@ class StandIns:
             return
         entry = self._entry(request.agent_id, request.agent_name)
         setup: _Setup = (request.mode, request.restrictions)
-        entry.held += 1
+        entry.waiting[setup] += 1
         try:
-            entry.waiting[setup] += 1
-            try:
-                while not entry.may_act(setup):
-                    woken = asyncio.get_running_loop().create_future()
-                    entry.sleepers.append(woken)
-                    await woken
-            finally:
-                entry.waiting[setup] -= 1
-                if entry.waiting[setup] == 0:
-                    del entry.waiting[setup]
-                    entry.wake()  # calls held back by this setup's wait may go now
-            if entry.busy == 0:
-                self._present(entry, request.mode)
-                self._restrict(entry, request.restrictions)
-            entry.busy += 1
-            try:
-                yield entry.agent
-            finally:
-                entry.busy -= 1
-                if entry.busy == 0:
-                    entry.wake()
+            while not entry.may_act(setup):
+                woken = asyncio.get_running_loop().create_future()
+                entry.sleepers.append(woken)
+                await woken
         finally:
-            entry.held -= 1
+            entry.waiting[setup] -= 1
+            if entry.waiting[setup] == 0:
+                del entry.waiting[setup]
+                entry.wake()  # calls held back by this setup's wait may go now
+        if entry.busy == 0:
+            self._present(entry, request.mode)
+            self._restrict(entry, request.restrictions)
+        entry.busy += 1
+        try:
+            yield entry.agent
+        finally:
+            entry.busy -= 1
+            if entry.busy == 0:
+                entry.wake()
 
     def _entry(self, agent_id: str, name: str | None) -> _StandIn:
         entry = self._agents.pop(agent_id, None)
