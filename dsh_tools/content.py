@@ -24,6 +24,7 @@ __all__ = [
     "UserSource",
     "block_text",
     "image_block",
+    "past_utf8_bytes",
     "text_block",
 ]
 
@@ -50,6 +51,19 @@ def block_text(block: ContentBlock) -> str:
     if block.get("type") == "text" and isinstance(text, str):
         return text
     return orjson.dumps(thaw_json(block)).decode()
+
+
+def past_utf8_bytes(text: str, max_bytes: int) -> bool:
+    """Whether ``text`` is more than ``max_bytes`` bytes in UTF-8.
+
+    Its length decides when it can (a character is one to four bytes); only
+    a text between ``max_bytes / 4`` and ``max_bytes`` characters is encoded
+    to be measured. A fast path over ``len(text.encode()) > max_bytes``, so a
+    large payload is not copied just to be measured (a test holds the two equal).
+    """
+    if len(text) * 4 <= max_bytes:
+        return False
+    return len(text) > max_bytes or len(text.encode("utf-8", "surrogatepass")) > max_bytes
 
 
 def image_block(data_base64: str, mime_type: str) -> ContentBlock:

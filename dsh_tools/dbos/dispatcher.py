@@ -45,7 +45,15 @@ from dbos._error import DBOSAwaitedWorkflowCancelledError, DBOSAwaitedWorkflowMa
 from sqlalchemy.exc import DBAPIError
 
 from dsh_tools.code_mode import RUN_CODE_NAME
-from dsh_tools.dbos.codec import Request, Restrictions, catalog_digest, decode_result, encode_request, workflow_id
+from dsh_tools.dbos.codec import (
+    Request,
+    Restrictions,
+    catalog_digest,
+    decode_result,
+    encode_request,
+    workflow_id,
+)
+from dsh_tools.content import past_utf8_bytes
 from dsh_tools.dbos.names import (
     AGENT_ATTRIBUTE,
     CALL_ATTRIBUTE,
@@ -138,7 +146,7 @@ class DbosQueues:
             return exception_result(execution.call_id, ToolNotFoundError(execution.name))
         request = build_request(plan, execution, fingerprint(tool), options)
         payload = encode_request(request)
-        if len(payload.encode()) > options.max_payload_bytes:
+        if past_utf8_bytes(payload, options.max_payload_bytes):
             return exception_result(execution.call_id, PayloadTooLargeError(options.max_payload_bytes))
         wid = workflow_id(request.agent_id, request.idempotency_key, request.dispatch)
         enqueue: EnqueueOptions = {

@@ -26,6 +26,7 @@ from typing import Final, cast
 
 from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.context.context import Agent, Context
+from dsh_tools.content import past_utf8_bytes
 from dsh_tools.dbos.codec import Request, catalog_digest, decode_request, encode_result
 from dsh_tools.dbos.standins import StandIns
 from dsh_tools.dbos.tracing import worker_span
@@ -81,7 +82,7 @@ class WorkerRuntime:
         async with self.standins.acting(request) as agent:
             result = await self._dispatch(request, agent, rerun)
         encoded = encode_result(result)
-        if len(encoded.encode()) > request.max_payload_bytes:
+        if past_utf8_bytes(encoded, request.max_payload_bytes):
             encoded = encode_result(exception_result(request.call_id, PayloadTooLargeError(request.max_payload_bytes)))
         return encoded
 

@@ -28,17 +28,13 @@ from collections.abc import Mapping, Sequence
 from typing import Final, Protocol, runtime_checkable
 
 from dsh_tools.code_mode import READ_RESULT_NAME
-from dsh_tools.content import ContentBlock, block_text, text_block
+from dsh_tools.content import ContentBlock, block_text, past_utf8_bytes, text_block
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, content_text
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.plan import CallPlan
 from dsh_tools.store.spilled import DEFAULT_PAGE_CHARS
 
 __all__ = ["SpillKeeper", "preview", "spill"]
-
-_MAX_UTF8: Final = 4
-"""Bytes one character takes at most in UTF-8: a text of ``limit // 4`` characters cannot be past ``limit`` bytes."""
-
 
 @runtime_checkable
 class SpillKeeper(Protocol):
@@ -67,11 +63,9 @@ async def spill(host: PipelineHost, execution: ToolExecution, result: ToolExecut
         return result
     content = _as_read(result.content)
     text = content_text(content)
-    if len(text) * _MAX_UTF8 <= limit:
+    if not past_utf8_bytes(text, limit):
         return result
     encoded = text.encode("utf-8")
-    if len(encoded) <= limit:
-        return result
     agent = execution.agent
     locator: str | None = None
     if isinstance(keeper, SpillKeeper):
