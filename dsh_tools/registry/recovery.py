@@ -76,8 +76,7 @@ async def recover(tools: ToolRegistry, agent: Agent, *, lease_seconds: float) ->
         record = await _take(tools, call, lease_seconds)
         if record is not None:
             result = await _settle(tools, agent, record, queued)
-            if call.approval_id is not None:
-                await finish_claim(tools.store, call.approval_id, owner=OWNER, outcome=result.outcome)
+            await finish_claim(tools.store, call, owner=OWNER, outcome=result.outcome)
             results.append(result)
     results.extend(await _orphans(tools.store, agent))
     return results

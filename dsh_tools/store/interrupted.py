@@ -94,7 +94,7 @@ async def settle_interrupted(store: CallStore, call_id: str, *, decided_by: str 
         raise TypeError("decided_by must be a str or None")
     owner = SETTLED_BY_OPERATOR
     settled: list[CallRecord] = []
-    claims: list[str] = []
+    claims: list[InterruptedCall] = []
     for call in await store.interrupted():
         if call.call_id != call_id:
             continue
@@ -107,23 +107,27 @@ async def settle_interrupted(store: CallStore, call_id: str, *, decided_by: str 
             record = claim_record(parked, owner=owner) if parked is not None else None
         if record is not None:
             settled.append(unknown_record(record, owner=owner, decided_by=decided_by))
-            if call.approval_id is not None:
-                claims.append(call.approval_id)
+            claims.append(call)
     if not settled:
         raise KeyError(f"no interrupted call {call_id!r} (unknown, settled, or its lease has not lapsed)")
     await store.write(settled, ())
-    for approval_id in claims:
-        await finish_claim(store, approval_id, owner=owner, outcome="unknown")
+    for taken in claims:
+        await finish_claim(store, taken, owner=owner, outcome="unknown")
     return settled
 
 
-async def finish_claim(store: CallStore, approval_id: str, *, owner: str, outcome: str) -> None:
+async def finish_claim(store: CallStore, call: InterruptedCall, *, owner: str, outcome: str) -> None:
     """Finish the parked row of an interrupted call ``owner`` settled as ``outcome``: done, and logged ``"settled"``.
 
-    A lapsed claim was taken already (``take_claim``); a lapsed running call
-    that was resumed from a parked call leaves its row claimed by the process
-    that stopped, so it is taken here (else it would be listed again, as a
-    lapsed claim, once its record settled). ``finish`` matches ``owner``.
+    A lapsed claim (``kind == "claim"``) was taken already (``take_claim``);
+    a lapsed running call that was resumed from a parked call leaves its row
+    claimed by the process that stopped, so it is taken here (else it would
+    be listed again, as a lapsed claim, once its record settled). ``finish``
+    matches ``owner``.
     """
-    await store.take_claim(approval_id, owner=owner)
+    approval_id = call.approval_id
+    if approval_id is None:
+        return
+    if call.kind == "running":
+        await store.take_claim(approval_id, owner=owner)
     await store.finish(approval_id, owner=owner, outcome=outcome)
