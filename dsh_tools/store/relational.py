@@ -21,6 +21,7 @@ from dsh_tools.json_values import JsonValue, dumps
 from dsh_tools.tool_types import describe_value
 import dsh_tools.store.sql as sql
 import dsh_tools.store.txn as txn
+from dsh_tools.store.txn import Statement
 from dsh_tools.store.rows import JournalRow, batches, journal_rows
 from dsh_tools.store.base import StoreBase, storable_id
 from dsh_tools.store.changes import MAX_CHANGED, MAX_TRACKED, ChangeCursor, StoreChanges, diff_marks
@@ -33,8 +34,6 @@ __all__ = ["RelationalStore", "Statement"]
 
 T = TypeVar("T")
 
-Statement = tuple[str, Sequence[object]]
-"""One SQL statement (``?`` placeholders) and its parameters."""
 
 _PARKED = f"SELECT {sql.PARKED_COLUMNS} FROM dsh_parked"
 
