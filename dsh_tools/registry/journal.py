@@ -11,11 +11,14 @@ thousand calls costs a handful of transactions, not a thousand.
 A write that fails never fails the call: the store counts it
 (``store.health()``), the failure is logged, and the result goes back.
 
-Fast path: a :class:`~dsh_tools.store.MemoryStore` is written synchronously
-(``MemoryStore.write_now``), with no commit to await, and its running calls
-are never written at all: the store asks the journal for them when it is
-read (:meth:`CallJournal.running_records`), so a call costs one record, not
-two. Tests prove both keep what the plain ``write`` keeps.
+Fast path: a :class:`~dsh_tools.store.MemoryStore` is written synchronously,
+with no commit to await. Its running calls are never written at all (the
+store asks the journal for them when it is read:
+:meth:`CallJournal.running_records`), and a settled call is kept as its
+facts (:class:`SettledCall`), its record made only when somebody reads the
+journal (``MemoryStore.write_settled``): most records of a ring are never
+read, and making one (with its previews) was a quarter of a plain call's
+cost. Tests prove the store hands out what the plain ``write`` keeps.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from dsh_tools.registry.leases import Leases
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.tool_types import RegisteredTool
 from dsh_tools.store.protocol import CallStore
-from dsh_tools.store.records import ApprovalRule, CallRecord, SessionEvent, ThreadSlot
+from dsh_tools.store.records import ApprovalDecision, ApprovalRule, CallRecord, SessionEvent, ThreadSlot
 from dsh_tools.store.thread_state import answer_of
 
 __all__ = ["CallJournal"]
@@ -127,7 +130,7 @@ class CallJournal:
 
     def running_records(self) -> list[CallRecord]:
         """The ``"running"`` record of every open call, made now (a ``MemoryStore`` reads them here)."""
-        return [call_record(entry, None) for entry in list(self._open)]
+        return [running_record(entry) for entry in list(self._open)]
 
     def _running(self, entry: _Open) -> None:
         """Queue the call as running, with its latest progress (a ``MemoryStore`` reads it when asked)."""
@@ -171,20 +174,22 @@ class CallJournal:
                 entry.lease_until = None
         else:  # settled at admission or by a verdict: it never opened
             entry = _Open(execution, call.record_id or self._next_record_id(), time.time(), call, self.owner)
-        self._queue(call_record(entry, result))
-        if self._memory is not None or self._committed_here():
+        settled = SettledCall(entry, result, time.time())
+        memory = self._memory
+        if memory is not None:
+            if settled.thread_slot is None:
+                memory.write_settled(settled)  # fast path: its record is made when the store is read
+            else:  # its commit fills the call's thread slot
+                self._write_now((settled.record(),), ())
+            return None
+        self._records[settled.record_id] = settled.record()
+        if self._committed_here():
             return None
         return self._commit()
 
     # -- records ---------------------------------------------------------------------
     def _next_record_id(self) -> str:
         return f"{self._id_prefix}{next(self._id_counter):08x}"
-
-    def _queue(self, record: CallRecord) -> None:
-        if self._memory is not None:
-            self._write_now((record,), ())
-        else:
-            self._records[record.record_id] = record
 
     def _write_now(self, records: tuple[CallRecord, ...], events: tuple[SessionEvent, ...]) -> None:
         assert self._memory is not None
@@ -225,7 +230,7 @@ class CallJournal:
                 queued.lease_until = leases.take()
                 tool = queued.call.tool
                 queued.fingerprint = fingerprint(tool) if isinstance(tool, RegisteredTool) else None
-            made.append(call_record(queued, None))
+            made.append(running_record(queued))
         return made
 
     def _flush_running(self) -> None:
@@ -261,9 +266,9 @@ async def _settle_quietly(waiter: asyncio.Future[None]) -> None:
     await asyncio.shield(waiter)
 
 
-def _approval_of(entry: _Open, result: ToolExecutionResult | None) -> str | None:
+def _approval_of(entry: _Open, result: ToolExecutionResult) -> str | None:
     linked = entry.call.approval_id
-    if linked is not None or result is None or result.outcome != "approval-pending":
+    if linked is not None or result.outcome != "approval-pending":
         return linked
     approval_id = result.meta_get("approvalId")
     return approval_id if type(approval_id) is str else None
@@ -274,47 +279,73 @@ def _slot(entry: _Open) -> ThreadSlot | None:
     return slot if type(slot) is ThreadSlot else None
 
 
-def _decided(call: CallSlots) -> dict[str, str | None]:
+def _decided(approved: tuple[object, ApprovalDecision | None] | None) -> dict[str, str | None]:
     """Who decided the call's approval and what they said: its remembered rule's, or its recorded decision's."""
-    rule = call.rule
+    if approved is None:
+        return {}
+    rule, decision = approved
     if type(rule) is ApprovalRule:
         return {"approval_rule": rule.rule_id, "decided_by": rule.decided_by, "decision_message": rule.message}
-    decision = call.decision
     if decision is None:
         return {}
     return {"approval_rule": decision.rule_id, "decided_by": decision.decided_by, "decision_message": decision.message}
 
 
-def _settled_record(
-    entry: _Open, execution: ToolExecution, agent_id: str | None, approval_id: str | None,
-    result: ToolExecutionResult, ended_at: float,
-) -> CallRecord:
-    error = result.error
-    slot = _slot(entry)
-    # A call waiting for approval fills nothing: its park marked the slot, and the model is told nothing yet.
-    answer = answer_of(result) if slot is not None and result.outcome != "approval-pending" else None
-    # The execution's and the result's JSON fields are frozen by construction: carried, not walked again.
-    return CallRecord._carrying(
-        {"arguments": execution.arguments, "content": result.content, "value": result.value, "meta": result.meta},
-        entry.record_id, execution.call_id, agent_id, execution.name, started_at=entry.started_at,
-        parent_call_id=entry.call.parent_call_id, approval_id=approval_id, progress=entry.progress, outcome=result.outcome,
-        is_error=result.is_error, error=None if error is None else {"name": error.name, "code": error.code},
-        ended_at=ended_at, idempotency_key=execution.idempotency_key or None, owner=entry.owner,
-        fingerprint=entry.fingerprint, thread_slot=slot, thread_answer=answer, **_decided(entry.call),
+class SettledCall:
+    """A settled call's facts, from which its record is made: now (a durable store), or when read (a ``MemoryStore``).
+
+    The fast path of the in-memory journal: a call costs this handful of
+    slots, and the record (with its previews) is made only if somebody reads
+    the journal (``MemoryStore.write_settled``); the ring drops the rest
+    unread. It keeps what the record needs and nothing that holds the call's
+    agent, signal or state alive. :meth:`record` is the one rule for a
+    settled record, on either path.
+    """
+
+    __slots__ = (
+        "record_id", "owner", "ended_at", "thread_slot", "_result", "_call_id", "_name", "_arguments",
+        "_agent_id", "_key", "_started_at", "_parent_call_id", "_approval_id", "_progress", "_fingerprint", "_decided",
     )
 
+    def __init__(self, entry: _Open, result: ToolExecutionResult, ended_at: float) -> None:
+        execution, call = entry.execution, entry.call
+        agent = execution.agent
+        self.record_id, self.owner, self.ended_at, self.thread_slot = entry.record_id, entry.owner, ended_at, _slot(entry)
+        self._result, self._call_id, self._name = result, execution.call_id, execution.name
+        self._arguments, self._agent_id = execution.arguments, agent.id if agent is not None else None
+        self._key = execution.idempotency_key or None
+        self._started_at, self._parent_call_id = entry.started_at, call.parent_call_id
+        self._approval_id, self._progress, self._fingerprint = _approval_of(entry, result), entry.progress, entry.fingerprint
+        rule, decision = call.rule, call.decision
+        self._decided = (rule, decision) if type(rule) is ApprovalRule or decision is not None else None
 
-def call_record(entry: _Open, result: ToolExecutionResult | None) -> CallRecord:
-    """The call's record: settled with ``result`` (now), or ``"running"`` without one."""
+    def record(self) -> CallRecord:
+        """The call's settled record (its payloads whole: a store bounds them as it keeps them)."""
+        result, slot = self._result, self.thread_slot
+        error = result.error
+        # A call waiting for approval fills nothing: its park marked the slot, and the model is told nothing yet.
+        answer = answer_of(result) if slot is not None and result.outcome != "approval-pending" else None
+        # The execution's and the result's JSON fields are frozen by construction: carried, not walked again.
+        return CallRecord._carrying(
+            {"arguments": self._arguments, "content": result.content, "value": result.value, "meta": result.meta},
+            self.record_id, self._call_id, self._agent_id, self._name, started_at=self._started_at,
+            parent_call_id=self._parent_call_id, approval_id=self._approval_id, progress=self._progress,
+            outcome=result.outcome, is_error=result.is_error,
+            error=None if error is None else {"name": error.name, "code": error.code}, ended_at=self.ended_at,
+            idempotency_key=self._key, owner=self.owner, fingerprint=self._fingerprint, thread_slot=slot,
+            thread_answer=answer, **_decided(self._decided),
+        )
+
+
+def running_record(entry: _Open) -> CallRecord:
+    """The ``"running"`` record of a call still open."""
     execution = entry.execution
     agent = execution.agent
-    agent_id = agent.id if agent is not None else None
-    if result is not None:
-        return _settled_record(entry, execution, agent_id, _approval_of(entry, result), result, time.time())
     # The execution's JSON fields are frozen by construction: carried, not walked again.
     return CallRecord._carrying(
-        {"arguments": execution.arguments}, entry.record_id, execution.call_id, agent_id, execution.name,
-        started_at=entry.started_at, parent_call_id=entry.call.parent_call_id, approval_id=entry.call.approval_id,
-        progress=entry.progress, outcome="running", idempotency_key=execution.idempotency_key or None,
-        owner=entry.owner, lease_until=entry.lease_until, fingerprint=entry.fingerprint, thread_slot=_slot(entry),
+        {"arguments": execution.arguments}, entry.record_id, execution.call_id, agent.id if agent is not None else None,
+        execution.name, started_at=entry.started_at, parent_call_id=entry.call.parent_call_id,
+        approval_id=entry.call.approval_id, progress=entry.progress, outcome="running",
+        idempotency_key=execution.idempotency_key or None, owner=entry.owner, lease_until=entry.lease_until,
+        fingerprint=entry.fingerprint, thread_slot=_slot(entry),
     )

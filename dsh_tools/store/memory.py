@@ -30,13 +30,25 @@ from dsh_tools.store.records import (
 from dsh_tools.store.spilled import SpilledPage, check_page, page_of, valid_locator
 from dsh_tools.store.thread_state import slot_filled, slot_parked
 
-__all__ = ["DEFAULT_MAX_RECORDS", "MemoryStore", "RunningSource"]
+__all__ = ["DEFAULT_MAX_RECORDS", "MemoryStore", "RunningSource", "UnmadeRecord"]
 
 
 class RunningSource(Protocol):
     """What holds calls that are running: it makes their ``"running"`` records when the store is read."""
 
     def running_records(self) -> list[CallRecord]: ...
+
+
+class UnmadeRecord(Protocol):
+    """A settled call's facts, kept in the ring until somebody reads it (:meth:`MemoryStore.write_settled`)."""
+
+    @property
+    def record_id(self) -> str: ...
+    @property
+    def owner(self) -> str | None: ...
+    @property
+    def ended_at(self) -> float: ...
+    def record(self) -> CallRecord: ...
 
 DEFAULT_MAX_RECORDS: Final = 10_000
 """How many journal records (and session events per agent) a ``MemoryStore`` keeps, newest last."""
@@ -67,7 +79,8 @@ class MemoryStore(MemoryThreads, StoreBase):
         self._spilled: OrderedDict[str, tuple[str, str, int, float]] = OrderedDict()
         self._spilled_bytes = 0
         self._parked: dict[str, ParkedCall] = {}
-        self._records: OrderedDict[str, CallRecord] = OrderedDict()
+        # The journal ring, oldest first: records, and settled calls whose record is made when first read.
+        self._records: OrderedDict[str, CallRecord | UnmadeRecord] = OrderedDict()
         self._written = 0  # records written ever: ``changes`` takes that many from the end of the ring
         self._running_sources: weakref.WeakSet[RunningSource] = weakref.WeakSet()
         self._events: dict[str, list[SessionEvent]] = {}
@@ -183,6 +196,31 @@ class MemoryStore(MemoryThreads, StoreBase):
     async def write(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
         self.write_now(records, events)
 
+    def write_settled(self, settled: UnmadeRecord) -> None:
+        """Keep a settled call whose record is made (and bounded) only when the journal is read.
+
+        The journal's fast path for this store: most records of a ring are
+        never read, so a call does not pay to make one. What a reader gets is
+        what :meth:`write_now` would have kept (tests hold the two equal); a
+        record id already kept takes the plain path, for its late note.
+        """
+        kept = self._records
+        if settled.record_id in kept:
+            self.write_now((settled.record(),), ())
+            return
+        self._written += 1
+        kept[settled.record_id] = settled
+        if len(kept) > self.max_records:
+            kept.popitem(last=False)
+
+    def _made(self, kept: CallRecord | UnmadeRecord) -> CallRecord:
+        """A ring entry as a record: an unmade one is made and bounded now, and kept made."""
+        if isinstance(kept, CallRecord):
+            return kept
+        record = bounded(kept.record(), self.max_value_bytes)
+        self._records[record.record_id] = record  # its place in the ring is kept
+        return record
+
     def write_now(self, records: Sequence[CallRecord], events: Sequence[SessionEvent]) -> None:
         """``write``, synchronously: the journal's fast path for this store (nothing to await)."""
         kept = self._records
@@ -190,7 +228,7 @@ class MemoryStore(MemoryThreads, StoreBase):
         for record in records:
             earlier = kept.get(record.record_id)
             if earlier is not None and earlier.owner is not None and earlier.owner != record.owner:
-                record = earlier.set(late_note=late_note(record))  # the first settlement wins (records.CallRecord)
+                record = self._made(earlier).set(late_note=late_note(record))  # the first settlement wins (records.CallRecord)
             slot, answer = record.thread_slot, record.thread_answer
             if slot is not None and answer is not None:  # the settling commit fills the call's thread slot
                 self._change_slot(slot, lambda state: slot_filled(state, slot, answer))
@@ -224,7 +262,7 @@ class MemoryStore(MemoryThreads, StoreBase):
         seen = cursor.marks if cursor is not None else pmap()
         moved, kept = diff_marks(seen, ((r.record_id, record_mark(r), True) for r in running), first=cursor is None)
         fresh = 0 if cursor is None else min(self._written - cursor.last, MAX_CHANGED, len(self._records))
-        written = list(islice(reversed(self._records.values()), fresh))[::-1]
+        written = [self._made(entry) for entry in list(islice(reversed(self._records.values()), fresh))[::-1]]
         by_id = {record.record_id: record for record in running}
         records = (*written, *(by_id[record_id] for record_id in moved))
         parked = tuple(p.approval_id for p in self._parked.values() if p.state == "parked")
@@ -233,9 +271,10 @@ class MemoryStore(MemoryThreads, StoreBase):
     async def _journal(self, query: JournalQuery) -> list[CallRecord]:
         found: list[CallRecord] = []
         running = self._running()
-        for record in chain(reversed(running), reversed(self._records.values())):
+        for kept in chain(reversed(running), reversed(list(self._records.values()))):
             if len(found) >= query.limit:
                 break
+            record = self._made(kept)
             if query.matches(record):
                 found.append(record)
         found.reverse()

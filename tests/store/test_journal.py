@@ -269,14 +269,82 @@ async def test_a_batch_is_committed_in_groups_not_one_transaction_per_call(tmp_p
     await store.aclose()
 
 
+class PlainMemory(MemoryStore):
+    """A ``MemoryStore`` the journal does not recognise: every record is made at settlement and written."""
+
+
+def comparable(records: Sequence[CallRecord]) -> list[CallRecord]:
+    """The records without what differs from run to run (ids, keys, times)."""
+    return [
+        r.set(record_id="r", started_at=0.0, ended_at=0.0, idempotency_key="k", agent_id=r.agent_id and "a")
+        for r in records
+    ]
+
+
 async def test_the_memory_fast_path_keeps_what_the_plain_write_keeps() -> None:
-    fast, plain = MemoryStore(), MemoryStore()
-    ctx = app(store=fast)
-    await ctx.tools.execute(run("echo", {"text": "a"}))
-    await ctx.tools.execute(run("crash", {}, call_id="c2"))
-    kept = await fast.journal()
-    await plain.write(kept, [])
-    assert await plain.journal() == kept and [r.outcome for r in kept] == ["ok", "error"]
+    """Records made when the ring is read (MemoryStore.write_settled) equal those made and written at settlement."""
+    made: dict[str, list[CallRecord]] = {}
+    for kind, store in (("fast", MemoryStore(max_value_bytes=1024)), ("plain", PlainMemory(max_value_bytes=1024))):
+        ctx = app(store=store)
+
+        async def gate(exec: ToolExecution, next: PreNext) -> PreToolDecision:
+            return Deny("not today") if exec.call_id == "denied" else Ask("sure?") if exec.call_id == "asked" else await next()
+
+        ctx.on("tools/pre-execute", gate)
+        ctx.provide(APPROVAL, Answer("deferred"))
+        agent = Agent(ctx, name="a")
+        await ctx.tools.execute(run("echo", {"text": "a"}, agent))
+        await ctx.tools.execute(run("crash", {}, call_id="c2"))
+        await ctx.tools.execute(run("echo", {"text": "x" * 5000}, call_id="big"))
+        await ctx.tools.execute(run("echo", {"text": "no"}, call_id="denied"))
+        parked = await ctx.tools.execute(run("echo", {"text": "yes"}, agent, call_id="asked"))
+        approval_id = thaw_json(parked.meta)["approvalId"]  # type: ignore[index]
+        await ctx.tools.resume(approval_id, "allowed-once", decided_by="ops", remember="agent")
+        await ctx.tools.execute(run("echo", {"text": "again"}, agent, call_id="asked"))  # allowed by the rule
+        made[kind] = [r.set(approval_id=None, approval_rule=None, meta=None) for r in await store.journal()]  # random ids
+    fast, plain = made["fast"], made["plain"]
+    assert [r.outcome for r in fast] == ["ok", "error", "ok", "denied", "approval-pending", "ok", "ok"]
+    assert [r.decided_by for r in fast[-2:]] == ["ops", "ops"]  # the decision, then the rule it remembered
+    assert comparable(fast) == comparable(plain)
+    big = thaw_json(fast[2].arguments)
+    assert isinstance(big, dict) and big["$bytes"] > 5000  # bounded when made, as the plain write bounds it
+
+
+class Unmade:
+    """A settled call's facts as the journal hands them to ``MemoryStore.write_settled``."""
+
+    def __init__(self, record: CallRecord) -> None:
+        self.made, self.record_id, self.owner = 0, record.record_id, record.owner
+        self.ended_at = record.ended_at or 0.0
+        self._record = record
+
+    def record(self) -> CallRecord:
+        self.made += 1
+        return self._record
+
+
+async def test_an_unmade_record_is_made_once_when_read_and_counts_for_changes_prune_and_the_ring() -> None:
+    store = MemoryStore(max_records=3)
+    first = await store.changes()
+    unmade = [Unmade(CallRecord(f"r{n}", f"c{n}", "a", "echo", {"n": n}, "ok", 1.0, ended_at=float(n))) for n in range(4)]
+    for entry in unmade:
+        store.write_settled(entry)
+    assert sum(entry.made for entry in unmade) == 0  # nothing made until somebody reads
+    changed = await store.changes(first.cursor)
+    assert [r.record_id for r in changed.records] == ["r1", "r2", "r3"]  # the ring dropped r0 unmade
+    assert [r.record_id for r in await store.journal()] == ["r1", "r2", "r3"]
+    assert [entry.made for entry in unmade] == [0, 1, 1, 1]  # made once, then kept made
+    store.write_settled(Unmade(CallRecord("r9", "c9", "a", "echo", {}, "ok", 1.0, ended_at=9.0)))
+    assert await store.prune(before=3.0) == 1  # r2 ended before 3; r9 is pruned by its ended_at while unmade too
+    assert [r.record_id for r in await store.journal()] == ["r3", "r9"]
+
+
+async def test_an_unmade_settlement_of_a_record_kept_by_another_owner_is_its_late_note() -> None:
+    store = MemoryStore()
+    store.write_now([CallRecord("r1", "c1", "a", "echo", {}, "ok", 1.0, ended_at=2.0, owner="first")], [])
+    store.write_settled(Unmade(CallRecord("r1", "c1", "a", "echo", {}, "error", 1.0, ended_at=3.0, owner="second")))
+    (kept,) = await store.journal()
+    assert kept.outcome == "ok" and kept.owner == "first" and kept.late_note is not None
 
 
 async def test_the_memory_store_is_a_bounded_ring() -> None:
