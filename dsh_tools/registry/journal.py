@@ -33,11 +33,12 @@ from typing import Final
 from dsh_tools.context.events import ProbeHook
 from dsh_tools.decisions import PostToolDecision, PreToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
-from dsh_tools.json_values import FrozenJson, JsonValue
+from dsh_tools.json_values import FrozenJson, JsonValue, freeze_json
 from dsh_tools.context.probes import CallSlots
 from dsh_tools.execution import ToolProgress
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, OWNER, fingerprint
 from dsh_tools.registry.leases import Leases
+from dsh_tools.store.base import preview
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.tool_types import RegisteredTool
 from dsh_tools.store.protocol import CallStore
@@ -295,46 +296,68 @@ class SettledCall:
     """A settled call's facts, from which its record is made: now (a durable store), or when read (a ``MemoryStore``).
 
     The fast path of the in-memory journal: a call costs this handful of
-    slots, and the record (with its previews) is made only if somebody reads
-    the journal (``MemoryStore.write_settled``); the ring drops the rest
-    unread. It keeps what the record needs and nothing that holds the call's
-    agent, signal or state alive. :meth:`record` is the one rule for a
-    settled record, on either path.
+    slots, and the record is made only if somebody reads the journal
+    (``MemoryStore.write_settled``); the ring drops the rest unread. It keeps
+    what the record needs and nothing that holds the call's agent, signal,
+    state or whole result alive. :meth:`record` is the one rule for a settled
+    record, on either path.
     """
 
     __slots__ = (
-        "record_id", "owner", "ended_at", "thread_slot", "_result", "_call_id", "_name", "_arguments",
-        "_agent_id", "_key", "_started_at", "_parent_call_id", "_approval_id", "_progress", "_fingerprint", "_decided",
+        "record_id", "owner", "ended_at", "thread_slot", "_call_id", "_name", "_arguments", "_content", "_value",
+        "_meta", "_outcome", "_is_error", "_error", "_answer", "_agent_id", "_key", "_started_at", "_parent_call_id",
+        "_approval_id", "_progress", "_fingerprint", "_decided",
     )
 
     def __init__(self, entry: _Open, result: ToolExecutionResult, ended_at: float) -> None:
         execution, call = entry.execution, entry.call
-        agent = execution.agent
-        self.record_id, self.owner, self.ended_at, self.thread_slot = entry.record_id, entry.owner, ended_at, _slot(entry)
-        self._result, self._call_id, self._name = result, execution.call_id, execution.name
-        self._arguments, self._agent_id = execution.arguments, agent.id if agent is not None else None
+        agent, slot = execution.agent, _slot(entry)
+        self.record_id, self.owner, self.ended_at, self.thread_slot = entry.record_id, entry.owner, ended_at, slot
+        self._call_id, self._name = execution.call_id, execution.name
+        # Frozen JSON, or (keep_within) its frozen preview.
+        self._arguments: JsonValue = execution.arguments
+        self._content: JsonValue = result.content
+        self._value: JsonValue = result.value
+        self._meta: JsonValue = result.meta
+        self._outcome, self._is_error, self._error = result.outcome, result.is_error, result.error
+        # A call waiting for approval fills nothing: its park marked the slot, and the model is told nothing yet.
+        self._answer = answer_of(result) if slot is not None and result.outcome != "approval-pending" else None
+        self._agent_id = agent.id if agent is not None else None
         self._key = execution.idempotency_key or None
         self._started_at, self._parent_call_id = entry.started_at, call.parent_call_id
         self._approval_id, self._progress, self._fingerprint = _approval_of(entry, result), entry.progress, entry.fingerprint
         rule, decision = call.rule, call.decision
         self._decided = (rule, decision) if type(rule) is ApprovalRule or decision is not None else None
 
+    def keep_within(self, max_bytes: int) -> None:
+        """Hold each payload as the store would keep it (its preview when its JSON is past ``max_bytes``), not whole.
+
+        A ring of facts holding whole payloads would keep what the store
+        promises to bound (``max_value_bytes``) until somebody read it.
+        """
+        self._arguments, self._content = _within(self._arguments, max_bytes), _within(self._content, max_bytes)
+        self._value, self._meta = _within(self._value, max_bytes), _within(self._meta, max_bytes)
+
     def record(self) -> CallRecord:
-        """The call's settled record (its payloads whole: a store bounds them as it keeps them)."""
-        result, slot = self._result, self.thread_slot
-        error = result.error
-        # A call waiting for approval fills nothing: its park marked the slot, and the model is told nothing yet.
-        answer = answer_of(result) if slot is not None and result.outcome != "approval-pending" else None
-        # The execution's and the result's JSON fields are frozen by construction: carried, not walked again.
+        """The call's settled record (its payloads as held: a store bounds them as it keeps them)."""
+        error = self._error
+        # The JSON fields are frozen by construction (the execution's, the result's, or their previews):
+        # carried, not walked again.
         return CallRecord._carrying(
-            {"arguments": self._arguments, "content": result.content, "value": result.value, "meta": result.meta},
+            {"arguments": self._arguments, "content": self._content, "value": self._value, "meta": self._meta},
             self.record_id, self._call_id, self._agent_id, self._name, started_at=self._started_at,
             parent_call_id=self._parent_call_id, approval_id=self._approval_id, progress=self._progress,
-            outcome=result.outcome, is_error=result.is_error,
+            outcome=self._outcome, is_error=self._is_error,
             error=None if error is None else {"name": error.name, "code": error.code}, ended_at=self.ended_at,
-            idempotency_key=self._key, owner=self.owner, fingerprint=self._fingerprint, thread_slot=slot,
-            thread_answer=answer, **_decided(self._decided),
+            idempotency_key=self._key, owner=self.owner, fingerprint=self._fingerprint, thread_slot=self.thread_slot,
+            thread_answer=self._answer, **_decided(self._decided),
         )
+
+
+def _within(value: JsonValue, max_bytes: int) -> JsonValue:
+    """``value`` (frozen), or its frozen preview when its JSON is past ``max_bytes``."""
+    shown = preview(value, max_bytes)
+    return value if shown is value else freeze_json(shown).unwrap()
 
 
 def running_record(entry: _Open) -> CallRecord:

@@ -48,6 +48,7 @@ class UnmadeRecord(Protocol):
     def owner(self) -> str | None: ...
     @property
     def ended_at(self) -> float: ...
+    def keep_within(self, max_bytes: int) -> None: ...
     def record(self) -> CallRecord: ...
 
 DEFAULT_MAX_RECORDS: Final = 10_000
@@ -208,16 +209,17 @@ class MemoryStore(MemoryThreads, StoreBase):
         if settled.record_id in kept:
             self.write_now((settled.record(),), ())
             return
+        settled.keep_within(self.max_value_bytes)  # what the ring holds is bounded now, as a record would be
         self._written += 1
         kept[settled.record_id] = settled
         if len(kept) > self.max_records:
             kept.popitem(last=False)
 
     def _made(self, kept: CallRecord | UnmadeRecord) -> CallRecord:
-        """A ring entry as a record: an unmade one is made and bounded now, and kept made."""
+        """A ring entry as a record: an unmade one (bounded when it was kept) is made now, and kept made."""
         if isinstance(kept, CallRecord):
             return kept
-        record = bounded(kept.record(), self.max_value_bytes)
+        record = kept.record()
         self._records[record.record_id] = record  # its place in the ring is kept
         return record
 

@@ -318,6 +318,9 @@ class Unmade:
         self.ended_at = record.ended_at or 0.0
         self._record = record
 
+    def keep_within(self, max_bytes: int) -> None:
+        self.kept_within = max_bytes
+
     def record(self) -> CallRecord:
         self.made += 1
         return self._record
@@ -330,6 +333,7 @@ async def test_an_unmade_record_is_made_once_when_read_and_counts_for_changes_pr
     for entry in unmade:
         store.write_settled(entry)
     assert sum(entry.made for entry in unmade) == 0  # nothing made until somebody reads
+    assert {entry.kept_within for entry in unmade} == {store.max_value_bytes}  # but bounded as it was kept
     changed = await store.changes(first.cursor)
     assert [r.record_id for r in changed.records] == ["r1", "r2", "r3"]  # the ring dropped r0 unmade
     assert [r.record_id for r in await store.journal()] == ["r1", "r2", "r3"]
