@@ -95,7 +95,7 @@ class _Parked:
 
 
 class _Run:
-    """Bookkeeping of one program run: the lane, the counters, the in-flight calls, what parks or replays it."""
+    """Bookkeeping of one program run: the lane and its driver, the counters, what parks or replays it."""
 
     def __init__(
         self, registry: ToolRegistry, outer: ToolExecution, controller: AbortController, replay: Replay | None
@@ -116,11 +116,11 @@ class _Run:
             gates=registry.gates,
             on_recorded=weak_callback(self._on_recorded),
         )
-        self.numbers: dict[str, tuple[int, str]] = {}  # sub-call id -> (number, tool), for parking
+        # sub-call id -> what its record needs (number, tool, arguments), until the lane records it
+        self.numbers: dict[str, tuple[int, str, JsonValue]] = {}
         self.driver: asyncio.Task[None] | None = None
         self.submitted = 0
         self.dispatches = 0
-        self.in_flight: set[asyncio.Task[JsonValue]] = set()
         self.images: list[tuple[int, Sequence[ContentBlock]]] = []
         self.live: list[tuple[int, ToolExecutionResult, str]] = []  # a replay's calls that ran for real: (number, result, tool)
 
@@ -130,10 +130,11 @@ class _Run:
 
         async def call(args: JsonValue) -> JsonValue:
             # Numbered and queued before the first await, so the lane sees the
-            # calls in the order the program made them. The sub-call runs as
-            # its own task, shielded: when the runtime cancels a binding
-            # because the run ended, the pipeline call it started still
-            # finishes (and is logged) before ``drain`` returns.
+            # calls in the order the program made them. The lane runs the
+            # sub-call and tells ``_on_recorded``, which logs and keeps it: when
+            # the runtime cancels a binding because the run ended, the
+            # pipeline call it started still finishes (and is logged) before
+            # ``drain`` returns; only the wait for its result is cancelled.
             # Not JSON: the program's mistake, refused before the pipeline sees a
             # call (no number, no result, no dispatch event), whatever the runtime.
             frozen = frozen_or_raise(args, lambda why: TypeError(f"tools.{name}(): arguments are not JSON: {why}"))
@@ -157,11 +158,11 @@ class _Run:
                 sub_id, name, frozen, self.outer.agent, self.outer.token, self.controller.signal,
                 derived_idempotency_key(self.outer.idempotency_key, str(number)) if self.outer.idempotency_key else None,
             )
-            self.numbers[sub_id] = (number, name)
-            task = asyncio.ensure_future(self._dispatch(sub_call, self._submit(sub_call), number, gives_value))
-            self.in_flight.add(task)
-            task.add_done_callback(self.in_flight.discard)
-            return await asyncio.shield(task)
+            self.numbers[sub_id] = (number, name, frozen)
+            result = await self._submit(sub_call)
+            if result.is_error:
+                raise CodeDispatchError(result.text)
+            return result.value if gives_value else result.text
 
         return call
 
@@ -184,37 +185,30 @@ class _Run:
             self.driver = asyncio.ensure_future(self.lane.drive())
         return future
 
-    async def _dispatch(
-        self, sub_call: ToolExecutionInput, pending: asyncio.Future[ToolExecutionResult], number: int, typed: bool
-    ) -> JsonValue:
-        result = await pending
-        self.dispatches += 1
-        sub_id, name, args = sub_call.call_id, sub_call.name, sub_call.arguments
-        text = result.text  # what a content binding resolves to (or any binding rejects with)
-        self._log(sub_id, name, args, result, text)
-        if result.outcome != "approval-pending":
-            self.recorded[number] = RecordedCall.of(number, name, cast("JsonValue", args), result)
-        if self.replay is not None:
-            self.live.append((number, result, name))
-        if result.is_error:
-            raise CodeDispatchError(text)
-        if any(block.get("type") == "image" for block in result.content):
-            self.images.append((number, result.content))
-        return result.value if typed else text
-
     def _on_recorded(self, result: ToolExecutionResult) -> None:
-        """The lane recorded a sub-call; a deferred one parks the program before anything else starts.
+        """The lane recorded a sub-call: it is logged and kept, and a deferred one parks the program before anything else starts.
 
         Parking stops the sandbox and drops the calls only queued; calls
         already dispatched finish (``drain``) and are kept.
         """
+        known = self.numbers.pop(result.call_id, None)
+        if known is None:
+            return
+        number, name, args = known
+        self.dispatches += 1
+        self._log(result.call_id, name, args, result)
+        if result.outcome != "approval-pending":
+            self.recorded[number] = RecordedCall.of(number, name, args, result)
+        if self.replay is not None:
+            self.live.append((number, result, name))
+        if not result.is_error and any(block.get("type") == "image" for block in result.content):
+            self.images.append((number, result.content))
         if result.outcome != "approval-pending" or self.parked is not None or self.diverged is not None:
             return
         approval_id = result.meta_get("approvalId")
-        known = self.numbers.get(result.call_id)
-        if type(approval_id) is not str or known is None:
+        if type(approval_id) is not str:
             return  # a pending result without an id cannot be resumed; the program just sees the rejection
-        self.parked = _Parked(known[0], result.call_id, known[1], approval_id)
+        self.parked = _Parked(number, result.call_id, name, approval_id)
         self.lane.cancel_queued()
         self.program.abort(CodeDispatchError("the program parked, waiting for approval"))
 
@@ -254,10 +248,11 @@ class _Run:
             content.extend(blocks)
         return HookContext(content, PluginSource(RUN_CODE_PLUGIN))
 
-    def _log(self, sub_id: str, name: str, args: object, result: ToolExecutionResult, text: str) -> None:
+    def _log(self, sub_id: str, name: str, args: object, result: ToolExecutionResult) -> None:
         agent = self.outer.agent
         if agent is None:
             return
+        text = result.text  # what a content binding resolves to (or any binding rejects with)
         summary = text if len(text) <= SUMMARY_LIMIT else text[:SUMMARY_LIMIT] + "…"
         event: dict[str, JsonValue] = {
             "parentCallId": self.outer.call_id,
@@ -275,9 +270,8 @@ class _Run:
         Sub-calls that had not started when the run settled meet its aborted
         signal and settle ``ABORTED_BEFORE_DISPATCH`` (recorded, never run).
         """
-        while self.in_flight or (self.driver is not None and not self.driver.done()):
-            waiting = [*self.in_flight, *([self.driver] if self.driver is not None else [])]
-            await asyncio.gather(*waiting, return_exceptions=True)
+        while self.driver is not None and not self.driver.done():
+            await asyncio.gather(self.driver, return_exceptions=True)
 
 
 def _arguments_record(args: object) -> dict[str, JsonValue]:

@@ -7,9 +7,10 @@ The model often asks for several independent things in one message. A
 * **only dispatch overlaps.** Admission, ``tools/pre-execute``, approval,
   guards, ``tools/post-execute`` and ``tools/result`` run in the lane, one call
   at a time, in submission order; a listener that keeps ordered state sees the
-  calls exactly as it would one by one. The ``tools/execute`` chain and the
-  body run as tasks and may overlap *other* calls' dispatches (so a wrapper
-  must tolerate being re-entered for distinct executions).
+  calls exactly as it would one by one. A parallel call's ``tools/execute``
+  chain and body run as a task and may overlap *other* calls' dispatches (so
+  a wrapper must tolerate being re-entered for distinct executions); an
+  exclusive call's run in the lane's own task, since nothing overlaps it.
 * **a rolling pool.** Consecutive ``parallel`` calls dispatch side by side, at
   most ``max_parallel`` at once; a slot frees as soon as a body finishes.
 * **exclusive calls are barriers.** An ``exclusive`` call waits until every
@@ -78,7 +79,7 @@ def check_max_parallel(value: object, name: str = "max_parallel") -> int:
 class _Entry:
     """One submitted call and how far it has got."""
 
-    __slots__ = ("call", "future", "execution", "mode", "settled", "task", "plan", "slot")
+    __slots__ = ("call", "future", "execution", "mode", "settled", "task", "dispatched", "plan", "slot")
 
     def __init__(
         self, call: ToolExecutionInput, future: asyncio.Future[ToolExecutionResult], slot: ThreadSlot | None
@@ -89,12 +90,13 @@ class _Entry:
         self.execution: ToolExecution | None = None
         self.mode: ExecutionMode | None = None
         self.settled: Settled | None = None
-        self.task: asyncio.Task[ToolExecutionResult] | None = None
+        self.task: asyncio.Task[ToolExecutionResult] | None = None  # a parallel call's dispatch
+        self.dispatched: ToolExecutionResult | None = None  # an exclusive call's, run in the lane's task
         self.plan: CallPlan | None = None  # built when the call starts
 
     def ready(self) -> bool:
         """Settled without dispatch, or its dispatch has finished: it can be recorded."""
-        return self.settled is not None or (self.task is not None and self.task.done())
+        return self.settled is not None or self.dispatched is not None or (self.task is not None and self.task.done())
 
 
 class CallLane:
@@ -207,6 +209,12 @@ class CallLane:
             return
         if entry.mode != "parallel":
             self._barrier = entry
+        if entry.mode == "exclusive":
+            # Nothing else runs while an exclusive call does, so its dispatch runs here, in the lane's
+            # task: no task of its own to start and no wake-up to record it (a Code Mode program's
+            # sequential calls are all this). A cancellation of the lane reaches its body as one of execute()'s does.
+            entry.dispatched = await dispatch_call(plan, opened.unwrap())
+            return
         entry.task = asyncio.create_task(dispatch_call(plan, opened.unwrap()))
         self._running += 1
         entry.task.add_done_callback(self._dispatched)
@@ -260,7 +268,7 @@ class CallLane:
             entry = self._open.popleft()
             if fatal is not None and entry.execution is not None:
                 await record_interrupted(entry.plan or self._host, entry.execution, fatal)
-            elif entry.settled is None and entry.task is None and entry.execution is not None:
+            elif entry.settled is None and entry.task is None and entry.dispatched is None and entry.execution is not None:
                 # interrupted between admission and dispatch
                 not_run = aborted_result(entry.execution, "ABORTED_BEFORE_DISPATCH", CANCELLED)
                 await notify_result(entry.plan or self._host, Settled(entry.execution, not_run))
@@ -273,7 +281,9 @@ class CallLane:
 
 
 def _dispatch_result(entry: _Entry) -> ToolExecutionResult:
-    """The finished dispatch task's result (a task cancelled before its first step never ran)."""
+    """The finished dispatch's result (a task cancelled before its first step never ran)."""
+    if entry.dispatched is not None:
+        return entry.dispatched
     task, execution = entry.task, entry.execution
     assert task is not None and execution is not None
     if task.cancelled():

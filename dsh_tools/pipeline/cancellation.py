@@ -31,7 +31,10 @@ from collections.abc import Iterable
 from types import TracebackType
 from typing import Any, Final
 
-__all__ = ["FATAL", "CallerScope", "cancel_requested", "propagate_if_fatal", "wait_out"]
+__all__ = ["CANCELLED", "FATAL", "CallerScope", "cancel_requested", "propagate_if_fatal", "wait_out"]
+
+CANCELLED: Final = "the caller's task was cancelled"
+"""The abort reason a result (and a body's signal) carries when the task awaiting the call was cancelled."""
 
 FATAL: Final = (KeyboardInterrupt, SystemExit)
 """Exceptions that end the process, not the call: recorded, then re-raised."""

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Final, TypeAlias
+from typing import TypeAlias
 
 from returns.result import Failure, Result, Success
 
 from dsh_tools.errors import ToolAbortedError
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
 from dsh_tools.pipeline.admit import admit
-from dsh_tools.pipeline.cancellation import FATAL, CallerScope, cancel_requested
+from dsh_tools.pipeline.cancellation import CANCELLED, FATAL, CallerScope, cancel_requested
 from dsh_tools.pipeline.dispatch import dispatch
 from dsh_tools.pipeline.effects import maybe_took_effect
 from dsh_tools.pipeline.guards import check_guards
@@ -59,8 +59,6 @@ Gate: TypeAlias = Callable[[PipelineHost, ToolExecution], Awaitable[Result[ToolE
 STANDARD_GATES: tuple[Gate, ...] = (pre_execute, check_guards)
 """The SPEC's order: the pre-execute waterfall (with approval for ``Ask``), then guards."""
 
-CANCELLED: Final = "the caller's task was cancelled"
-"""The abort reason a result carries when the task awaiting the call was cancelled."""
 
 
 async def pass_gates(

@@ -23,7 +23,7 @@ from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import KEEP, Keep
 from dsh_tools.listener_chain import Rest, run_chain
 from dsh_tools.off_loop import off_loop
-from dsh_tools.pipeline.cancellation import cancel_requested, propagate_if_fatal
+from dsh_tools.pipeline.cancellation import CANCELLED, cancel_requested, propagate_if_fatal
 from dsh_tools.pipeline.checks import check_result
 from dsh_tools.pipeline.containment import Contain
 from dsh_tools.pipeline.effects import second_start
@@ -160,6 +160,8 @@ async def _run_body(host: PipelineHost, execution: ToolExecution, body: Awaitabl
     except asyncio.CancelledError:
         if task.done() or not cancel_requested():
             raise  # it stopped, or it is not the caller's cancellation (contained as a failure)
+        if type(host) is CallPlan:
+            host.state.abort(CANCELLED)  # a body that watches its signal hears it too (the registry's own signal)
         orphans = getattr(host, "orphans", None)
         keeper = orphans if isinstance(orphans, Orphans) else _FALLBACK_ORPHANS
         what = f'tool "{execution.name}" (call {execution.call_id})'

@@ -196,6 +196,28 @@ async def test_cancelling_execute_cancels_and_awaits_the_body_records_aborted_th
     assert result.error == ABORTED and "cancelled" in result.text
 
 
+@pytest.mark.parametrize("how", ["execute", "exclusive batch", "parallel batch"])
+async def test_a_cancelled_call_aborts_the_signal_its_body_was_given(ctx: Context, how: str) -> None:
+    """Without a caller's signal the body gets the registry's own; cancelling the call aborts it, however the call runs."""
+    started = asyncio.Event()
+    heard: list[object] = []
+
+    async def watcher(exec: ToolExecution) -> list[ContentBlock]:
+        assert exec.signal is not None
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            heard.append(exec.signal.aborted and exec.signal.reason)
+        return []
+
+    ctx.tools.register(Body("w", watcher, safe=how == "parallel batch"))
+    call = ToolExecutionInput("c", "w", {})
+    run = ctx.tools.execute(call) if how == "execute" else ctx.tools.execute_batch([call])
+    await cancelled_once(run, started)
+    assert heard == ["the caller's task was cancelled"]
+
+
 async def test_a_body_that_swallows_the_cancellation_is_awaited_and_still_recorded_aborted(ctx: Context) -> None:
     started = asyncio.Event()
 
