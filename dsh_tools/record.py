@@ -56,6 +56,8 @@ def _frozen_field(cls: type, name: str, value: object) -> object:
 
 _GENERIC_NEW: Callable[..., Any] | None = None
 """``Record.__new__`` itself (set below, once the class exists)."""
+_GENERIC_SET: Callable[..., Any] | None = None
+"""``Record.set`` itself (set below, once the class exists)."""
 _generated_count = 0
 
 
@@ -106,6 +108,53 @@ def _generated_new(cls: type[Record]) -> Callable[..., Any]:
     made = namespace["__new__"]
     made._dsh_generated = True
     made.__qualname__ = f"{cls.__qualname__}.__new__"
+    return cast(Callable[..., Any], made)
+
+
+def _refuse_changes(cls: type[Record], changes: dict[str, object], positional: int) -> None:
+    _check_field_names(cls, changes, positional)  # raises: they name no field
+
+
+def _generated_set(cls: type[Record]) -> Callable[..., Any]:
+    """``set`` written for ``cls``'s fields, as :func:`_generated_new` writes its constructor.
+
+    Every field not replaced is copied as it is (already frozen); a replaced
+    JSON field is frozen. The generic loop it replaces cost about twice as
+    much, and a call copies records (its execution handed a signal, a
+    settled call's result) on its way through the pipeline.
+    """
+    global _generated_count
+    _generated_count += 1
+    lines = [
+        "def set(self, *_args, **_changes):",
+        "    if _args:",  # pyrsistent's set(name, value)
+        "        _changes[_args[0]] = _args[1]",
+        "    _cls = type(self)",
+        "    if _cls is not _owner:",  # a subclass's own set reached this one through super().set
+        "        return _cls._record_set(self, **_changes)",
+        "    _made = _object_new(_cls)",
+    ]
+    for name, _default, is_json in cls._record_plan:
+        lines.append(f"    _v = _changes.pop({name!r}, _M)")
+        lines.append(f"    if _v is _M: _v = self.{name}")
+        if is_json:
+            lines.append(f"    elif _v is not None: _v = _frozen(_cls, {name!r}, _v)")
+        lines.append(f"    _set(_made, {name!r}, _v)")
+    lines.append("    if _changes:")
+    lines.append("        _check(_cls, _changes, 0)")
+    lines.append("    _set(_made, '_pclass_frozen', True)")
+    lines.append("    return _made")
+    namespace: dict[str, Any] = {
+        "_M": _MISSING, "_object_new": object.__new__, "_set": object.__setattr__, "_frozen": _frozen_field,
+        "_check": _refuse_changes, "_owner": cls,
+    }
+    source = "\n".join(lines) + "\n"
+    filename = f"<dsh_tools.record generated set of {cls.__qualname__} #{_generated_count}>"
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own code, from field names
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    made = namespace["set"]
+    made._dsh_generated = True
+    made.__qualname__ = f"{cls.__qualname__}.set"
     return cast(Callable[..., Any], made)
 
 
@@ -161,6 +210,10 @@ else:
             )
             cls._record_position = {n: index for index, n in enumerate(cls._record_fields)}
             cls._record_new = _generated_new(cls)
+            cls._record_set = _generated_set(cls)
+            inherited_set = getattr(cls.set, "_dsh_generated", False) or cls.set is _GENERIC_SET
+            if "set" not in namespace and inherited_set and _GENERIC_SET is not None:
+                cls.set = cls._record_set  # no hand-written set on the way: the generated one is it
             inherited_new = getattr(cls.__new__, "_dsh_generated", False) or cls.__new__ is _GENERIC_NEW
             if "__new__" not in namespace and inherited_new and _GENERIC_NEW is not None:
                 cls.__new__ = cls._record_new  # no hand-written __new__ on the way: the generated one is it
@@ -180,6 +233,7 @@ class Record(PClass, metaclass=_RecordMeta):
     _record_plan: ClassVar[tuple[tuple[str, object, bool], ...]] = ()
     _record_position: ClassVar[dict[str, int]] = {}
     _record_new: ClassVar[Callable[..., Any]]
+    _record_set: ClassVar[Callable[..., Any]]
 
     @classmethod
     def _carrying(cls: type[_R], carried: Mapping[str, object], /, *args: object, **kwargs: object) -> _R:
@@ -204,23 +258,11 @@ class Record(PClass, metaclass=_RecordMeta):
 
             The fields kept are copied as they are (already frozen); only the
             replaced JSON fields are frozen. pyrsistent's own ``set`` rebuilds
-            the whole record through ``__new__`` instead.
+            the whole record through ``__new__`` instead. Each class's is
+            generated (:func:`_generated_set`); a hand-written ``set`` that
+            calls ``super().set`` reaches its class's through here.
             """
-            if args:
-                kwargs[args[0]] = args[1]
-            cls = type(self)
-            _check_field_names(cls, kwargs, 0)
-            made = object.__new__(cls)
-            setter = object.__setattr__
-            for name, _default, is_json in cls._record_plan:
-                value = kwargs.get(name, _MISSING)
-                if value is _MISSING:
-                    value = getattr(self, name)
-                elif is_json and value is not None:
-                    value = _frozen_field(cls, name, value)
-                setter(made, name, value)
-            setter(made, "_pclass_frozen", True)
-            return made
+            return type(self)._record_set(self, *args, **kwargs)
 
     def to_json(self) -> dict[str, Any]:
         """The wire shape: camelCase keys, absent optionals omitted, payloads thawed."""
@@ -237,6 +279,7 @@ class Record(PClass, metaclass=_RecordMeta):
 
 
 _GENERIC_NEW = Record.__new__
+_GENERIC_SET = Record.set
 
 
 def wire_value(value: object) -> Any:

@@ -38,6 +38,7 @@ from dsh_tools.pipeline.plan import CallPlan, plan_call
 from dsh_tools.pipeline.pre_execute import pre_execute
 from dsh_tools.pipeline.spill import spill
 from dsh_tools.pipeline.queued import dispatch_queued
+from dsh_tools.pipeline.quiet import is_quiet
 
 __all__ = [
     "CANCELLED",
@@ -76,6 +77,17 @@ def _not_dispatched(execution: ToolExecution, reason: object) -> Failure[Settled
     return Failure(Settled(execution, aborted_result(execution, "ABORTED_BEFORE_DISPATCH", reason)))
 
 
+def _opened(host: PipelineHost, execution: ToolExecution) -> Settled | None:
+    """Tell the plan's probes the call opened; a call whose signal is already aborted settles here."""
+    if type(host) is CallPlan:
+        for probe in host.probes["opened"]:
+            probe.opened(host.state, execution)
+    signal = execution.signal
+    if signal is not None and signal.aborted:
+        return Settled(execution, aborted_result(execution, "ABORTED_BEFORE_DISPATCH", signal.reason))
+    return None
+
+
 async def open_call(
     host: PipelineHost, execution: ToolExecution, gates: Sequence[Gate] = STANDARD_GATES
 ) -> Result[ToolExecution, Settled]:
@@ -85,12 +97,10 @@ async def open_call(
     (``ABORTED_BEFORE_DISPATCH``); so does one whose signal or task is
     aborted while its gates run. A denial stands as the denial.
     """
-    if type(host) is CallPlan:
-        for probe in host.probes["opened"]:
-            probe.opened(host.state, execution)
+    settled = _opened(host, execution)
+    if settled is not None:
+        return Failure(settled)
     signal = execution.signal
-    if signal is not None and signal.aborted:
-        return _not_dispatched(execution, signal.reason)
     try:
         gated = await pass_gates(host, Success(execution), gates)
     except asyncio.CancelledError:
@@ -206,10 +216,14 @@ async def continue_call(
             settled: Settled = admitted.failure()  # settled before its plan (at admission, or a stale approval)
         else:
             execution = admitted.unwrap()
-            host = plan_call(host, execution)
+            host = plan = plan_call(host, execution)
             try:
-                opened = await open_call(host, execution, gates)
-                settled = opened.failure() if type(opened) is Failure else await run_tool(host, opened.unwrap())
+                if gates is STANDARD_GATES and is_quiet(plan, execution):  # the fast path: pipeline/quiet.py
+                    quiet = _opened(plan, execution)
+                    settled = quiet if quiet is not None else Settled(execution, await dispatch_call(plan, execution))
+                else:
+                    opened = await open_call(plan, execution, gates)
+                    settled = opened.failure() if type(opened) is Failure else await run_tool(plan, opened.unwrap())
             except FATAL as error:
                 await record_interrupted(host, execution, error)
                 raise

@@ -34,7 +34,7 @@ from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.plan import CallPlan
 from dsh_tools.store.spilled import DEFAULT_PAGE_CHARS
 
-__all__ = ["SpillKeeper", "preview", "spill"]
+__all__ = ["SpillKeeper", "preview", "spill", "spill_limit"]
 
 @runtime_checkable
 class SpillKeeper(Protocol):
@@ -48,19 +48,25 @@ class SpillKeeper(Protocol):
         ...
 
 
-async def spill(host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult) -> ToolExecutionResult:
-    """``result``, or its preview when its text is past the call's limit (see the module docstring)."""
+def spill_limit(host: PipelineHost, execution: ToolExecution) -> int | None:
+    """The UTF-8 bytes of text the call's result may carry to the model, or ``None``: it is never cut."""
     if type(host) is not CallPlan or execution.parent is not None:
-        return result
+        return None
     tool = host.tool
     if tool is None or tool.name == READ_RESULT_NAME:
-        return result
-    keeper = host.host
+        return None
     limit: object = tool.max_inline_bytes
     if limit is None:
-        limit = getattr(keeper, "max_inline_bytes", None)  # a plain read: every call passes here
-    if type(limit) is not int:
+        limit = getattr(host.host, "max_inline_bytes", None)  # a plain read: every call passes here
+    return limit if type(limit) is int else None
+
+
+async def spill(host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult) -> ToolExecutionResult:
+    """``result``, or its preview when its text is past the call's limit (see the module docstring)."""
+    limit = spill_limit(host, execution)
+    if limit is None:
         return result
+    keeper = host.host if type(host) is CallPlan else host
     content = _as_read(result.content)
     text = content_text(content)
     if not past_utf8_bytes(text, limit):

@@ -86,6 +86,24 @@ def test_a_subclass_with_its_own_new_builds_through_its_generated_constructor() 
     assert type(made) is Extended and made.extra == "z" and is_frozen_container(made.payload)
     with pytest.raises(TypeError, match="nope"):
         Extended("x", 1, extra="z", nope=2)  # type: ignore[call-arg]
+    copied = made.set(extra="w", count=2)  # Extended's own generated set: its fields, Sample's included
+    assert type(copied) is Extended and (copied.extra, copied.count, copied.first_name) == ("w", 2, "x")
+    assert copied.payload is made.payload
+    with pytest.raises(TypeError, match="nope"):
+        made.set(nope=2)
+
+
+def test_a_hand_written_set_reaches_its_own_classes_generated_one_through_super() -> None:
+    class Counted(Sample):
+        extra: int = 0
+
+        if not TYPE_CHECKING:
+
+            def set(self, *args, **kwargs):
+                return super().set(*args, **kwargs, extra=self.extra + 1)
+
+    made = Counted("x", [1]).set(count=4)
+    assert type(made) is Counted and (made.count, made.extra) == (4, 1)
 
 
 def test_a_generated_constructor_shows_its_source_in_a_traceback() -> None:
