@@ -77,6 +77,22 @@ def _not_dispatched(execution: ToolExecution, reason: object) -> Failure[Settled
     return Failure(Settled(execution, aborted_result(execution, "ABORTED_BEFORE_DISPATCH", reason)))
 
 
+def _quieten(plan: CallPlan, execution: ToolExecution, gates: Sequence[Gate]) -> Sequence[Gate]:
+    """The gates the call runs: for a quiet one (``pipeline/quiet.py``, marked on its state), only those added before the standard ones.
+
+    Only gates that end with the standard ones qualify (``execute``'s and a
+    lane's, Code Mode's presentation gate first); any other pipeline runs
+    every gate it was given.
+    """
+    standard = len(STANDARD_GATES)
+    if gates is not STANDARD_GATES and tuple(gates[-standard:]) != STANDARD_GATES:
+        return gates
+    if not is_quiet(plan, execution):
+        return gates
+    plan.state.quiet = True
+    return gates[: len(gates) - standard]
+
+
 def _opened(host: PipelineHost, execution: ToolExecution) -> Settled | None:
     """Tell the plan's probes the call opened; a call whose signal is already aborted settles here."""
     if type(host) is CallPlan:
@@ -97,6 +113,8 @@ async def open_call(
     (``ABORTED_BEFORE_DISPATCH``); so does one whose signal or task is
     aborted while its gates run. A denial stands as the denial.
     """
+    if type(host) is CallPlan and not host.state.quiet:
+        gates = _quieten(host, execution, gates)
     settled = _opened(host, execution)
     if settled is not None:
         return Failure(settled)
@@ -167,7 +185,12 @@ def _end_dispatch(plan: CallPlan, tokens: Sequence[object]) -> None:
 
 
 async def close_call(host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult) -> Settled:
-    """``tools/post-execute``, then spilling; a cancellation while they run settles the call as ``ABORTED``."""
+    """``tools/post-execute``, then spilling; a cancellation while they run settles the call as ``ABORTED``.
+
+    A quiet call (``pipeline/quiet.py``) skips both: they would hand its result on unchanged.
+    """
+    if type(host) is CallPlan and host.state.quiet:
+        return Settled(execution, result)
     try:
         return Settled(execution, await spill(host, execution, await post_execute(host, execution, result)))
     except asyncio.CancelledError:
@@ -218,7 +241,8 @@ async def continue_call(
             execution = admitted.unwrap()
             host = plan = plan_call(host, execution)
             try:
-                if gates is STANDARD_GATES and is_quiet(plan, execution):  # the fast path: pipeline/quiet.py
+                gates = _quieten(plan, execution, gates)
+                if plan.state.quiet and not gates:  # no gate left to run: nothing can stop it before dispatch
                     quiet = _opened(plan, execution)
                     settled = quiet if quiet is not None else Settled(execution, await dispatch_call(plan, execution))
                 else:

@@ -2,20 +2,21 @@
 
 Most calls of a plain registry meet no policy at all: no ``tools/pre-execute``
 or ``tools/post-execute`` listener, no guard, no approval, no spilling limit,
-no probe that hears a decision. For such a call every stage but dispatch
-hands the call on unchanged: the pre-execute waterfall answers ``Allow()``,
-the guards find nothing to say, post-execute answers ``Accept()`` and
-spilling has no limit; none of them awaits anything, so not even a
-cancellation can arrive in between. For a call :func:`is_quiet` admits,
-``continue_call`` (``pipeline/compose.py``) runs just what is left (the
-probes' opening, the abort check, dispatch) and skips building and
-unpacking the stages' decisions and railway values, about a fifth of a
-plain call's cost (``make bench``, "call cost").
+no probe that hears a decision. For such a call the standard gates and the
+closing stages hand the call on unchanged: the pre-execute waterfall answers
+``Allow()``, the guards find nothing to say, post-execute answers
+``Accept()`` and spilling has no limit; none of them awaits anything, so not
+even a cancellation can arrive in between. For a call :func:`is_quiet`
+admits, ``pipeline/compose.py`` marks the call's state ``quiet`` and skips
+them (``open_call`` runs only the gates added before the standard ones, such
+as Code Mode's presentation gate; ``close_call`` hands the result on), and
+``execute()`` with no gate left goes straight from the probes' opening and
+the abort check to dispatch. That is about a sixth of a plain call's cost
+(``make bench``, "call cost").
 
-Only the standard gates qualify (``execute_call``'s default): a custom
-pipeline's gates always run, and handing ``execute_call`` a copy of
-:data:`~dsh_tools.pipeline.compose.STANDARD_GATES` runs the plain path
-(tests compare the two that way, call by call).
+Only gates that end with the standard ones qualify (``execute``'s and a
+lane's): a pipeline of other gates runs every one of them and every stage
+(tests compare the two paths that way, call by call).
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """The quiet-call fast path (``pipeline/quiet.py``) agrees with the plain path, call by call.
 
-``ToolRegistry.execute`` skips the stages that would hand a call on unchanged
-when nothing listens to them; ``execute_call`` handed a *copy* of the standard
-gates always runs the plain path. Each case runs both ways on registries built
-alike, and the results, what observers heard and the journal records must be
-the same; a counter on ``open_call`` proves which path ran.
+``ToolRegistry.execute`` (and a batch's lane) skips the stages that would hand
+a call on unchanged when nothing listens to them; gates that do not end with
+the standard ones (here: one more gate that lets everything through) always
+run the plain path. Each case runs both ways on registries built alike, and
+the results, what observers heard and the journal records must be the same;
+a counter on ``post_execute`` proves which path ran.
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ from dsh_tools import (
 )
 from dsh_tools.pipeline import compose
 from dsh_tools.pipeline.compose import STANDARD_GATES, execute_call
+from dsh_tools.pipeline.outcomes import Settled
+from dsh_tools.pipeline.post_execute import post_execute
+from returns.result import Result, Success
 from dsh_tools.store import CallRecord
 from pipeline_support import Results
-
-STOP = asyncio.Event()
-
 
 @tool
 async def echo(text: str) -> str:
@@ -58,7 +59,7 @@ async def crash() -> str:
 @tool(timeout_ms=5)
 async def slow() -> str:
     """Outlives its timeout (its call is still quiet: wrappers are dispatch's own)."""
-    await STOP.wait()
+    await asyncio.Event().wait()
     return "never"
 
 
@@ -99,17 +100,24 @@ def app() -> tuple[Context, Results, Agent]:
 
 
 @pytest.fixture
-def opened_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The calls that went through ``open_call`` (the plain path's gates)."""
+def closed_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The calls that went through ``post_execute`` (the plain path's closing stage)."""
     seen: list[str] = []
-    plain = compose.open_call
+    plain = post_execute
 
-    async def counted(host: Any, execution: ToolExecution, gates: Any = STANDARD_GATES) -> Any:
+    async def counted(host: Any, execution: ToolExecution, result: ToolExecutionResult) -> ToolExecutionResult:
         seen.append(execution.call_id)
-        return await plain(host, execution, gates)
+        return await plain(host, execution, result)
 
-    monkeypatch.setattr(compose, "open_call", counted)
+    monkeypatch.setattr(compose, "post_execute", counted)
     yield seen
+
+
+async def let_through(host: Any, execution: ToolExecution) -> Result[ToolExecution, Settled]:
+    return Success(execution)
+
+
+PLAIN_GATES = (*STANDARD_GATES, let_through)
 
 
 def comparable(records: list[CallRecord]) -> list[CallRecord]:
@@ -137,19 +145,25 @@ async def run_all(run: Callable[[Context, ToolExecutionInput], Any]) -> tuple[li
     return results, observed, comparable(await ctx.tools.store.journal())
 
 
-async def test_the_quiet_path_agrees_with_the_plain_path(opened_calls: list[str]) -> None:
-    quiet = await run_all(lambda ctx, call: ctx.tools.execute(call))
-    assert opened_calls == []  # every one of these calls is quiet: no gate ran
-    plain = await run_all(lambda ctx, call: execute_call(ctx.tools, call, gates=(*STANDARD_GATES,)))
-    # The plain path opened every call admission let through (all but the one whose arguments are not JSON),
-    # the one aborted before it started included (open_call settles it before its gates).
-    assert len(opened_calls) == len(CASES)
+@pytest.mark.parametrize("how", ["execute", "batch"])
+async def test_the_quiet_path_agrees_with_the_plain_path(closed_calls: list[str], how: str) -> None:
+    async def quietly(ctx: Context, call: ToolExecutionInput) -> ToolExecutionResult:
+        if how == "execute":
+            return await ctx.tools.execute(call)
+        (result,) = await ctx.tools.execute_batch([call])
+        return result
+
+    quiet = await run_all(quietly)
+    assert closed_calls == []  # every one of these calls is quiet: no closing stage ran
+    plain = await run_all(lambda ctx, call: execute_call(ctx.tools, call, gates=PLAIN_GATES))
+    # The plain path closed every call that was dispatched (all but those settled at admission or before it).
+    assert closed_calls == ["ok", "typed", "invalid", "raised", "unknown", "timeout", "aborted-mid-body", "blocks"]
     assert quiet == plain
     outcomes = [result[1] for result in quiet[0]]
     assert outcomes == ["ok", "ok", "invalid-args", "error", "unknown-tool", "timeout", "aborted", "ok", "error", "aborted"]
 
 
-async def test_a_cancelled_quiet_call_is_recorded_aborted_then_raises(opened_calls: list[str]) -> None:
+async def test_a_cancelled_quiet_call_is_recorded_aborted_then_raises(closed_calls: list[str]) -> None:
     ctx, heard, _ = app()
     task = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput("c", "slow", {})))
     await asyncio.sleep(0)
@@ -157,10 +171,10 @@ async def test_a_cancelled_quiet_call_is_recorded_aborted_then_raises(opened_cal
     with pytest.raises(asyncio.CancelledError):
         await task
     ((_, result),) = heard.seen
-    assert result.outcome == "aborted" and opened_calls == []
+    assert result.outcome == "aborted" and closed_calls == []
 
 
-async def test_a_call_that_anything_listens_to_takes_the_plain_path(opened_calls: list[str]) -> None:
+async def test_a_call_that_anything_listens_to_takes_the_plain_path(closed_calls: list[str]) -> None:
     ctx, _, _ = app()
 
     async def allow(exec: ToolExecution, next: PreNext) -> PreToolDecision:
@@ -178,4 +192,18 @@ async def test_a_call_that_anything_listens_to_takes_the_plain_path(opened_calls
     spilling = boot(max_inline_bytes=4096)
     spilling.tools.register(echo)
     await spilling.tools.execute(ToolExecutionInput("spill", "echo", {"text": "x"}))
-    assert opened_calls == ["pre", "post", "guard", "spill"]
+    assert closed_calls == ["pre", "post", "guard", "spill"]
+
+
+async def test_a_gate_added_before_the_standard_ones_still_runs_for_a_quiet_call(closed_calls: list[str]) -> None:
+    ran: list[str] = []
+
+    async def added(host: Any, execution: ToolExecution) -> Result[ToolExecution, Settled]:
+        ran.append(execution.call_id)
+        return Success(execution)
+
+    ctx, heard, _ = app()
+    ctx.tools.add_gate(added)  # as Code Mode's presentation gate is
+    result = await ctx.tools.execute(ToolExecutionInput("added", "echo", {"text": "x"}))
+    assert ran == ["added"] and result.text == "x" and closed_calls == []  # the gate ran; the rest was quiet
+    assert [r.text for _, r in heard.seen] == ["x"]
