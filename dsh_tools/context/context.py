@@ -69,6 +69,16 @@ class ServiceKey(Generic[T]):
         return f"ServiceKey({self.name!r})"
 
 
+class _Keys:
+    """The registry's and the prompt's service keys, kept once imported (their module is above this one)."""
+
+    tools: ServiceKey[ToolRegistry] | None = None
+    system_prompt: ServiceKey[SystemPrompt] | None = None
+
+
+_KEYS: Final = _Keys()
+
+
 class ContextBound(Protocol[T_co]):
     """A service that acts as whichever context reaches it."""
 
@@ -216,16 +226,22 @@ class Context:
     @property
     def tools(self) -> ToolRegistry:
         """The tool registry, acting as this context (``RuntimeError`` if none)."""
-        from dsh_tools.context.services import TOOLS
+        key = _KEYS.tools
+        if key is None:  # imported once: an import statement per call cost twice the look-up itself
+            from dsh_tools.context.services import TOOLS
 
-        return self.require(TOOLS)
+            key = _KEYS.tools = TOOLS
+        return self.require(key)
 
     @property
     def system_prompt(self) -> SystemPrompt:
         """The system prompt service, acting as this context (``RuntimeError`` if none)."""
-        from dsh_tools.context.services import SYSTEM_PROMPT
+        key = _KEYS.system_prompt
+        if key is None:
+            from dsh_tools.context.services import SYSTEM_PROMPT
 
-        return self.require(SYSTEM_PROMPT)
+            key = _KEYS.system_prompt = SYSTEM_PROMPT
+        return self.require(key)
 
     # -- events ----------------------------------------------------------
     @overload
