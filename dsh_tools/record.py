@@ -87,7 +87,7 @@ def _generated_new(cls: type[Record]) -> Callable[..., Any]:
     lines.append("        _unknown(_cls, _extra)")
     lines.append("    _self = _object_new(_cls)")
     namespace: dict[str, Any] = {
-        "_M": _MISSING, "_object_new": object.__new__, "_set": object.__setattr__, "_frozen": _frozen_field,
+        "_M": _MISSING, "_object_new": object.__new__, "_frozen": _frozen_field,
         "_unknown": _unknown_fields, "_missing": _missing_field, "_owner": cls,
     }
     for name, default, is_json in fields:
@@ -98,8 +98,8 @@ def _generated_new(cls: type[Record]) -> Callable[..., Any]:
             lines.append(f"    if {name} is _M: {name} = _d_{name}")
         if is_json:
             lines.append(f"    elif {name} is not None: {name} = _frozen(_cls, {name!r}, {name})")
-        lines.append(f"    _set(_self, {name!r}, {name})")
-    lines.append("    _set(_self, '_pclass_frozen', True)")
+        lines.append(_store(cls, name, "_self", name, namespace))
+    lines.append(_store(cls, "_pclass_frozen", "_self", "True", namespace))
     lines.append("    return _self")
     source = "\n".join(lines) + "\n"
     filename = f"<dsh_tools.record generated __new__ of {cls.__qualname__} #{_generated_count}>"
@@ -109,6 +109,22 @@ def _generated_new(cls: type[Record]) -> Callable[..., Any]:
     made._dsh_generated = True
     made.__qualname__ = f"{cls.__qualname__}.__new__"
     return cast(Callable[..., Any], made)
+
+
+def _store(cls: type, name: str, target: str, value: str, namespace: dict[str, Any]) -> str:
+    """The generated statement that stores ``value`` in field ``name`` of ``target`` (a ``cls`` instance).
+
+    Through the slot's own descriptor (its ``__set__``) where the field is a
+    slot, as every record's is: about half the cost of ``object.__setattr__``,
+    which looks the name up again on every store. Anything else goes through
+    ``object.__setattr__``.
+    """
+    descriptor = getattr(cls, name, None)
+    if type(descriptor).__name__ == "member_descriptor":
+        namespace[f"_s_{name}"] = descriptor.__set__  # type: ignore[union-attr]
+        return f"    _s_{name}({target}, {value})"
+    namespace["_set_attr"] = object.__setattr__
+    return f"    _set_attr({target}, {name!r}, {value})"
 
 
 def _refuse_changes(cls: type[Record], changes: dict[str, object], positional: int) -> None:
@@ -134,20 +150,19 @@ def _generated_set(cls: type[Record]) -> Callable[..., Any]:
         "        return _cls._record_set(self, **_changes)",
         "    _made = _object_new(_cls)",
     ]
+    namespace: dict[str, Any] = {
+        "_M": _MISSING, "_object_new": object.__new__, "_frozen": _frozen_field, "_check": _refuse_changes, "_owner": cls,
+    }
     for name, _default, is_json in cls._record_plan:
         lines.append(f"    _v = _changes.pop({name!r}, _M)")
         lines.append(f"    if _v is _M: _v = self.{name}")
         if is_json:
             lines.append(f"    elif _v is not None: _v = _frozen(_cls, {name!r}, _v)")
-        lines.append(f"    _set(_made, {name!r}, _v)")
+        lines.append(_store(cls, name, "_made", "_v", namespace))
     lines.append("    if _changes:")
     lines.append("        _check(_cls, _changes, 0)")
-    lines.append("    _set(_made, '_pclass_frozen', True)")
+    lines.append(_store(cls, "_pclass_frozen", "_made", "True", namespace))
     lines.append("    return _made")
-    namespace: dict[str, Any] = {
-        "_M": _MISSING, "_object_new": object.__new__, "_set": object.__setattr__, "_frozen": _frozen_field,
-        "_check": _refuse_changes, "_owner": cls,
-    }
     source = "\n".join(lines) + "\n"
     filename = f"<dsh_tools.record generated set of {cls.__qualname__} #{_generated_count}>"
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own code, from field names

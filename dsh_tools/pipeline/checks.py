@@ -98,7 +98,10 @@ def check_tool_output(value: object) -> Result[tuple[FrozenJson, JsonValue | Non
         content, meta = value, None  # type: ignore[assignment]
     else:
         return Failure(f"returned {_kind(value)}, expected a list of content blocks or ToolOutput")
-    return check_content(content).map(lambda frozen: (frozen, meta))  # ToolOutput froze meta already
+    checked = check_content(content)
+    if type(checked) is Failure:
+        return checked
+    return Success((checked.unwrap(), meta))  # ToolOutput froze meta already
 
 
 def check_content(value: object) -> Result[FrozenJson, str]:

@@ -109,8 +109,8 @@ def preview_of(text: bytes) -> JsonValue:
 
 def preview(value: JsonValue, max_bytes: int) -> JsonValue:
     """``value``, or its :func:`preview_of` when its JSON is longer than ``max_bytes``."""
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
+    if not value or isinstance(value, (bool, int, float)):
+        return value  # nothing, an empty text or container, a scalar: no JSON of these is past any bound
     if isinstance(value, str) and len(value) * 4 + 2 <= max_bytes:
         return value  # no string this short can encode past the bound
     text = dumps(value)
