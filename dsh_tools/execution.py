@@ -250,13 +250,10 @@ class ToolExecutionResult(Record):
     value: JsonValue | None = None
     outcome: Outcome = None  # type: ignore[assignment]  # filled in by _with_outcome, never left None
 
-    if not TYPE_CHECKING:
-
-        def __new__(cls, *args: object, **kwargs: object):
-            return _with_outcome(super().__new__(cls, *args, **kwargs))
-
-        def set(self, *args: object, **kwargs: object):
-            return _with_outcome(super().set(*args, **kwargs))
+    @staticmethod
+    def _record_finish(result: ToolExecutionResult) -> ToolExecutionResult:
+        """Every result made (constructed or ``set``) gets its ``outcome`` from its other fields (:func:`_with_outcome`)."""
+        return _with_outcome(result)
 
     @property
     def text(self) -> str:

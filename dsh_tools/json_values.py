@@ -41,7 +41,8 @@ from returns.result import Failure, Result
 
 from dsh_tools.frozen_dict import FrozenDict
 from dsh_tools.json_walk import (
-    MAX_DEPTH, MAX_VALUES, PMAP_TYPE, PVECTOR_TYPE, extent_of, freeze, member_path_segment, verified_members,
+    MAX_DEPTH, MAX_VALUES, PMAP_TYPE, PVECTOR_TYPE, NotJson, extent_of, freeze, frozen_or_not, member_path_segment,
+    verified_members,
 )
 
 __all__ = [
@@ -51,7 +52,9 @@ __all__ = [
     "FrozenJson",
     "JsonValue",
     "dumps",
+    "NotJson",
     "freeze_json",
+    "frozen_or_failure",
     "frozen_or_raise",
     "is_json",
     "member_path_segment",
@@ -105,10 +108,18 @@ def freeze_json(value: object) -> Result[FrozenJson, str]:
 
 def frozen_or_raise(value: object, error: Callable[[str], Exception]) -> FrozenJson:
     """:func:`freeze_json` where non-JSON is the caller's bug: the frozen value, or ``error(why)`` raised."""
-    frozen = freeze_json(value)
-    if type(frozen) is Failure:
-        raise error(frozen.failure())
-    return frozen.unwrap()
+    frozen = frozen_or_failure(value)
+    if isinstance(frozen, NotJson):
+        raise error(frozen.why)
+    return frozen
+
+
+def frozen_or_failure(value: object) -> FrozenJson | NotJson:
+    """:func:`freeze_json` without the ``Result`` (never raises): the frozen value, or a :class:`~dsh_tools.json_walk.NotJson`."""
+    try:
+        return frozen_or_not(value)  # type: ignore[return-value]  # the walk builds nothing but frozen JSON
+    except Exception as error:  # noqa: BLE001 - totality: a hostile value is data (belt and braces)
+        return NotJson(f"(root): not JSON ({type(error).__name__})")
 
 
 def is_json(value: object) -> bool:

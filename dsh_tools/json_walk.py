@@ -40,7 +40,9 @@ __all__ = [
     "PVECTOR_TYPE",
     "find_surrogate",
     "extent_of",
+    "NotJson",
     "freeze",
+    "frozen_or_not",
     "has_lone_surrogate",
     "member_path_segment",
     "unicode_text",
@@ -303,24 +305,45 @@ _items: Final = dict.items
 _set_item: Final = dict.__setitem__
 
 
+class NotJson:
+    """Why a value is not JSON: :func:`frozen_or_not`'s answer for one (internal; :func:`freeze` makes it a ``Failure``)."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
 def freeze(root: object) -> Result[object, str]:
     """Deep-freeze ``root``, or say (with its path) why it is not JSON. Never raises.
 
     A verified ``FrozenDict`` (see :func:`verified`) is its own answer at once.
     """
+    frozen = frozen_or_not(root)
+    return Failure(frozen.why) if type(frozen) is NotJson else Success(frozen)
+
+
+def frozen_or_not(root: object) -> object:
+    """:func:`freeze` without the ``Result``: the frozen value, or a :class:`NotJson`.
+
+    For the library's own hot paths (a record's JSON field, admission, a
+    body's content), where a ``Success`` built only to be unwrapped again
+    cost as much as the freeze itself.
+    """
     kind = type(root)
     if kind is _FROZEN_DICT and getattr(root, "_extent", None) is not None:
-        return Success(root)
+        return root
     if (kind is dict or kind is list or kind is tuple) and not root:  # a no-argument call's {}, a result's []
-        return Success(_EMPTY_OBJECT if kind is dict else ())
+        return _EMPTY_OBJECT if kind is dict else ()
     if kind is tuple and verified_members(root):
-        return Success(root)
+        return root
     if kind is dict or kind is list or kind is tuple or kind is _FROZEN_DICT:
         try:
-            return Success(_fast_freeze_tree(root, kind, 1, [MAX_VALUES - 1, 1, _TREE_BUDGET - 1], set()))
+            return _fast_freeze_tree(root, kind, 1, [MAX_VALUES - 1, 1, _TREE_BUDGET - 1], set())
         except Exception:  # noqa: BLE001 - _GiveUp, a RecursionError, a concurrent mutation: ask the exact walk
             pass
-    return _walk_exactly(root)
+    walked = _walk_exactly(root)
+    return NotJson(walked.failure()) if type(walked) is Failure else walked.unwrap()
 
 
 def verified_members(array: Any) -> bool:

@@ -22,6 +22,8 @@ Two per-class knobs keep the records themselves free of boilerplate:
   verified frozen values, so they are not walked a second time.)
 * ``_wire_tag``: the discriminator ``to_json()`` writes first (``("card",
   "diff")``, ``("kind", "deny")``).
+* ``_record_finish``: a static method completing every record the class's
+  constructor and ``set`` make (a result's ``outcome`` is derived there).
 
 ``to_json()`` produces the TypeScript harness's wire shape: camelCase keys,
 nested records rendered recursively, frozen payloads thawed, and optional fields
@@ -77,12 +79,13 @@ def _generated_new(cls: type[Record]) -> Callable[..., Any]:
     fields = cls._record_plan
     names = [name for name, _, _ in fields]  # never "_"-prefixed (such annotations are no fields): no clash below
     params = ", ".join(f"{name}=_M" for name in names)
-    lines = [f"def __new__(_cls, {params}{', ' if params else ''}**_extra):"]
+    # ``_carried``: JSON fields taken as they are, for Record._carrying only (values frozen by construction).
+    lines = [f"def __new__(_cls, {params}{', ' if params else ''}*, _carried=(), **_extra):"]
     # A subclass that reaches this constructor through its own __new__ (super().__new__) is built by its
     # own generated one, its own fields (in **_extra) included.
     forwarded = "".join(f"{n}={n}, " for n in names)
     lines.append("    if _cls is not _owner:")
-    lines.append(f"        return _cls._record_new(_cls, {forwarded}**_extra)")
+    lines.append(f"        return _cls._record_new(_cls, {forwarded}_carried=_carried, **_extra)")
     lines.append("    if _extra:")
     lines.append("        _unknown(_cls, _extra)")
     lines.append("    _self = _object_new(_cls)")
@@ -97,10 +100,10 @@ def _generated_new(cls: type[Record]) -> Callable[..., Any]:
             namespace[f"_d_{name}"] = default
             lines.append(f"    if {name} is _M: {name} = _d_{name}")
         if is_json:
-            lines.append(f"    elif {name} is not None: {name} = _frozen(_cls, {name!r}, {name})")
+            lines.append(f"    elif {name} is not None and {name!r} not in _carried: {name} = _frozen(_cls, {name!r}, {name})")
         lines.append(_store(cls, name, "_self", name, namespace))
     lines.append(_store(cls, "_pclass_frozen", "_self", "True", namespace))
-    lines.append("    return _self")
+    lines.append(_returned(cls, "_self", namespace))
     source = "\n".join(lines) + "\n"
     filename = f"<dsh_tools.record generated __new__ of {cls.__qualname__} #{_generated_count}>"
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own code, from field names
@@ -109,6 +112,20 @@ def _generated_new(cls: type[Record]) -> Callable[..., Any]:
     made._dsh_generated = True
     made.__qualname__ = f"{cls.__qualname__}.__new__"
     return cast(Callable[..., Any], made)
+
+
+def _returned(cls: type, made: str, namespace: dict[str, Any]) -> str:
+    """The generated ``return``: the record as made, or as the class's ``_record_finish`` completes it.
+
+    ``_record_finish(record) -> record`` is a class's rule for a derived field
+    (a result's ``outcome``), run on every record its constructor and ``set``
+    make, so the class needs no hand-written ``__new__`` or ``set`` for it.
+    """
+    finish = getattr(cls, "_record_finish", None)
+    if finish is None:
+        return f"    return {made}"
+    namespace["_finish"] = finish
+    return f"    return _finish({made})"
 
 
 def _store(cls: type, name: str, target: str, value: str, namespace: dict[str, Any]) -> str:
@@ -162,7 +179,7 @@ def _generated_set(cls: type[Record]) -> Callable[..., Any]:
     lines.append("    if _changes:")
     lines.append("        _check(_cls, _changes, 0)")
     lines.append(_store(cls, "_pclass_frozen", "_made", "True", namespace))
-    lines.append("    return _made")
+    lines.append(_returned(cls, "_made", namespace))
     source = "\n".join(lines) + "\n"
     filename = f"<dsh_tools.record generated set of {cls.__qualname__} #{_generated_count}>"
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own code, from field names
@@ -254,11 +271,12 @@ class Record(PClass, metaclass=_RecordMeta):
     def _carrying(cls: type[_R], carried: Mapping[str, object], /, *args: object, **kwargs: object) -> _R:
         """``cls(*args, **kwargs, **carried)``, the ``carried`` JSON fields taken as they are (internal):
         only for values held frozen by construction (another record's JSON field, a freeze's result)."""
-        if not carried.keys() <= cls._json_fields:
-            raise TypeError(f"{cls.__name__}: only JSON fields are carried, not {sorted(carried.keys() - cls._json_fields)}")
-        made: _R = cast(Any, cls)(*args, **kwargs, **dict.fromkeys(carried))
-        for name, value in carried.items():
-            object.__setattr__(made, name, value)
+        names = carried.keys()
+        if not names <= cls._json_fields:
+            raise TypeError(f"{cls.__name__}: only JSON fields are carried, not {sorted(names - cls._json_fields)}")
+        if cls.__new__ is cls._record_new:  # no hand-written constructor on the way: call the generated one
+            return cast(_R, cls._record_new(cls, *args, **kwargs, **carried, _carried=names))
+        made: _R = cast(Any, cls)(*args, **kwargs, **carried, _carried=names)
         return made
 
     if not TYPE_CHECKING:

@@ -14,7 +14,7 @@ from returns.result import Failure, Result, Success
 from dsh_tools.errors import ToolArgsError
 from dsh_tools.execution import IDEMPOTENCY_KEY_MAX, ToolExecution, ToolExecutionInput, UnparsedArguments, mint_idempotency_key
 from dsh_tools.context.context import Agent
-from dsh_tools.json_values import freeze_json
+from dsh_tools.json_values import NotJson, frozen_or_failure
 from dsh_tools.json_walk import has_lone_surrogate, unicode_text
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, error_result, exception_result
@@ -35,12 +35,12 @@ def admit(host: PipelineHost, call: ToolExecutionInput) -> Result[ToolExecution,
     if problem is None and type(call.arguments) is UnparsedArguments:
         return _unparsed(host, call, call.arguments)
     if problem is None:
-        frozen = freeze_json(call.arguments)
-        if type(frozen) is Failure:
-            problem = f"arguments are not JSON ({frozen.failure()})"
+        frozen = frozen_or_failure(call.arguments)
+        if isinstance(frozen, NotJson):
+            problem = f"arguments are not JSON ({frozen.why})"
         else:
             name = unicode_text(call.name)  # a lone surrogate names no tool: as text, the call settles UNKNOWN_TOOL
-            carried = {"arguments": frozen.unwrap()}  # frozen just now: the record takes it without a second look
+            carried = {"arguments": frozen}  # frozen just now: the record takes it without a second look
             key = call.idempotency_key or mint_idempotency_key()
             return Success(
                 ToolExecution._carrying(

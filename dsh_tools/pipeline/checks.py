@@ -16,7 +16,7 @@ from returns.result import Failure, Result, Success
 from dsh_tools.content import ToolOutput
 from dsh_tools.decisions import Accept, Allow, Ask, Block, Deny, PostToolDecision, PreToolDecision
 from dsh_tools.execution import HookContext, PluginSource, ToolErrorInfo, ToolExecutionResult, UserSource
-from dsh_tools.json_values import FrozenJson, JsonValue, freeze_json
+from dsh_tools.json_values import FrozenJson, JsonValue, NotJson, freeze_json, frozen_or_failure
 
 __all__ = ["check_content", "check_post_decision", "check_pre_decision", "check_result", "check_tool_output"]
 
@@ -106,10 +106,9 @@ def check_tool_output(value: object) -> Result[tuple[FrozenJson, JsonValue | Non
 
 def check_content(value: object) -> Result[FrozenJson, str]:
     """Frozen content: a JSON array of objects that each carry a str ``type``."""
-    frozen = freeze_json(value)
-    if type(frozen) is Failure:
-        return Failure(f"content is not JSON: {frozen.failure()}")
-    content = frozen.unwrap()
+    content = frozen_or_failure(value)
+    if isinstance(content, NotJson):
+        return Failure(f"content is not JSON: {content.why}")
     problem = _content_problem(content)
     return Failure(problem) if problem is not None else Success(content)
 

@@ -93,6 +93,31 @@ def test_a_subclass_with_its_own_new_builds_through_its_generated_constructor() 
         made.set(nope=2)
 
 
+class Pair(Record):
+    _json_fields = frozenset({"held", "given"})
+    held: JsonValue
+    given: JsonValue = None
+
+
+def test_carrying_takes_only_the_carried_fields_as_they_are() -> None:
+    frozen = (1, 2)
+    made = Pair._carrying({"held": frozen}, given={"k": [1]})
+    assert made.held is frozen and is_frozen_container(made.given)  # the other JSON field is still frozen
+    assert type(made.given) is FrozenDict and thaw_json(made.given) == {"k": [1]}
+    with pytest.raises(TypeError, match="only JSON fields"):
+        Sample._carrying({"first_name": "x"}, payload=1)
+    with pytest.raises(TypeError, match="positional"):
+        Pair(1, 2, 3)  # type: ignore[call-arg]  # the carried names are keyword-only
+
+
+def test_a_result_gets_its_outcome_however_it_is_made() -> None:
+    timeout = ToolErrorInfo("ToolTimeoutError", "TOOL_TIMEOUT")
+    made = ToolExecutionResult("c", (), True, timeout)
+    assert made.outcome == "timeout"
+    assert made.set(is_error=False, error=None).outcome == "ok"
+    assert ToolExecutionResult._carrying({"content": ()}, "c", is_error=True, error=timeout).outcome == "timeout"
+
+
 def test_a_hand_written_set_reaches_its_own_classes_generated_one_through_super() -> None:
     class Counted(Sample):
         extra: int = 0
