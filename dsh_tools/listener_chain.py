@@ -14,6 +14,7 @@ edge, raises it to the caller.
 from __future__ import annotations
 
 import inspect
+from types import CoroutineType
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Generic, NamedTuple, Protocol, TypeAlias, TypeVar
 
@@ -44,26 +45,29 @@ def plain_next(rest: Rest[A, T], arguments: A) -> Callable[[], Awaitable[T]]:
     return lambda: rest(arguments)
 
 
-async def run_chain(
+def run_chain(
     listeners: Sequence[Callable[..., Any]],
     arguments: A,
-    base: Callable[..., Awaitable[T]],
+    base: Callable[..., T | Awaitable[T]],
     check: Callable[[object], Result[T, str]],
     rule: FailureRule[T],
     next_for: Callable[[Rest[A, T], A], Callable[..., Awaitable[T]]] = plain_next,
-) -> T:
+) -> Awaitable[T]:
     """``listener(*arguments, next)`` for each of ``listeners`` (first = outermost) around ``base(*arguments)``.
 
-    ``next_for`` builds each level's ``next`` (``tools/execute``'s may change the call's signal).
+    ``base`` answers a value or an awaitable of one. ``next_for`` builds each
+    level's ``next`` (``tools/execute``'s may change the call's signal). The
+    outermost level is what is returned, to be awaited: no coroutine of its
+    own around it.
     """
-    return await _level(_Chain(listeners, base, check, rule, next_for), 0, arguments)
+    return _level(_Chain(listeners, base, check, rule, next_for), 0, arguments)
 
 
 class _Chain(NamedTuple, Generic[A, T]):
     """A run's fixed parts, passed down the levels (a closure that calls itself would be a cycle per run)."""
 
     listeners: Sequence[Callable[..., Any]]
-    base: Callable[..., Awaitable[T]]
+    base: Callable[..., T | Awaitable[T]]
     check: Callable[[object], Result[T, str]]
     rule: FailureRule[T]
     next_for: Callable[[Rest[A, T], A], Callable[..., Awaitable[T]]]
@@ -72,11 +76,12 @@ class _Chain(NamedTuple, Generic[A, T]):
 async def _level(chain: _Chain[A, T], index: int, arguments: A) -> T:
     listeners = chain.listeners
     if index == len(listeners):
-        return await chain.base(*arguments)
+        answer = chain.base(*arguments)
+        return await answer if type(answer) is CoroutineType or inspect.isawaitable(answer) else answer
     listener = listeners[index]
     try:
         value = listener(*arguments, chain.next_for(lambda inner: _level(chain, index + 1, inner), arguments))
-        if inspect.isawaitable(value):
+        if type(value) is CoroutineType or inspect.isawaitable(value):  # an async listener's: the exact type first
             value = await value
     except BaseException as error:  # noqa: BLE001 - the rule decides: contained, or raised again
         return chain.rule.raised(listener, error)

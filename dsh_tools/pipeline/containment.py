@@ -65,8 +65,8 @@ async def run_fail_closed(
     """
     failures: list[StageFailure] = []
 
-    async def base(*_: object) -> T:
-        return default if decide_default is None else await decide_default()
+    def base(*_: object) -> T | Awaitable[T]:
+        return default if decide_default is None else decide_default()
 
     def stick(failure: StageFailure) -> NoReturn:
         failures.append(failure)
