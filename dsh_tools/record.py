@@ -74,8 +74,6 @@ def _generated_new(cls: type[Record]) -> Callable[..., Any]:
     the cost, and every tool call builds several records. The source is kept
     in ``linecache``, so a traceback through it shows the line that raised.
     """
-    global _generated_count
-    _generated_count += 1
     fields = cls._record_plan
     names = [name for name, _, _ in fields]  # never "_"-prefixed (such annotations are no fields): no clash below
     params = ", ".join(f"{name}=_M" for name in names)
@@ -104,13 +102,20 @@ def _generated_new(cls: type[Record]) -> Callable[..., Any]:
         lines.append(_store(cls, name, "_self", name, namespace))
     lines.append(_store(cls, "_pclass_frozen", "_self", "True", namespace))
     lines.append(_returned(cls, "_self", namespace))
+    return _compiled(cls, "__new__", lines, namespace)
+
+
+def _compiled(cls: type, name: str, lines: list[str], namespace: dict[str, Any]) -> Callable[..., Any]:
+    """The function ``name`` the generated ``lines`` define, its source kept in ``linecache`` for tracebacks."""
+    global _generated_count
+    _generated_count += 1
     source = "\n".join(lines) + "\n"
-    filename = f"<dsh_tools.record generated __new__ of {cls.__qualname__} #{_generated_count}>"
+    filename = f"<dsh_tools.record generated {name} of {cls.__qualname__} #{_generated_count}>"
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own code, from field names
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    made = namespace["__new__"]
+    made = namespace[name]
     made._dsh_generated = True
-    made.__qualname__ = f"{cls.__qualname__}.__new__"
+    made.__qualname__ = f"{cls.__qualname__}.{name}"
     return cast(Callable[..., Any], made)
 
 
@@ -156,8 +161,6 @@ def _generated_set(cls: type[Record]) -> Callable[..., Any]:
     much, and a call copies records (its execution handed a signal, a
     settled call's result) on its way through the pipeline.
     """
-    global _generated_count
-    _generated_count += 1
     lines = [
         "def set(self, *_args, **_changes):",
         "    if _args:",  # pyrsistent's set(name, value)
@@ -180,14 +183,7 @@ def _generated_set(cls: type[Record]) -> Callable[..., Any]:
     lines.append("        _check(_cls, _changes, 0)")
     lines.append(_store(cls, "_pclass_frozen", "_made", "True", namespace))
     lines.append(_returned(cls, "_made", namespace))
-    source = "\n".join(lines) + "\n"
-    filename = f"<dsh_tools.record generated set of {cls.__qualname__} #{_generated_count}>"
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own code, from field names
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    made = namespace["set"]
-    made._dsh_generated = True
-    made.__qualname__ = f"{cls.__qualname__}.set"
-    return cast(Callable[..., Any], made)
+    return _compiled(cls, "set", lines, namespace)
 
 
 def _unknown_fields(cls: type[Record], extra: dict[str, object]) -> None:
