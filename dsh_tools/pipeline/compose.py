@@ -85,12 +85,9 @@ def _quieten(plan: CallPlan, execution: ToolExecution, gates: Sequence[Gate]) ->
     every gate it was given.
     """
     standard = len(STANDARD_GATES)
-    if gates is not STANDARD_GATES and tuple(gates[-standard:]) != STANDARD_GATES:
-        return gates
-    if not is_quiet(plan, execution):
-        return gates
-    plan.state.quiet = True
-    return gates[: len(gates) - standard]
+    quiet = (gates is STANDARD_GATES or tuple(gates[-standard:]) == STANDARD_GATES) and is_quiet(plan, execution)
+    plan.state.quiet = quiet
+    return gates[: len(gates) - standard] if quiet else gates
 
 
 def _opened(host: PipelineHost, execution: ToolExecution) -> Settled | None:
@@ -113,7 +110,7 @@ async def open_call(
     (``ABORTED_BEFORE_DISPATCH``); so does one whose signal or task is
     aborted while its gates run. A denial stands as the denial.
     """
-    if type(host) is CallPlan and not host.state.quiet:
+    if type(host) is CallPlan and host.state.quiet is None:  # not decided yet (continue_call decides first)
         gates = _quieten(host, execution, gates)
     settled = _opened(host, execution)
     if settled is not None:

@@ -144,9 +144,9 @@ class CallState:
         """The recorded decision the call continues (a resume): who decided, and the message a denial carries."""
         self.rule: ApprovalRule | None | object = UNSET
         """The remembered rule that decided the call's approval (``None``: none applies; unset: not looked up)."""
-        self.quiet = False
+        self.quiet: bool | None = None
         """Nothing listens between admission and the observers: the standard gates and the closing stages are
-        skipped (``pipeline/quiet.py``)."""
+        skipped (``pipeline/quiet.py``). ``None`` until the call is opened and this is decided."""
         self._controller: AbortController | None = None
 
     @property
