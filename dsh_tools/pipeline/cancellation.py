@@ -40,6 +40,8 @@ FATAL: Final = (KeyboardInterrupt, SystemExit)
 """Exceptions that end the process, not the call: recorded, then re-raised."""
 
 _BASELINES: Final[weakref.WeakKeyDictionary[asyncio.Task[object], int]] = weakref.WeakKeyDictionary()
+_UNTOUCHED: Final = object()
+"""A scope that left the baselines as they were (see ``CallerScope.__enter__``)."""
 
 
 def _current_task() -> asyncio.Task[object] | None:
@@ -82,25 +84,29 @@ class CallerScope:
 
     def __init__(self) -> None:
         self._task = _current_task()
-        self._saved: int | None = None
+        self._saved: int | None | object = _UNTOUCHED
 
     def __enter__(self) -> CallerScope:
         task = self._task
         if task is not None:
-            self._saved = _BASELINES.get(task)
-            _BASELINES[task] = task.cancelling()
+            pending = task.cancelling()
+            # Nearly always nothing is pending and no scope is open anywhere: a baseline of 0 is what
+            # cancel_requested assumes without one, so the weak map (a weak reference per use) is left alone.
+            if pending or _BASELINES:
+                self._saved = _BASELINES.get(task)
+                _BASELINES[task] = pending
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        task = self._task
-        if task is None:
+        task, saved = self._task, self._saved
+        if task is None or saved is _UNTOUCHED:
             return
-        if self._saved is None:
+        if saved is None:
             _BASELINES.pop(task, None)
         else:
-            _BASELINES[task] = self._saved
+            _BASELINES[task] = saved  # type: ignore[assignment]  # an int: the outer scope's baseline
 
     def raise_if_cancelled(self) -> None:
         """Let a cancellation that arrived during the call go on to the caller (after recording)."""
