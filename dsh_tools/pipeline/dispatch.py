@@ -127,7 +127,8 @@ async def invoke_tool(host: PipelineHost, execution: ToolExecution) -> ToolExecu
     finally:
         if attempt is not None:
             attempt.running = False
-    result = await off_loop(is_large_value(tool, output), tool_result, tool, execution, output)
+    large = is_large_value(tool, output)
+    result = await off_loop(True, tool_result, tool, execution, output) if large else tool_result(tool, execution, output)
     if state.approved:
         state.first_result = result  # what a second start of an at-most-once call returns
     return result
