@@ -43,6 +43,7 @@ __all__ = [
     "NotJson",
     "freeze",
     "frozen_or_not",
+    "frozen_text_content",
     "has_lone_surrogate",
     "member_path_segment",
     "unicode_text",
@@ -100,6 +101,20 @@ def verified(frozen: object, size: int, height: int) -> None:
     """Mark the ``FrozenDict`` ``frozen``, checked as a whole within the limits, as verified JSON
     of ``size`` values in ``height`` levels (its private ``_extent`` slot; see :mod:`dsh_tools.json_values`)."""
     _set_extent(frozen, size << _HEIGHT_BITS | height)
+
+
+def frozen_text_content(text: str) -> tuple[object, ...] | None:
+    """``({"type": "text", "text": text},)`` frozen and verified, as :func:`freeze` would make it; ``None`` when
+    ``text`` is not Unicode (a lone surrogate: :func:`freeze` says why).
+
+    The content a typed tool's value renders to, made in one step: freezing
+    the plain block walked a dict and a list for every call.
+    """
+    if type(text) is not str or has_lone_surrogate(text):
+        return None
+    block = _FROZEN_DICT({"type": "text", "text": text})
+    verified(block, 3, 1)  # an object and its two strings, one level
+    return (block,)
 
 
 def extent_of(value: object) -> int | None:

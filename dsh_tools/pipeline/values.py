@@ -27,6 +27,7 @@ from dsh_tools.definitions.shape_code import UNSURE
 from dsh_tools.errors import ToolOutputError, safe_str
 from dsh_tools.execution import HookContext, ToolExecution, ToolExecutionResult
 from dsh_tools.json_values import FrozenJson, dumps, freeze_json
+from dsh_tools.json_walk import frozen_text_content
 from dsh_tools.off_loop import INLINE_VALUES, count_over
 from dsh_tools.pipeline.checks import check_content, check_tool_output
 from dsh_tools.pipeline.outcomes import error_result, exception_result
@@ -122,7 +123,8 @@ def render_value(tool: RegisteredTool, execution: ToolExecution, value: FrozenJs
 def default_render(value: FrozenJson) -> FrozenJson:
     """One text block: a string as is, any other JSON value as compact JSON."""
     text = value if type(value) is str else dumps(value).decode()
-    return freeze_json(({"type": "text", "text": text},)).unwrap()
+    made = frozen_text_content(text)  # a frozen value's text is Unicode: never None here
+    return made if made is not None else freeze_json(({"type": "text", "text": text},)).unwrap()  # type: ignore[return-value]
 
 
 def _checked_value(tool: RegisteredTool, value: object) -> Result[FrozenJson, ToolOutputError]:

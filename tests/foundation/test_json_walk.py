@@ -122,3 +122,17 @@ def test_empty_containers_freeze_to_one_shared_value() -> None:
     assert json_walk.freeze({}).unwrap() is json_walk.freeze({}).unwrap() == FrozenDict()
     assert type(json_walk.freeze({}).unwrap()) is FrozenDict
     assert json_walk.freeze([]).unwrap() == () and type(json_walk.freeze([]).unwrap()) is tuple
+
+
+def test_frozen_text_content_is_what_freezing_the_plain_block_makes() -> None:
+    from dsh_tools.json_values import freeze_json
+    from dsh_tools.json_walk import extent_of, frozen_text_content
+
+    for text in ("", "hi", "ünïcödé ✓", "x" * 10_000, "line\nbreak"):
+        made = frozen_text_content(text)
+        plain = freeze_json(({"type": "text", "text": text},)).unwrap()
+        assert made == plain and type(made) is type(plain)
+        assert made is not None and type(plain) is tuple
+        assert extent_of(made[0]) == extent_of(plain[0])  # marked verified alike: later freezes take it in O(1)
+        assert list(made[0].items()) == list(plain[0].items())  # type: ignore[union-attr]
+    assert frozen_text_content("bad \ud800") is None  # not Unicode: freezing would say why
