@@ -98,19 +98,22 @@ def check_tool_output(value: object) -> Result[tuple[FrozenJson, JsonValue | Non
         content, meta = value, None  # type: ignore[assignment]
     else:
         return Failure(f"returned {_kind(value)}, expected a list of content blocks or ToolOutput")
-    checked = check_content(content)
-    if type(checked) is Failure:
-        return checked
-    return Success((checked.unwrap(), meta))  # ToolOutput froze meta already
+    frozen, problem = _frozen_content(content)
+    return Failure(problem) if problem is not None else Success((frozen, meta))  # ToolOutput froze meta already
 
 
 def check_content(value: object) -> Result[FrozenJson, str]:
     """Frozen content: a JSON array of objects that each carry a str ``type``."""
+    content, problem = _frozen_content(value)
+    return Failure(problem) if problem is not None else Success(content)
+
+
+def _frozen_content(value: object) -> tuple[FrozenJson, str | None]:
+    """``value`` frozen, and what is wrong with it as content (``None``: nothing); the one rule of both checks."""
     content = frozen_or_failure(value)
     if isinstance(content, NotJson):
-        return Failure(f"content is not JSON: {content.why}")
-    problem = _content_problem(content)
-    return Failure(problem) if problem is not None else Success(content)
+        return None, f"content is not JSON: {content.why}"
+    return content, _content_problem(content)
 
 
 def _content_problem(content: object) -> str | None:

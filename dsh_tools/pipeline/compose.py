@@ -66,11 +66,20 @@ async def pass_gates(
     host: PipelineHost, admitted: Result[ToolExecution, Settled], gates: Sequence[Gate]
 ) -> Result[ToolExecution, Settled]:
     """Thread the execution through each gate until one settles it."""
+    if type(admitted) is Failure or not gates:
+        return admitted
+    return await _through(host, admitted.unwrap(), gates)
+
+
+async def _through(host: PipelineHost, execution: ToolExecution, gates: Sequence[Gate]) -> Result[ToolExecution, Settled]:
+    """:func:`pass_gates` from a bare execution: each gate's answer is the next one's input (no railway value built first)."""
+    passed: Result[ToolExecution, Settled] | None = None
     for gate in gates:
-        if type(admitted) is Failure:
-            return admitted
-        admitted = await gate(host, admitted.unwrap())
-    return admitted
+        passed = await gate(host, execution)
+        if type(passed) is Failure:
+            return passed
+        execution = passed.unwrap()
+    return passed if passed is not None else Success(execution)
 
 
 def _not_dispatched(execution: ToolExecution, reason: object) -> Failure[Settled]:
@@ -117,7 +126,7 @@ async def open_call(
         return Failure(settled)
     signal = execution.signal
     try:
-        gated = await pass_gates(host, Success(execution), gates)
+        gated = await _through(host, execution, gates)
     except asyncio.CancelledError:
         if not cancel_requested():
             raise
