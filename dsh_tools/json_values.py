@@ -135,6 +135,8 @@ def thaw_json(value: object) -> object:
     (a ``PMap``, which has no order of its own, in code-point order).
     """
     kind = type(value)
+    if kind is FrozenDict and (extent_of(value) or 0) & 0xFF == 1:
+        return dict(value)  # type: ignore[call-overload]  # verified, one level: its values are scalars
     if kind is FrozenDict or kind is dict:
         return {k: thaw_json(v) for k, v in cast("dict[str, object]", value).items()}
     if kind is tuple or kind is list or kind is PVECTOR_TYPE:

@@ -37,6 +37,9 @@ def count_over(value: object, limit: int) -> bool:
     Lists, tuples, dicts and frozen dicts are walked; anything else counts
     as one value.
     """
+    kind = type(value)
+    if kind is not dict and kind is not list and kind is not tuple and kind is not FrozenDict:
+        return limit < 1  # one value
     count = 0
     stack = [value]
     while stack:

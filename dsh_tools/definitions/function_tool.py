@@ -220,11 +220,18 @@ def _body(
     unrun: it would otherwise be dropped un-awaited.
     """
 
+    if signature.is_async:
+
+        def awaited(args: Mapping[str, JsonValue], exec: ToolExecution) -> Awaitable[Any]:
+            plain = cast("Mapping[str, object]", thaw_json(args))  # the body gets plain dict/list, as annotated
+            positional, keywords = signature.bind(plain, exec)
+            return cast("Awaitable[Any]", fn(*positional, **keywords))  # its own coroutine, awaited by execute
+
+        return awaited
+
     async def body(args: Mapping[str, JsonValue], exec: ToolExecution) -> Any:
         plain = cast("Mapping[str, object]", thaw_json(args))  # the body gets plain dict/list, as annotated
         positional, keywords = signature.bind(plain, exec)
-        if signature.is_async:
-            return await fn(*positional, **keywords)
         output = await run_in_thread(functools.partial(fn, *positional, **keywords), exec.agent)
         if type(output) is CoroutineType:  # exact type: isinstance could run a hostile __class__
             output.close()

@@ -360,3 +360,21 @@ def test_shared_containers_cannot_stack_past_max_depth() -> None:
         tower.append(wrapped(100, tower[-1]))  # each level reuses the one below: 2,000 deep in all
     outcome = freeze_json(tower)
     assert isinstance(outcome, Failure) and "nesting deeper than" in outcome.failure()
+
+
+def test_thawing_a_flat_verified_object_is_a_new_plain_dict_in_its_order() -> None:
+    from dsh_tools.json_values import freeze_json, thaw_json
+
+    frozen = freeze_json({"b": 1, "a": "x", "c": None, "d": True}).unwrap()
+    thawed = thaw_json(frozen)
+    assert type(thawed) is dict and thawed == {"b": 1, "a": "x", "c": None, "d": True}
+    assert list(thawed) == ["b", "a", "c", "d"] and thawed is not frozen
+    nested = thaw_json(freeze_json({"a": {"b": [1]}}).unwrap())  # deeper: its members are thawed too
+    assert nested == {"a": {"b": [1]}} and type(nested["a"]) is dict and type(nested["a"]["b"]) is list  # type: ignore[index]
+
+
+def test_count_over_counts_a_scalar_as_one_value() -> None:
+    from dsh_tools.off_loop import count_over
+
+    assert count_over("text", 0) and not count_over("text", 1) and not count_over(None, 5)
+    assert count_over([1, 2, 3], 3) and not count_over([1, 2, 3], 4)
