@@ -55,8 +55,11 @@ def count_over(value: object, limit: int) -> bool:
     return False
 
 
-async def off_loop(large: bool, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
-    """``fn(*args, **kwargs)``: on a worker thread when ``large``, else here on the loop."""
-    if not large:
-        return fn(*args, **kwargs)
+async def off_loop(fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+    """``fn(*args, **kwargs)`` on a worker thread: for work too large for the loop.
+
+    The caller decides (:func:`count_over`, :data:`INLINE_TEXT`) and calls
+    ``fn`` itself when the work is small: ``await off_loop(fn, x) if large
+    else fn(x)``, with no coroutine around the common case.
+    """
     return await asyncio.to_thread(fn, *args, **kwargs)

@@ -128,7 +128,7 @@ async def invoke_tool(host: PipelineHost, execution: ToolExecution) -> ToolExecu
         if attempt is not None:
             attempt.running = False
     large = is_large_value(tool, output)
-    result = await off_loop(True, tool_result, tool, execution, output) if large else tool_result(tool, execution, output)
+    result = await off_loop(tool_result, tool, execution, output) if large else tool_result(tool, execution, output)
     if state.approved:
         state.first_result = result  # what a second start of an at-most-once call returns
     return result

@@ -315,7 +315,9 @@ class RunSession:
 
     async def _serve(self, call_id: int, function: Binding, args: str, size: int) -> None:
         try:
-            frozen, problem = await off_loop(len(args) > INLINE_TEXT, _decode_args, args, self._budgets.max_values)
+            limit = self._budgets.max_values
+            large = len(args) > INLINE_TEXT  # parsed on a thread; a small text here, with no coroutine around it
+            frozen, problem = await off_loop(_decode_args, args, limit) if large else _decode_args(args, limit)
             if problem is not None:
                 line = _reply(call_id, None, problem, "TypeError" if "JSON" in problem else "RangeError")
             else:
