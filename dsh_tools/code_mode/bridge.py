@@ -39,7 +39,6 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, cast
 
-from returns.result import Failure
 
 from dsh_tools.code_mode.runtime import (
     Binding,
@@ -62,7 +61,7 @@ from dsh_tools.execution import (
     ToolExecutionResult,
     derived_idempotency_key,
 )
-from dsh_tools.json_values import JsonValue, dumps, freeze_json, frozen_or_raise
+from dsh_tools.json_values import JsonValue, NotJson, dumps, frozen_or_failure, frozen_or_raise
 from dsh_tools.pipeline.batch import CallLane
 from dsh_tools.signals import AbortController
 
@@ -281,7 +280,7 @@ def _arguments_record(args: object) -> dict[str, JsonValue]:
     and its size (``argumentsBytes``). The log then retains a bounded amount per
     call, and any call the pipeline admitted can be recorded."""
     text = dumps(args)
-    if len(text) <= ARGUMENTS_LIMIT and type(freeze_json({"arguments": args})) is not Failure:
+    if len(text) <= ARGUMENTS_LIMIT and not isinstance(frozen_or_failure({"arguments": args}), NotJson):
         return {"arguments": cast("JsonValue", args)}  # JSON: just checked
     head = text[:PREVIEW_LIMIT].decode("utf-8", "ignore")
     return {"argumentsPreview": head + "…", "argumentsBytes": len(text)}
