@@ -39,7 +39,6 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, cast
 
-
 from dsh_tools.code_mode.runtime import (
     Binding,
     CodeBindingNamespace,
