@@ -116,6 +116,7 @@ class _Run:
         )
         # sub-call id -> what its record needs (number, tool, arguments), until the lane records it
         self.numbers: dict[str, tuple[int, str, JsonValue]] = {}
+        self.unlogged: dict[str, Exception] = {}  # sub-call id -> why its dispatch event could not be logged
         self.driver: asyncio.Task[None] | None = None
         self.submitted = 0
         self.dispatches = 0
@@ -158,6 +159,9 @@ class _Run:
             )
             self.numbers[sub_id] = (number, name, frozen)
             result = await self._submit(sub_call)
+            unlogged = self.unlogged.pop(sub_id, None)
+            if unlogged is not None:
+                raise unlogged  # the program sees it, as it would any failure of its call
             if result.is_error:
                 raise CodeDispatchError(result.text)
             return result.value if gives_value else result.text
@@ -194,13 +198,17 @@ class _Run:
             return
         number, name, args = known
         self.dispatches += 1
-        self._log(result.call_id, name, args, result)
-        if result.outcome != "approval-pending":
-            self.recorded[number] = RecordedCall.of(number, name, args, result)
-        if self.replay is not None:
-            self.live.append((number, result, name))
-        if not result.is_error and any(block.get("type") == "image" for block in result.content):
-            self.images.append((number, result.content))
+        try:
+            self._log(result.call_id, name, args, result)
+        except Exception as error:  # noqa: BLE001 - a session listener's failure: the binding raises it (below)
+            self.unlogged[result.call_id] = error
+        else:
+            if result.outcome != "approval-pending":
+                self.recorded[number] = RecordedCall.of(number, name, args, result)
+            if self.replay is not None:
+                self.live.append((number, result, name))
+            if not result.is_error and any(block.get("type") == "image" for block in result.content):
+                self.images.append((number, result.content))
         if result.outcome != "approval-pending" or self.parked is not None or self.diverged is not None:
             return
         approval_id = result.meta_get("approvalId")

@@ -213,7 +213,10 @@ class CallLane:
             # Nothing else runs while an exclusive call does, so its dispatch runs here, in the lane's
             # task: no task of its own to start and no wake-up to record it (a Code Mode program's
             # sequential calls are all this). A cancellation of the lane reaches its body as one of execute()'s does.
-            entry.dispatched = await dispatch_call(plan, opened.unwrap())
+            try:
+                entry.dispatched = await dispatch_call(plan, opened.unwrap())
+            except Exception as error:  # noqa: BLE001 - as a parallel call's failed task is (_dispatch_result)
+                entry.dispatched = exception_result(execution.call_id, error)
             return
         entry.task = asyncio.create_task(dispatch_call(plan, opened.unwrap()))
         self._running += 1
@@ -234,12 +237,14 @@ class CallLane:
             seeded = CallState()
             seeded.thread_slot = entry.slot
         result = await notify_result(host, finalize(settled), deferred_commits=self.commits, state=seeded)
-        if self._on_recorded is not None:
-            self._on_recorded(result)
-        if entry is self._barrier:
-            self._barrier = None
-        if not entry.future.done():
-            entry.future.set_result(result)
+        try:
+            if self._on_recorded is not None:
+                self._on_recorded(result)
+        finally:  # whatever the owner's callback does, the call is recorded: the lane goes on and its caller hears
+            if entry is self._barrier:
+                self._barrier = None
+            if not entry.future.done():
+                entry.future.set_result(result)
 
     async def _sleep(self) -> None:
         self._wake = asyncio.get_running_loop().create_future()

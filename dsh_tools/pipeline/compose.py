@@ -93,8 +93,10 @@ def _quieten(plan: CallPlan, execution: ToolExecution, gates: Sequence[Gate]) ->
     lane's, Code Mode's presentation gate first); any other pipeline runs
     every gate it was given.
     """
+    if gates is not STANDARD_GATES:
+        gates = tuple(gates)  # any sequence (a deque cannot be sliced)
     standard = len(STANDARD_GATES)
-    quiet = (gates is STANDARD_GATES or tuple(gates[-standard:]) == STANDARD_GATES) and is_quiet(plan, execution)
+    quiet = (gates is STANDARD_GATES or gates[-standard:] == STANDARD_GATES) and is_quiet(plan, execution)
     plan.state.quiet = quiet
     return gates[: len(gates) - standard] if quiet else gates
 

@@ -280,11 +280,8 @@ def _slot(entry: _Open) -> ThreadSlot | None:
     return slot if type(slot) is ThreadSlot else None
 
 
-def _decided(approved: tuple[object, ApprovalDecision | None] | None) -> dict[str, str | None]:
+def _decided(rule: object, decision: ApprovalDecision | None) -> dict[str, str | None]:
     """Who decided the call's approval and what they said: its remembered rule's, or its recorded decision's."""
-    if approved is None:
-        return {}
-    rule, decision = approved
     if type(rule) is ApprovalRule:
         return {"approval_rule": rule.rule_id, "decided_by": rule.decided_by, "decision_message": rule.message}
     if decision is None:
@@ -326,8 +323,7 @@ class SettledCall:
         self._key = execution.idempotency_key or None
         self._started_at, self._parent_call_id = entry.started_at, call.parent_call_id
         self._approval_id, self._progress, self._fingerprint = _approval_of(entry, result), entry.progress, entry.fingerprint
-        rule, decision = call.rule, call.decision
-        self._decided = (rule, decision) if type(rule) is ApprovalRule or decision is not None else None
+        self._decided = _decided(call.rule, call.decision)  # three strings, not the decision (its edited arguments)
 
     def keep_within(self, max_bytes: int) -> None:
         """Hold each payload as the store would keep it (its preview when its JSON is past ``max_bytes``), not whole.
@@ -350,7 +346,7 @@ class SettledCall:
             outcome=self._outcome, is_error=self._is_error,
             error=None if error is None else {"name": error.name, "code": error.code}, ended_at=self.ended_at,
             idempotency_key=self._key, owner=self.owner, fingerprint=self._fingerprint, thread_slot=self.thread_slot,
-            thread_answer=self._answer, **_decided(self._decided),
+            thread_answer=self._answer, **self._decided,
         )
 
 

@@ -389,3 +389,25 @@ async def test_the_lone_record_fast_path_keeps_what_the_plain_write_keeps(tmp_pa
     assert thaw_json(kept.arguments)["$bytes"] > 100_000  # type: ignore[index]  # bounded on both paths
     await fast.aclose()
     await plain.aclose()
+
+
+async def test_an_unread_settled_call_keeps_who_decided_not_the_decisions_edited_arguments() -> None:
+    """The ring holds a settled call bounded as the store keeps it: not the decision's (unbounded) edited arguments."""
+    store = MemoryStore(max_value_bytes=1024)
+    ctx = app(store=store)
+
+    async def ask(exec: ToolExecution, next: PreNext) -> PreToolDecision:
+        return Ask("sure?")
+
+    ctx.on("tools/pre-execute", ask)
+    ctx.provide(APPROVAL, Answer("deferred"))
+    parked = await ctx.tools.execute(run("echo", {"text": "x"}, Agent(ctx, name="a")))
+    approval_id = thaw_json(parked.meta)["approvalId"]  # type: ignore[index]
+    edited = {"text": "y" * 200_000}
+    resumed = await ctx.tools.resume(approval_id, "allowed-once", arguments=edited, decided_by="ops")
+    assert resumed.text == "y" * 200_000
+    unread = list(store._records.values())[-1]
+    assert not isinstance(unread, CallRecord)  # kept as its facts until read
+    assert getattr(unread, "_decided") == {"approval_rule": None, "decided_by": "ops", "decision_message": None}
+    (record,) = [r for r in await store.journal() if r.outcome == "ok"]
+    assert record.decided_by == "ops" and thaw_json(record.arguments)["$bytes"] > 200_000  # type: ignore[index]
