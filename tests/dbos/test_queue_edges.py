@@ -34,6 +34,7 @@ from dsh_tools.dbos import QueueOptions, configure
 from dsh_tools.dbos.codec import Request, decode_request, decode_result, encode_request, encode_result, workflow_id
 from dsh_tools.dbos.names import STARTED_STEP, sqlite_file, system_database_url
 from dsh_tools.dbos.recovery import ExecutorBusy, check_executor_id, lock_executor
+from dsh_tools.dbos.standins import DEFAULT_LIMIT, StandIns
 from dsh_tools.dbos.seam import check_queue_name, check_routes
 
 if TYPE_CHECKING:
@@ -325,13 +326,15 @@ async def test_configure_reuses_a_dbos_another_library_configured(tmp_path: Path
         DBOS.destroy(destroy_registry=False)
 
 
-async def test_a_worker_stand_in_acts_with_the_call_s_mode_and_restrictions() -> None:
-    from dsh_tools.dbos.standins import StandIns
-
+def ann_stand_ins(limit: int = DEFAULT_LIMIT) -> tuple[Context, StandIns, Request]:
+    """A registry of the queue tools, its stand-ins, and a call of agent "a1" (Ann) to vary."""
     ctx = boot()
     queue_tools.register(ctx)
-    standins = StandIns(ctx, limit=2)
-    base = Request("c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
+    return ctx, StandIns(ctx, limit=limit), Request("c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
+
+
+async def test_a_worker_stand_in_acts_with_the_call_s_mode_and_restrictions() -> None:
+    ctx, standins, base = ann_stand_ins(limit=2)
     async with standins.acting(base.set(restrictions=((("record", "ghost"), ()),), mode="code")) as agent:
         assert agent is not None and agent.id == "a1" and agent.name == "Ann"
         assert ctx.tools.mode_for(agent) == "code"
@@ -347,12 +350,7 @@ async def test_a_worker_stand_in_acts_with_the_call_s_mode_and_restrictions() ->
 
 async def test_concurrent_calls_of_one_agent_never_run_under_each_other_s_restrictions() -> None:
     """A call with other restrictions (or another mode) waits for the stand-in to be idle; the same ones share it."""
-    from dsh_tools.dbos.standins import StandIns
-
-    ctx = boot()
-    queue_tools.register(ctx)
-    standins = StandIns(ctx)
-    base = Request("c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
+    ctx, standins, base = ann_stand_ins()
     only_record = base.set(restrictions=((("record",), ()),))
     only_echo = base.set(restrictions=((("echo",), ()),))
     seen: list[tuple[str, list[str]]] = []
@@ -411,12 +409,7 @@ async def test_concurrent_calls_of_one_agent_never_run_under_each_other_s_restri
 
 
 async def test_a_cancelled_wait_for_a_stand_in_lets_the_others_go() -> None:
-    from dsh_tools.dbos.standins import StandIns
-
-    ctx = boot()
-    queue_tools.register(ctx)
-    standins = StandIns(ctx)
-    base = Request("c", "record", {"n": 1}, "k", 1, "f", 0.0, 4096, agent_id="a1", agent_name="Ann")
+    ctx, standins, base = ann_stand_ins()
     other = base.set(restrictions=((("echo",), ()),))
     release = asyncio.Event()
     entered: list[str] = []
