@@ -164,14 +164,24 @@ async def test_the_quiet_path_agrees_with_the_plain_path(closed_calls: list[str]
 
 
 async def test_a_cancelled_quiet_call_is_recorded_aborted_then_raises(closed_calls: list[str]) -> None:
+    started = asyncio.Event()
+
+    @tool
+    async def waits() -> str:
+        """Runs until cancelled."""
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
     ctx, heard, _ = app()
-    task = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput("c", "slow", {})))
-    await asyncio.sleep(0)
+    ctx.tools.register(waits)
+    task = asyncio.ensure_future(ctx.tools.execute(ToolExecutionInput("c", "waits", {})))
+    await asyncio.wait_for(started.wait(), 5)  # the body runs: its cancellation is the call's
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     ((_, result),) = heard.seen
-    assert result.outcome == "aborted" and closed_calls == []
+    assert result.error is not None and result.error.code == "ABORTED" and closed_calls == []
 
 
 async def test_a_call_that_anything_listens_to_takes_the_plain_path(closed_calls: list[str]) -> None:
