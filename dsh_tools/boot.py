@@ -14,6 +14,7 @@ from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED
 from dsh_tools.code_mode.plugin import Catalog
+from dsh_tools.code_mode.search.builtins import DEFAULT_CATALOG_CHARS
 from dsh_tools.registry.registry import ToolMode, ToolRegistry
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.url import open_store
@@ -38,7 +39,7 @@ def boot(
     cancel_grace_ms: float = DEFAULT_GRACE_MS,
     approval: Literal["defer"] | ApprovalService | None = None,
     catalog: Catalog = "full",
-    catalog_chars: int = 6000,
+    catalog_chars: int = DEFAULT_CATALOG_CHARS,
     max_inline_bytes: int | None = None,
     queues: Mapping[str, str | None] | None = None,
     approval_ttl_seconds: float | None = None,

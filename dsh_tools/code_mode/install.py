@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from dsh_tools.code_mode import READ_RESULT_NAME, RUN_CODE_NAME
+from dsh_tools.code_mode import DIRECT_NAMES, RUN_CODE_NAME
 from dsh_tools.code_mode.runtime import CodeLanguage, code_runtime, language_label
 from dsh_tools.code_mode.transport import make_run_code
 from dsh_tools.system_prompt.records import TOOL_ORDER_REST, AssembleContext, PromptSection
@@ -77,7 +77,7 @@ def _preflight(registry: ToolRegistry, prompt: SystemPrompt, context: AssembleCo
     if isinstance(runtime, str):
         raise RuntimeError(f"tools mode {mode!r} needs a {language_label(language)} code runtime: {runtime}")
     if mode == "code" and prompt.tool_order is not None and registry.code_mode.catalog != "search":
-        wire = {RUN_CODE_NAME, READ_RESULT_NAME, TOOL_ORDER_REST}
+        wire = {*DIRECT_NAMES, TOOL_ORDER_REST}
         stale = [name for name in prompt.tool_order if name not in wire]
         if stale:
             raise ValueError(

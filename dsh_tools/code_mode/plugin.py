@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from returns.result import Failure, Result, Success
 
-from dsh_tools.code_mode import READ_RESULT_NAME, RUN_CODE_NAME
+from dsh_tools.code_mode import DIRECT_NAMES, RUN_CODE_NAME
 from dsh_tools.code_mode.runtime import CodeLanguage, check_choice, code_runtime
-from dsh_tools.code_mode.search.builtins import check_catalog_chars
+from dsh_tools.code_mode.search.builtins import DEFAULT_CATALOG_CHARS, check_catalog_chars
 from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.context.identity import WeakIdentityDict
@@ -68,7 +68,7 @@ class CodeMode:
         code_language: CodeLanguage,
         max_parallel_sub_calls: int,
         catalog: Catalog = "full",
-        catalog_chars: int = 6000,
+        catalog_chars: int = DEFAULT_CATALOG_CHARS,
     ) -> None:
         check_choice("mode", mode, ToolMode)
         check_choice("code_language", code_language, CodeLanguage)
@@ -159,7 +159,7 @@ class CodeMode:
     # -- the presentation rule -------------------------------------------------
     def refuses(self, name: str, agent: Agent | None) -> bool:
         """Whether ``agent`` may not call ``name`` directly: in code mode only ``run_code`` and ``read_result`` are."""
-        return name != RUN_CODE_NAME and name != READ_RESULT_NAME and self.mode_for(agent) == "code"
+        return name not in DIRECT_NAMES and self.mode_for(agent) == "code"
 
     async def check_presentation(self, host: PipelineHost, execution: ToolExecution) -> Result[ToolExecution, Settled]:
         """The gate: a code-mode agent's direct call (no ``parent``) of anything but ``run_code`` is ``UNKNOWN_TOOL``.

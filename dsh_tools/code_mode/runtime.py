@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, get_args
 
 from dsh_tools.context.services import CODE_RUNTIME
 from dsh_tools.json_values import JsonValue
@@ -32,6 +32,7 @@ __all__ = [
     "CodeRuntime",
     "FailureKind",
     "LogSource",
+    "MAX_LOOKUP_NAME",
     "check_choice",
     "code_runtime",
     "language_label",
@@ -45,6 +46,10 @@ CodeLanguage = Literal["typescript", "python"]
 """What Code Mode programs are written in: the runtime's ``language`` and the registry's ``code_language``."""
 LogSource = Literal["console", "stdout", "stderr"]
 FailureKind = Literal["exception", "timeout", "abort", "worker-exit"]
+
+MAX_LOOKUP_NAME: Final = 1024
+"""Characters of a binding name an open namespace's ``lookup`` is asked for; a longer one names no tool
+worth a lookup (every runtime refuses it before asking)."""
 
 
 class CodeBindingNamespace(Record):

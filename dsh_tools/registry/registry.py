@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Final
 from dsh_tools.code_mode import READ_RESULT_NAME, RUN_CODE_NAME
 from dsh_tools.code_mode.plugin import Catalog, CodeMode, ToolMode
 from dsh_tools.code_mode.runtime import CodeLanguage
+from dsh_tools.code_mode.search.builtins import DEFAULT_CATALOG_CHARS
 from dsh_tools.context.session import SESSION_EVENT
 from dsh_tools.disposer import Disposer
 from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
@@ -116,7 +117,7 @@ class ToolRegistry(ParkedCalls):
         cancel_grace_ms: float = DEFAULT_GRACE_MS,
         code_language: CodeLanguage = "typescript",
         catalog: Catalog = "full",
-        catalog_chars: int = 6000,
+        catalog_chars: int = DEFAULT_CATALOG_CHARS,
         max_inline_bytes: int | None = None,
         queues: Mapping[str, str | None] | None = None,
         approval_ttl_seconds: float | None = None,

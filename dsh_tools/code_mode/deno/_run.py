@@ -29,6 +29,7 @@ from dsh_tools.code_mode.deno._logs import LogSink
 from dsh_tools.code_mode.deno._process import Budgets, SandboxProcess
 from dsh_tools.code_mode.deno._watchdog import Watch, Watchdog, compute_exceeded
 from dsh_tools.code_mode.runtime import (
+    MAX_LOOKUP_NAME,
     Binding,
     CodeBindingNamespace,
     CodeRunFailure,
@@ -51,8 +52,6 @@ _SETTLE_TURNS: Final = 3
 _ERROR_NAMES: Final = frozenset({"TypeError", "RangeError"})
 _UNENCODABLE: Final = "the binding's result cannot be sent to the program: it is not JSON (a lone surrogate?)"
 _UNDELIVERED: Final = CodeRunFailure("worker-exit", "the Deno process died before it read its program")
-_MAX_NAME: Final = 1024
-"""Characters of a binding name an open namespace looks up; a longer one names no tool worth a lookup."""
 
 
 MAX_CLOCK_READS: Final = 10_000
@@ -306,7 +305,7 @@ class RunSession:
         if type(fn) is int:
             return listed[fn] if 0 <= fn < len(listed) else None
         lookup = self._lookups[ns]
-        if type(fn) is not str or lookup is None or not fn or len(fn) > _MAX_NAME:
+        if type(fn) is not str or lookup is None or not fn or len(fn) > MAX_LOOKUP_NAME:
             return None
         try:
             return lookup(fn)

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from dsh_tools.code_mode.deno._logs import LogSink
 from dsh_tools.code_mode.deno._run import MAX_CLOCK_READS
-from dsh_tools.code_mode.runtime import Binding, CodeBindingNamespace, CodeRunFailure, CodeRunRequest, CodeRunResult
+from dsh_tools.code_mode.runtime import (
+    MAX_LOOKUP_NAME, Binding, CodeBindingNamespace, CodeRunFailure, CodeRunRequest, CodeRunResult,
+)
 from dsh_tools.json_values import dumps, thaw_json
 
 if TYPE_CHECKING:
@@ -27,8 +29,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MontyRun"]
 
-_MAX_NAME: Final = 1024
-"""Characters of a binding name an open namespace looks up (a longer one names no tool worth a lookup)."""
 _MAX_MESSAGE: Final = 8192
 """Characters of an error's traceback text kept in the failure message."""
 _PRELUDE: Final = '''\
@@ -124,7 +124,7 @@ class MontyRun:
             raise TypeError("not a tool binding")
         binding = self.tables[index].get(name)
         lookup = self.lookups[index]
-        if binding is None and lookup is not None and 0 < len(name) <= _MAX_NAME:
+        if binding is None and lookup is not None and 0 < len(name) <= MAX_LOOKUP_NAME:
             binding = lookup(name)
         if binding is None:
             raise TypeError(f"no tool named {name[:200]!r}")
