@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from dsh_tools.store.sqlite_files import sqlite_file, sqlite_url, system_file
+
 __all__ = [
     "AGENT_ATTRIBUTE",
     "BODY_STEP",
@@ -45,9 +47,6 @@ CALL_ATTRIBUTE: Final = "dshCall"
 """The workflow attribute holding ``[call_id, tool_name, idempotency_key, n, queue]``."""
 
 
-_SQLITE: Final = "sqlite:///"
-
-
 def system_database_url(store_url: str) -> str:
     """DBOS's system database for a store URL (``ValueError`` for a store DBOS cannot share)."""
     if type(store_url) is not str:
@@ -66,12 +65,7 @@ def system_database_url(store_url: str) -> str:
 
 def sqlite_system_database(store_file: str) -> str:
     """DBOS's system database for the SQLite store in ``store_file``: the sibling ``<store_file>.dbos``."""
-    return f"{_SQLITE}{store_file}.dbos"
-
-
-def sqlite_file(url: str) -> str | None:
-    """The file a ``sqlite:///FILE`` URL names; ``None`` for any other URL (PostgreSQL's)."""
-    return url[len(_SQLITE) :] if url.startswith(_SQLITE) and len(url) > len(_SQLITE) else None
+    return sqlite_url(system_file(store_file))
 
 
 def agent_key(agent_id: str | None) -> str:

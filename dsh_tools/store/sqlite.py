@@ -33,6 +33,7 @@ from dsh_tools.store.rows import batches, journal_rows
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
 from dsh_tools.store.records import CallRecord, SessionEvent
 from dsh_tools.store.relational import RelationalStore, Statement
+from dsh_tools.store.sqlite_files import sqlite_url, system_file
 
 __all__ = ["SqliteStore"]
 
@@ -78,11 +79,8 @@ class SqliteStore(RelationalStore):
             raise
 
     async def _queue_database(self) -> str | None:
-        from dsh_tools.dbos.names import sqlite_file, sqlite_system_database
-
-        url = sqlite_system_database(self.path)
-        sibling = sqlite_file(url)
-        return url if sibling is not None and os.path.exists(sibling) else None
+        sibling = system_file(self.path)
+        return sqlite_url(sibling) if os.path.exists(sibling) else None
 
     # -- the connection, on the store's thread ---------------------------------
     def _open(self) -> None:

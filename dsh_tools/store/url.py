@@ -7,6 +7,7 @@ from typing import Final
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.sqlite import SqliteStore
+from dsh_tools.store.sqlite_files import sqlite_file
 
 __all__ = ["ACCEPTED_URLS", "open_store"]
 
@@ -23,8 +24,9 @@ def open_store(url: str) -> CallStore:
         raise ValueError(f"a store URL is a str, one of {ACCEPTED_URLS}")
     if url == "memory:":
         return MemoryStore()
-    if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
-        return SqliteStore(url[len("sqlite:///") :])
+    file = sqlite_file(url)
+    if file is not None:
+        return SqliteStore(file)
     if url.startswith(("postgresql://", "postgres://")):
         from dsh_tools.store.postgres import PostgresStore
 
