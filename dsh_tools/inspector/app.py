@@ -133,10 +133,11 @@ def inspector_app(
         call, wanted = params.get("call", ""), params.get("record", "")
         records = await store.journal(call_id=call, limit=MAX_ROWS) if call else []
         record = next((r for r in records if r.record_id == wanted), None)
-        locator = spilled_locator(record) if record is not None else None
         page = None
-        if locator is not None and isinstance(store, SpillStore):
-            page = await store.read_spilled(locator, record.agent_id or "" if record is not None else "", offset, limit)
+        if record is not None and isinstance(store, SpillStore):
+            locator = spilled_locator(record)
+            if locator is not None:
+                page = await store.read_spilled(locator, record.agent_id or "", offset, limit)
         if page is None:
             return PlainTextResponse("no spilled text for that record (not cut, not kept, or pruned)", 404)
         return _json({"text": page.text, "offset": page.offset, "nextOffset": page.next_offset, "total": page.total})

@@ -27,7 +27,7 @@ from dsh_tools.store.memory_threads import MemoryThreads
 from dsh_tools.store.records import (
     ApprovalDecision, ApprovalRule, CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent,
 )
-from dsh_tools.store.spilled import SpilledPage, check_page, page_of, valid_locator
+from dsh_tools.store.spilled import SpilledPage, check_locator, check_page, page_of, valid_locator
 from dsh_tools.store.thread_state import slot_filled, slot_parked
 
 __all__ = ["DEFAULT_MAX_RECORDS", "MemoryStore", "RunningSource", "UnmadeRecord"]
@@ -307,8 +307,7 @@ class MemoryStore(MemoryThreads, StoreBase):
         A text larger than the whole bound is refused (``ValueError``), so no
         preview names a locator whose text is already gone.
         """
-        if not valid_locator(locator):
-            raise ValueError("a spilled result is kept under a locator from mint_locator()")
+        check_locator(locator)
         size = len(text.encode("utf-8"))
         if size > self.max_spilled_bytes:
             bound = self.max_spilled_bytes

@@ -28,7 +28,9 @@ from dsh_tools.store.changes import MAX_CHANGED, MAX_TRACKED, ChangeCursor, Stor
 from dsh_tools.store.interrupted import interrupted_claim, interrupted_record
 from dsh_tools.store.relational_threads import RelationalThreads
 from dsh_tools.store.records import ApprovalDecision, CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent
-from dsh_tools.store.spilled import SpilledPage, check_page, owner_key, page_of_parts, part_range, parts_of, valid_locator
+from dsh_tools.store.spilled import (
+    SpilledPage, check_locator, check_page, owner_key, page_of_parts, part_range, parts_of, valid_locator,
+)
 
 __all__ = ["RelationalStore", "Statement"]
 
@@ -297,8 +299,7 @@ class RelationalStore(RelationalThreads, StoreBase):
     # -- spilled results (store/spilled.py) ------------------------------------------------
     async def keep_spilled(self, locator: str, agent_id: str, text: str) -> None:
         """One row for the value and one per part of its text, in one commit."""
-        if not valid_locator(locator):
-            raise ValueError("a spilled result is kept under a locator from mint_locator()")
+        check_locator(locator)
         parts = [(locator, number, part.encode("utf-8")) for number, part in enumerate(parts_of(text))]
         head = (locator, owner_key(agent_id), time.time(), len(text), len(text.encode("utf-8")))
         await self._write_all(((sql.KEEP_SPILLED, head),), ((sql.KEEP_SPILLED_PART, parts),) if parts else ())

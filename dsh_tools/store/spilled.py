@@ -36,6 +36,7 @@ __all__ = [
     "PART_CHARS",
     "SpillStore",
     "SpilledPage",
+    "check_locator",
     "check_page",
     "mint_locator",
     "owner_key",
@@ -49,11 +50,11 @@ __all__ = [
 PART_CHARS: Final = 65_536
 """Characters per stored part of a spilled text."""
 MAX_PAGE_CHARS: Final = 65_536
+"""The longest page one read returns (a reader asking for more gets this many, and the offset to go on)."""
 DEFAULT_PAGE_CHARS: Final = 16_384
 """What ``read_result`` reads when no ``limit`` is given (the preview's note says so)."""
 MAX_OFFSET: Final = 2**53 - 1
 """The largest offset read (past every text; JSON's safe integers, and within every store's integer column)."""
-"""The longest page one read returns (a reader asking for more gets this many, and the offset to go on)."""
 _LOCATOR: Final = re.compile(r"res_[A-Za-z0-9_-]{24}")
 
 
@@ -90,6 +91,12 @@ def valid_locator(locator: object) -> bool:
     return type(locator) is str and _LOCATOR.fullmatch(locator) is not None
 
 
+def check_locator(locator: object) -> None:
+    """A store keeps a text only under a locator :func:`mint_locator` made: anything else is a ``ValueError``."""
+    if not valid_locator(locator):
+        raise ValueError("a spilled result is kept under a locator from mint_locator()")
+
+
 def owner_key(agent_id: str) -> str:
     """What a relational store keeps of the reader's agent id: its SHA-256, exact for any text (NUL, lone
     surrogates) where a text column would have to alter it, so two ids never share a key."""
@@ -107,8 +114,8 @@ def check_page(offset: object, limit: object) -> tuple[int, int]:
 
 
 def page_of(text: str, offset: int, limit: int) -> SpilledPage:
-    """The page of a whole text in memory (an offset past the end reads as an empty page at the end)."""
-    offset, limit = check_page(offset, limit)
+    """The page of a whole text in memory, ``offset`` and ``limit`` as :func:`check_page` made them (an offset
+    past the end reads as an empty page at the end)."""
     total = len(text)
     piece = text[offset : offset + limit]
     end = offset + len(piece)
