@@ -27,6 +27,7 @@ from dsh_tools import (
     ToolExecution,
     ToolExecutionInput,
     ToolExecutionResult,
+    ToolOutput,
     UnparsedArguments,
     boot,
     text_block,
@@ -71,6 +72,12 @@ class Answer:
 
     async def request(self, request: ApprovalRequest, /) -> ApprovalOutcome:
         return self.outcome
+
+
+@tool(output={"type": "object", "properties": {"v": {"type": "string"}}, "required": ["v"]})
+async def large() -> ToolOutput:
+    """A typed value, its content and its meta, each past a small store's bound."""
+    return ToolOutput([text_block("c" * 5000)], {"m": "m" * 5000}, value={"v": "v" * 5000})
 
 
 def app(**boot_options: object) -> Context:
@@ -296,14 +303,21 @@ async def test_the_memory_fast_path_keeps_what_the_plain_write_keeps() -> None:
         await ctx.tools.execute(run("echo", {"text": "a"}, agent))
         await ctx.tools.execute(run("crash", {}, call_id="c2"))
         await ctx.tools.execute(run("echo", {"text": "x" * 5000}, call_id="big"))
+        ctx.tools.register(large)
+        await ctx.tools.execute(run("large", {}, call_id="large"))  # content, value and meta all past the bound
         await ctx.tools.execute(run("echo", {"text": "no"}, call_id="denied"))
         parked = await ctx.tools.execute(run("echo", {"text": "yes"}, agent, call_id="asked"))
         approval_id = thaw_json(parked.meta)["approvalId"]  # type: ignore[index]
         await ctx.tools.resume(approval_id, "allowed-once", decided_by="ops", remember="agent")
         await ctx.tools.execute(run("echo", {"text": "again"}, agent, call_id="asked"))  # allowed by the rule
-        made[kind] = [r.set(approval_id=None, approval_rule=None, meta=None) for r in await store.journal()]  # random ids
+        made[kind] = [  # without the random ids (an approval's, in a parked call's meta)
+            r.set(approval_id=None, approval_rule=None, meta=None if r.outcome == "approval-pending" else r.meta)
+            for r in await store.journal()
+        ]
     fast, plain = made["fast"], made["plain"]
-    assert [r.outcome for r in fast] == ["ok", "error", "ok", "denied", "approval-pending", "ok", "ok"]
+    assert [r.outcome for r in fast] == ["ok", "error", "ok", "ok", "denied", "approval-pending", "ok", "ok"]
+    previews = [thaw_json(getattr(fast[3], name)) for name in ("content", "value", "meta")]
+    assert all(isinstance(p, dict) and p["$bytes"] > 5000 for p in previews), previews  # every payload bounded
     assert [r.decided_by for r in fast[-2:]] == ["ops", "ops"]  # the decision, then the rule it remembered
     assert comparable(fast) == comparable(plain)
     big = thaw_json(fast[2].arguments)
