@@ -101,15 +101,13 @@ def _quieten(plan: CallPlan, execution: ToolExecution, gates: Sequence[Gate]) ->
     return gates[: len(gates) - standard] if quiet else gates
 
 
-def _opened(host: PipelineHost, execution: ToolExecution) -> Settled | None:
+def _opened(host: PipelineHost, execution: ToolExecution) -> Failure[Settled] | None:
     """Tell the plan's probes the call opened; a call whose signal is already aborted settles here."""
     if type(host) is CallPlan:
         for probe in host.probes["opened"]:
             probe.opened(host.state, execution)
     signal = execution.signal
-    if signal is not None and signal.aborted:
-        return Settled(execution, aborted_result(execution, "ABORTED_BEFORE_DISPATCH", signal.reason))
-    return None
+    return _not_dispatched(execution, signal.reason) if signal is not None and signal.aborted else None
 
 
 async def open_call(
@@ -123,9 +121,9 @@ async def open_call(
     """
     if type(host) is CallPlan and host.state.quiet is None:  # not decided yet (continue_call decides first)
         gates = _quieten(host, execution, gates)
-    settled = _opened(host, execution)
-    if settled is not None:
-        return Failure(settled)
+    not_opened = _opened(host, execution)
+    if not_opened is not None:
+        return not_opened
     signal = execution.signal
     try:
         gated = await _through(host, execution, gates)
@@ -251,8 +249,11 @@ async def continue_call(
             try:
                 gates = _quieten(plan, execution, gates)
                 if plan.state.quiet and not gates:  # no gate left to run: nothing can stop it before dispatch
-                    quiet = _opened(plan, execution)
-                    settled = quiet if quiet is not None else Settled(execution, await dispatch_call(plan, execution))
+                    not_opened = _opened(plan, execution)
+                    settled = (
+                        not_opened.failure() if not_opened is not None
+                        else Settled(execution, await dispatch_call(plan, execution))
+                    )
                 else:
                     opened = await open_call(plan, execution, gates)
                     settled = opened.failure() if type(opened) is Failure else await run_tool(plan, opened.unwrap())

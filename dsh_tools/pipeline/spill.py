@@ -64,9 +64,9 @@ def spill_limit(host: PipelineHost, execution: ToolExecution) -> int | None:
 async def spill(host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult) -> ToolExecutionResult:
     """``result``, or its preview when its text is past the call's limit (see the module docstring)."""
     limit = spill_limit(host, execution)
-    if limit is None:
+    if limit is None or type(host) is not CallPlan:  # only a plan has a limit: this narrows host for the type checker
         return result
-    keeper = host.host if type(host) is CallPlan else host
+    keeper = host.host
     content = _as_read(result.content)
     text = content_text(content)
     if not past_utf8_bytes(text, limit):
