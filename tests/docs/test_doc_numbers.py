@@ -10,7 +10,7 @@ from dsh_tools.code_mode.deno import runtime as deno_runtime
 from dsh_tools.code_mode.search.builtins import MAX_BUILTIN_CALLS, MAX_SEARCH_LIMIT, MIN_CATALOG_CHARS
 from dsh_tools.code_mode.search.index import COMMON_FLOOR, MAX_QUERY_CHARS, MAX_QUERY_TERMS
 from dsh_tools.store.memory import DEFAULT_MAX_SPILLED_BYTES
-from dsh_tools.store.spilled import DEFAULT_PAGE_CHARS, MAX_OFFSET, MAX_PAGE_CHARS, PART_CHARS
+from dsh_tools.store.spilled import DEFAULT_PAGE_CHARS, MAX_OFFSET, MAX_PAGE_CHARS, PART_CHARS, check_page
 from dsh_tools.tool_types import MIN_INLINE_BYTES
 from dsh_tools.definitions.shape_code import BUDGET
 from dsh_tools.mcp.connection import DEFAULT_MAX_MESSAGE_BYTES
@@ -53,4 +53,7 @@ def test_read_result_s_own_description_quotes_its_page_sizes() -> None:
     ctx = boot(max_inline_bytes=4096)
     (schema,) = [schema for schema in ctx.tools.schemas() if schema.name == "read_result"]
     assert f"(default {DEFAULT_PAGE_CHARS}, at most {MAX_PAGE_CHARS})" in str(schema.parameters)
-    assert MAX_OFFSET == 2**53 - 1
+    # The doc's "0 to 2^N - 1" is the bound the store enforces, not only the constant's spelling.
+    assert check_page(MAX_OFFSET, 1) == (MAX_OFFSET, 1) and MAX_OFFSET == 2 ** MAX_OFFSET.bit_length() - 1
+    with pytest.raises(ValueError, match="offset"):
+        check_page(MAX_OFFSET + 1, 1)
