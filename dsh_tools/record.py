@@ -149,8 +149,14 @@ def _store(cls: type, name: str, target: str, value: str, namespace: dict[str, A
     return f"    _set_attr({target}, {name!r}, {value})"
 
 
-def _refuse_changes(cls: type[Record], changes: dict[str, object], positional: int) -> None:
-    _check_field_names(cls, changes, positional)  # raises: they name no field
+def _check_field_names(cls: type[Record], names: Iterable[str], positional: int) -> None:
+    """Refuse a keyword that names no field, or one the first ``positional`` arguments already gave."""
+    for name in names:
+        position = cls._record_position.get(name)
+        if position is None:
+            raise TypeError(f"{cls.__name__}() got an unexpected field {name!r}")
+        if position < positional:
+            raise TypeError(f"{cls.__name__}() got multiple values for {name!r}")
 
 
 def _generated_set(cls: type[Record]) -> Callable[..., Any]:
@@ -171,7 +177,7 @@ def _generated_set(cls: type[Record]) -> Callable[..., Any]:
         "    _made = _object_new(_cls)",
     ]
     namespace: dict[str, Any] = {
-        "_M": _MISSING, "_object_new": object.__new__, "_frozen": _frozen_field, "_check": _refuse_changes, "_owner": cls,
+        "_M": _MISSING, "_object_new": object.__new__, "_frozen": _frozen_field, "_check": _check_field_names, "_owner": cls,
     }
     for name, _default, is_json in cls._record_plan:
         lines.append(f"    _v = _changes.pop({name!r}, _M)")
@@ -320,13 +326,3 @@ def wire_value(value: object) -> Any:
     if isinstance(value, Mapping):
         return thaw_json(value)  # a frozen payload: plain dict, keys in their order
     return value
-
-
-def _check_field_names(cls: type[Record], names: Iterable[str], positional: int) -> None:
-    """Refuse a keyword that names no field, or one the first ``positional`` arguments already gave."""
-    for name in names:
-        position = cls._record_position.get(name)
-        if position is None:
-            raise TypeError(f"{cls.__name__}() got an unexpected field {name!r}")
-        if position < positional:
-            raise TypeError(f"{cls.__name__}() got multiple values for {name!r}")
