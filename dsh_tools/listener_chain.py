@@ -9,18 +9,21 @@ the listener that returned it. What a failing level means differs, so that is
 the runner's parameter, a :class:`FailureRule`: the pipeline contains it as a
 value (``dsh_tools.pipeline.containment``); prompt assembly, a configuration
 edge, raises it to the caller.
+
+A run allocates one :class:`_Chain` and, per level, the level's coroutine and
+its ``next`` (a ``functools.partial`` over the next level): every call with a
+listener pays this, so nothing else is built per level.
 """
 
 from __future__ import annotations
 
-import inspect
-from types import CoroutineType
+from functools import partial
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Generic, NamedTuple, Protocol, TypeAlias, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeAlias, TypeVar
 
-from returns.result import Failure, Result
+from dsh_tools.awaitables import is_awaitable
 
-__all__ = ["FailureRule", "Rest", "plain_next", "run_chain"]
+__all__ = ["FailureRule", "Refused", "Rest", "plain_next", "run_chain"]
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -28,6 +31,22 @@ A = TypeVar("A", bound=tuple[object, ...])
 
 Rest: TypeAlias = Callable[[A], Awaitable[T]]
 """The levels inside the current one, run with the arguments they are given."""
+
+
+class Refused:
+    """A level's check refused its listener's answer: ``problem`` reads ``returned dict, expected ...``.
+
+    A check answers the (checked) value itself or one of these: the common
+    case, a good answer, builds nothing.
+    """
+
+    __slots__ = ("problem",)
+
+    def __init__(self, problem: str) -> None:
+        self.problem: Final = problem
+
+    def __repr__(self) -> str:
+        return f"Refused({self.problem!r})"
 
 
 class FailureRule(Protocol[T_co]):
@@ -42,14 +61,14 @@ class FailureRule(Protocol[T_co]):
 
 def plain_next(rest: Rest[A, T], arguments: A) -> Callable[[], Awaitable[T]]:
     """The usual ``next``: no parameters; the inner levels get this level's arguments."""
-    return lambda: rest(arguments)
+    return partial(rest, arguments)
 
 
 def run_chain(
     listeners: Sequence[Callable[..., Any]],
     arguments: A,
     base: Callable[..., T | Awaitable[T]],
-    check: Callable[[object], Result[T, str]],
+    check: Callable[[object], T | Refused],
     rule: FailureRule[T],
     next_for: Callable[[Rest[A, T], A], Callable[..., Awaitable[T]]] = plain_next,
 ) -> Awaitable[T]:
@@ -60,32 +79,50 @@ def run_chain(
     outermost level is what is returned, to be awaited: no coroutine of its
     own around it.
     """
-    return _level(_Chain(listeners, base, check, rule, next_for), 0, arguments)
+    return _level(_Chain(listeners, base, check, rule, None if next_for is plain_next else next_for), 0, arguments)
 
 
-class _Chain(NamedTuple, Generic[A, T]):
-    """A run's fixed parts, passed down the levels (a closure that calls itself would be a cycle per run)."""
+class _Chain(Generic[A, T]):
+    """A run's fixed parts, passed down the levels (a closure that calls itself would be a cycle per run).
 
-    listeners: Sequence[Callable[..., Any]]
-    base: Callable[..., T | Awaitable[T]]
-    check: Callable[[object], Result[T, str]]
-    rule: FailureRule[T]
-    next_for: Callable[[Rest[A, T], A], Callable[..., Awaitable[T]]]
+    ``next_for`` is ``None`` for :func:`plain_next`, which the levels build in line.
+    """
+
+    __slots__ = ("listeners", "base", "check", "rule", "next_for")
+
+    def __init__(
+        self,
+        listeners: Sequence[Callable[..., Any]],
+        base: Callable[..., T | Awaitable[T]],
+        check: Callable[[object], T | Refused],
+        rule: FailureRule[T],
+        next_for: Callable[[Rest[A, T], A], Callable[..., Awaitable[T]]] | None,
+    ) -> None:
+        self.listeners = listeners
+        self.base = base
+        self.check = check
+        self.rule = rule
+        self.next_for = next_for
 
 
 async def _level(chain: _Chain[A, T], index: int, arguments: A) -> T:
     listeners = chain.listeners
     if index == len(listeners):
         answer = chain.base(*arguments)
-        return await answer if type(answer) is CoroutineType or inspect.isawaitable(answer) else answer
+        return await answer if is_awaitable(answer) else answer  # type: ignore[return-value]  # not awaitable: a T
     listener = listeners[index]
+    next_for = chain.next_for
     try:
-        value = listener(*arguments, chain.next_for(lambda inner: _level(chain, index + 1, inner), arguments))
-        if type(value) is CoroutineType or inspect.isawaitable(value):  # an async listener's: the exact type first
+        step = (
+            partial(_level, chain, index + 1, arguments) if next_for is None
+            else next_for(partial(_level, chain, index + 1), arguments)
+        )
+        value = listener(*arguments, step)
+        if is_awaitable(value):
             value = await value
     except BaseException as error:  # noqa: BLE001 - the rule decides: contained, or raised again
         return chain.rule.raised(listener, error)
     checked = chain.check(value)
-    if type(checked) is Failure:
-        return chain.rule.refused(listener, checked.failure())
-    return checked.unwrap()
+    if type(checked) is Refused:
+        return chain.rule.refused(listener, checked.problem)
+    return checked  # type: ignore[return-value]  # not Refused: a T

@@ -30,11 +30,11 @@ heard it (a slow listener slows the body that reports, never the other way).
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Final
 
+from dsh_tools.awaitables import is_awaitable
 from dsh_tools.execution import ToolExecution, ToolProgress
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ async def _tell(plan: CallPlan, dispatched: ToolExecution, record: ToolProgress)
             return  # the call settled while an async listener ran
         try:
             pending = listener(dispatched, record)
-            if inspect.isawaitable(pending):
+            if is_awaitable(pending):
                 await pending
         except Exception as error:  # noqa: BLE001 - observe-only: contain and report
             # Imported here: the pipeline package imports this module (through its plan), not the other way.

@@ -16,9 +16,9 @@ but ``False``, counts as ``True``: a broken predicate fails towards asking.
 
 from __future__ import annotations
 
-import inspect
 import logging
 
+from dsh_tools.awaitables import is_awaitable
 from dsh_tools.decisions import Allow, Ask, PreToolDecision
 from dsh_tools.errors import ToolArgsError
 from dsh_tools.execution import ToolExecution
@@ -54,7 +54,7 @@ async def default_decision(tool: RegisteredTool, execution: ToolExecution, logge
     if callable(needs):
         try:
             answer = needs(execution)
-            if inspect.isawaitable(answer):
+            if is_awaitable(answer):
                 answer = await answer
         except BaseException as error:  # noqa: BLE001 - a broken predicate asks
             propagate_if_fatal(error)

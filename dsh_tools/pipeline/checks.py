@@ -4,6 +4,11 @@ Type hints are a claim the pipeline cannot rely on (listeners are plugins, the
 tool body is plugin code, and Python lets anyone return anything). Every check
 is by exact type, so a subclass carrying extra state or a dict with the wire
 keys is refused, and answers with an error text instead of raising.
+
+The checks a listener chain runs at every level (``checked_*``) answer the
+value itself or a :class:`~dsh_tools.listener_chain.Refused`: a good answer,
+the common case, builds nothing. The body's output checks answer a
+``Result``, as the stages they feed do.
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ from returns.result import Failure, Result, Success
 from dsh_tools.content import ToolOutput
 from dsh_tools.decisions import Accept, Allow, Ask, Block, Deny, PostToolDecision, PreToolDecision
 from dsh_tools.execution import HookContext, PluginSource, ToolErrorInfo, ToolExecutionResult, UserSource
+from dsh_tools.listener_chain import Refused
 from dsh_tools.json_values import FrozenJson, JsonValue, NotJson, freeze_json, frozen_or_failure
 
-__all__ = ["check_content", "check_post_decision", "check_pre_decision", "check_result", "check_tool_output"]
+__all__ = ["check_content", "check_tool_output", "checked_post_decision", "checked_pre_decision", "checked_result"]
 
 _PVECTOR: Final[type] = type(freeze_json([]).unwrap())
 
@@ -27,66 +33,66 @@ def _kind(value: object) -> str:
     return type(value).__name__
 
 
-def check_pre_decision(value: object) -> Result[PreToolDecision, str]:
+def checked_pre_decision(value: object) -> PreToolDecision | Refused:
     """An exact ``Allow``/``Deny``/``Ask`` with well-typed fields, or why not."""
     kind = type(value)
     if kind is Allow:
-        return Success(value)  # type: ignore[arg-type]
+        return value  # type: ignore[return-value]
     if kind is Deny:
         reason = value.reason  # type: ignore[attr-defined]
-        return Success(value) if type(reason) is str else Failure("Deny.reason must be a str")  # type: ignore[arg-type]
+        return value if type(reason) is str else Refused("Deny.reason must be a str")  # type: ignore[return-value]
     if kind is Ask:
         reason = value.reason  # type: ignore[attr-defined]
         ok = reason is None or type(reason) is str
-        return Success(value) if ok else Failure("Ask.reason must be a str or None")  # type: ignore[arg-type]
-    return Failure(f"returned {_kind(value)}, expected Allow, Deny or Ask")
+        return value if ok else Refused("Ask.reason must be a str or None")  # type: ignore[return-value]
+    return Refused(f"returned {_kind(value)}, expected Allow, Deny or Ask")
 
 
-def check_post_decision(value: object) -> Result[PostToolDecision, str]:
+def checked_post_decision(value: object) -> PostToolDecision | Refused:
     """An exact ``Accept``/``Block`` with well-typed fields, or why not."""
     kind = type(value)
     if kind is not Accept and kind is not Block:
-        return Failure(f"returned {_kind(value)}, expected Accept or Block")
+        return Refused(f"returned {_kind(value)}, expected Accept or Block")
     context = value.additional_context  # type: ignore[attr-defined]
     if context is not None and (problem := _hook_context_problem(context)) is not None:
-        return Failure(f"{kind.__name__}.additional_context: {problem}")
+        return Refused(f"{kind.__name__}.additional_context: {problem}")
     content = value.content if kind is Accept else value.feedback  # type: ignore[attr-defined]
     if content is None and kind is Accept:
-        return Success(value)  # type: ignore[arg-type]
+        return value  # type: ignore[return-value]
     problem = _content_problem(content)
     if problem is not None:
         field = "content" if kind is Accept else "feedback"
-        return Failure(f"{kind.__name__}.{field}: {problem}")
-    return Success(value)  # type: ignore[arg-type]
+        return Refused(f"{kind.__name__}.{field}: {problem}")
+    return value  # type: ignore[return-value]
 
 
-def check_result(value: object, call_id: str) -> Result[ToolExecutionResult, str]:
+def checked_result(value: object, call_id: str) -> ToolExecutionResult | Refused:
     """An exact, well-formed ``ToolExecutionResult`` for ``call_id``, or why not."""
     if type(value) is not ToolExecutionResult:
-        return Failure(f"returned {_kind(value)}, expected ToolExecutionResult")
+        return Refused(f"returned {_kind(value)}, expected ToolExecutionResult")
     result: ToolExecutionResult = value
     found: object = result.call_id
     if type(found) is not str:  # before comparing: a hostile __ne__/__repr__ must not run
-        return Failure(f"returned a result whose call_id is {_kind(found)}, expected {call_id!r}")
+        return Refused(f"returned a result whose call_id is {_kind(found)}, expected {call_id!r}")
     if found != call_id:
-        return Failure(f"returned a result for call {found!r}, expected {call_id!r}")
+        return Refused(f"returned a result for call {found!r}, expected {call_id!r}")
     is_error: object = result.is_error
     if type(is_error) is not bool:
-        return Failure("result.is_error must be a bool")
+        return Refused("result.is_error must be a bool")
     problem = _content_problem(result.content)
     if problem is not None:
-        return Failure(f"result.content: {problem}")
+        return Refused(f"result.content: {problem}")
     error = result.error
     if error is not None and (
         type(error) is not ToolErrorInfo or type(error.name) is not str or type(error.code) is not str
     ):
-        return Failure("result.error must be a ToolErrorInfo of two strs")
+        return Refused("result.error must be a ToolErrorInfo of two strs")
     context = result.additional_context
     if context is not None and (problem := _hook_context_problem(context)) is not None:
-        return Failure(f"result.additional_context: {problem}")
+        return Refused(f"result.additional_context: {problem}")
     if is_error and result.value is not None:
-        return Failure("returned an error result with a value (only a successful typed call has one)")
-    return Success(result)
+        return Refused("returned an error result with a value (only a successful typed call has one)")
+    return result
 
 
 def check_tool_output(value: object) -> Result[tuple[FrozenJson, JsonValue | None], str]:

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Generic, NamedTuple, NoReturn, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 from returns.result import Failure, Result, Success
 
-from dsh_tools.listener_chain import run_chain
+from dsh_tools.execution import ToolExecutionResult
+from dsh_tools.listener_chain import Refused, run_chain
+from dsh_tools.pipeline.checks import checked_result
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
 from dsh_tools.pipeline.outcomes import StageFailure, report_failure
 
-__all__ = ["Contain", "ListenerFailure", "run_fail_closed"]
+__all__ = ["Contain", "ContainLevel", "ListenerFailure", "run_fail_closed"]
 
 T = TypeVar("T")
 
@@ -31,12 +33,21 @@ class ListenerFailure(Exception):
     """Raised out of ``next()`` when an inner level of a fail-closed chain failed; carries the text."""
 
 
-class Contain(NamedTuple, Generic[T]):
-    """A failing level answers ``settle(StageFailure)``; only fatal errors and the caller's cancellation escape."""
+class Contain(Generic[T]):
+    """A failing level answers :meth:`settle` of its :class:`StageFailure`; only fatal errors and the caller's cancellation escape.
 
-    event: str
-    logger: logging.Logger
-    settle: Callable[[StageFailure], T]
+    Subclasses say what a failure settles; one object serves a whole run (it is
+    the chain's rule, and what it needs per call rides on it).
+    """
+
+    __slots__ = ("event", "logger")
+
+    def __init__(self, event: str, logger: logging.Logger) -> None:
+        self.event = event
+        self.logger = logger
+
+    def settle(self, failure: StageFailure) -> T:
+        raise NotImplementedError
 
     def raised(self, listener: object, error: BaseException) -> T:
         if isinstance(error, ListenerFailure):
@@ -49,11 +60,28 @@ class Contain(NamedTuple, Generic[T]):
         return self.settle(StageFailure(f"{self.event} listener {problem}"))
 
 
+class ContainLevel(Contain[ToolExecutionResult]):
+    """``tools/execute``'s rule: a failing wrapper settles its own level as the call's error result; it checks each level too."""
+
+    __slots__ = ("call_id",)
+
+    def __init__(self, event: str, logger: logging.Logger, call_id: str) -> None:
+        super().__init__(event, logger)
+        self.call_id = call_id
+
+    def settle(self, failure: StageFailure) -> ToolExecutionResult:
+        return failure.result(self.call_id)
+
+    def check(self, value: object) -> ToolExecutionResult | Refused:
+        """A level's answer: a well-formed result for this call (``checked_result``)."""
+        return checked_result(value, self.call_id)
+
+
 async def run_fail_closed(
     listeners: Sequence[Callable[..., Any]],
     arguments: tuple[object, ...],
     default: T,
-    check: Callable[[object], Result[T, str]],
+    check: Callable[[object], T | Refused],
     event: str,
     logger: logging.Logger,
     decide_default: Callable[[], Awaitable[T]] | None = None,
@@ -63,17 +91,33 @@ async def run_fail_closed(
     ``decide_default``, when given, answers instead of ``default`` (read only
     when a listener's ``next()`` reaches the bottom of the chain).
     """
-    failures: list[StageFailure] = []
-
-    def base(*_: object) -> T | Awaitable[T]:
-        return default if decide_default is None else decide_default()
-
-    def stick(failure: StageFailure) -> NoReturn:
-        failures.append(failure)
-        raise ListenerFailure(failures[0].message) from None
-
+    run = _Waterfall(event, logger, default, decide_default)
     try:
-        outcome = await run_chain(listeners, arguments, base, check, Contain(event, logger, stick))
+        outcome = await run_chain(listeners, arguments, run.bottom, check, run)
     except ListenerFailure:
-        return Failure(failures[0])
-    return Failure(failures[0]) if failures else Success(outcome)
+        pass
+    failure = run.failure
+    return Success(outcome) if failure is None else Failure(failure)
+
+
+class _Waterfall(Contain[T]):
+    """One waterfall's run: its bottom, and a rule that keeps the first failure and unwinds the chain with it."""
+
+    __slots__ = ("default", "decide_default", "failure")
+
+    def __init__(
+        self, event: str, logger: logging.Logger, default: T, decide_default: Callable[[], Awaitable[T]] | None
+    ) -> None:
+        super().__init__(event, logger)
+        self.default = default
+        self.decide_default = decide_default
+        self.failure: StageFailure | None = None
+
+    def bottom(self, *_: object) -> T | Awaitable[T]:
+        decide_default = self.decide_default
+        return self.default if decide_default is None else decide_default()
+
+    def settle(self, failure: StageFailure) -> NoReturn:
+        if self.failure is None:
+            self.failure = failure
+        raise ListenerFailure(self.failure.message) from None

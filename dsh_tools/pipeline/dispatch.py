@@ -13,19 +13,18 @@ rendered there too (:mod:`.values`), on a worker thread when it is large.
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Awaitable
 from functools import partial
 from typing import Final, Literal
 
+from dsh_tools.awaitables import is_awaitable
 from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import KEEP, Keep
 from dsh_tools.listener_chain import Rest, run_chain
 from dsh_tools.off_loop import off_loop
 from dsh_tools.pipeline.cancellation import CANCELLED, cancel_requested, propagate_if_fatal
-from dsh_tools.pipeline.checks import check_result
-from dsh_tools.pipeline.containment import Contain
+from dsh_tools.pipeline.containment import ContainLevel
 from dsh_tools.pipeline.effects import second_start
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.orphans import Orphans
@@ -52,10 +51,8 @@ async def dispatch(host: PipelineHost, execution: ToolExecution) -> ToolExecutio
         wrappers = plan.execute
         if not wrappers:
             return await invoke_tool(plan, execution)
-        call_id = execution.call_id
-        check = partial(check_result, call_id=call_id)
-        rule = Contain(EVENT, plan.logger, lambda failure: failure.result(call_id))
-        return await run_chain(wrappers, (execution,), partial(invoke_tool, plan), check, rule, ExecuteStep)
+        rule = ContainLevel(EVENT, plan.logger, execution.call_id)
+        return await run_chain(wrappers, (execution,), partial(invoke_tool, plan), rule.check, rule, ExecuteStep)
     finally:
         state.dispatched = None
 
@@ -114,7 +111,7 @@ async def invoke_tool(host: PipelineHost, execution: ToolExecution) -> ToolExecu
         attempt.running = True
     try:
         output: object = tool.execute(execution.arguments, execution)
-        if inspect.isawaitable(output):
+        if is_awaitable(output):
             output = await _run_body(host, execution, output)
     except BaseException as error:  # noqa: BLE001 - the body's error boundary
         if attempt is not None:

@@ -9,15 +9,14 @@ otherwise ignored.
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Awaitable
 from typing import Final
 
-from returns.result import Failure
-
+from dsh_tools.awaitables import is_awaitable
 from dsh_tools.execution import ToolExecutionResult
 from dsh_tools.pipeline.cancellation import FATAL, cancel_requested
-from dsh_tools.pipeline.checks import check_result
+from dsh_tools.listener_chain import Refused
+from dsh_tools.pipeline.checks import checked_result
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, error_result, report_failure
 from dsh_tools.pipeline.plan import CallPlan, CallState, close_plan
@@ -29,9 +28,9 @@ EVENT: Final = "tools/result"
 
 def finalize(settled: Settled) -> Settled:
     """Re-check the complete post-policy result; a malformed one becomes an error."""
-    checked = check_result(settled.result, settled.execution.call_id)
-    if type(checked) is Failure:
-        return settled.set(result=error_result(settled.execution.call_id, f"invalid final result: {checked.failure()}"))
+    checked = checked_result(settled.result, settled.execution.call_id)
+    if type(checked) is Refused:
+        return settled.set(result=error_result(settled.execution.call_id, f"invalid final result: {checked.problem}"))
     return settled
 
 
@@ -73,7 +72,7 @@ async def notify_result(
     for observer in observers:
         try:
             pending = observer(execution, result)
-            if inspect.isawaitable(pending):
+            if pending is not None and is_awaitable(pending):
                 await pending
         except FATAL as error:
             fatal = fatal or error

@@ -17,7 +17,7 @@ from returns.result import Failure, Result, Success
 
 from dsh_tools.decisions import Accept, Block, PostToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
-from dsh_tools.pipeline.checks import check_post_decision
+from dsh_tools.pipeline.checks import checked_post_decision
 from dsh_tools.pipeline.containment import run_fail_closed
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import StageFailure, error_result
@@ -39,7 +39,7 @@ async def run_post_execute(
     listeners = host.post if type(host) is CallPlan else host.events.listeners(EVENT, execution.agent)
     if not listeners:
         return _ACCEPTED
-    return await run_fail_closed(listeners, (execution, result), _ACCEPT, check_post_decision, EVENT, host.logger)
+    return await run_fail_closed(listeners, (execution, result), _ACCEPT, checked_post_decision, EVENT, host.logger)
 
 
 def apply_post_decision(

@@ -18,7 +18,7 @@ from dsh_tools.approval import ApprovalRequest
 from dsh_tools.decisions import Allow, Ask, Deny, PreToolDecision
 from dsh_tools.execution import ToolExecution
 from dsh_tools.pipeline.approval_needed import default_decision, invalid_arguments
-from dsh_tools.pipeline.checks import check_pre_decision
+from dsh_tools.pipeline.checks import checked_pre_decision
 from dsh_tools.pipeline.containment import run_fail_closed
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
@@ -51,14 +51,14 @@ async def run_pre_execute(host: PipelineHost, execution: ToolExecution) -> Resul
     if tool is None or tool.needs_approval is False:
         if not listeners:
             return _ALLOWED
-        return await run_fail_closed(listeners, (execution,), _ALLOW, check_pre_decision, EVENT, host.logger)
+        return await run_fail_closed(listeners, (execution,), _ALLOW, checked_pre_decision, EVENT, host.logger)
     invalid = invalid_arguments(tool, execution)
     if invalid is not None:
         return Failure(invalid)
     decide_default = partial(default_decision, tool, execution, host.logger)
     if not listeners:
         return Success(await decide_default())
-    return await run_fail_closed(listeners, (execution,), _ALLOW, check_pre_decision, EVENT, host.logger, decide_default)
+    return await run_fail_closed(listeners, (execution,), _ALLOW, checked_pre_decision, EVENT, host.logger, decide_default)
 
 
 async def decide(

@@ -14,9 +14,9 @@ one that raises is logged and skipped, never failing the call.
 
 from __future__ import annotations
 
-import inspect
 from typing import TYPE_CHECKING, Final, Literal
 
+from dsh_tools.awaitables import is_awaitable
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
 from dsh_tools.pipeline.outcomes import report_failure
 
@@ -38,7 +38,7 @@ async def announce(
     for listener in ctx.events.listeners(name, agent):
         try:
             pending = listener(payload)
-            if inspect.isawaitable(pending):
+            if is_awaitable(pending):
                 await pending
         except BaseException as error:  # noqa: BLE001 - a listener never fails the call
             propagate_if_fatal(error)

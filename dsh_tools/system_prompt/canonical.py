@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from returns.result import Failure, Result, Success
 
+from dsh_tools.listener_chain import Refused
 from dsh_tools.tool_types import ToolSchema
 from dsh_tools.system_prompt.records import (
     TOOL_ORDER_REST,
@@ -200,22 +201,22 @@ def order_tools(
     return Success(tuple(out))
 
 
-def check_assembly(value: object) -> Result[PromptAssembly, str]:
+def check_assembly(value: object) -> PromptAssembly | Refused:
     """A listener's answer as a well-formed assembly (tuples of the right records), or what is wrong with it.
 
     The problem is text, not an exception: only the listener chain knows whom to name in the ``TypeError``.
     """
     if not isinstance(value, PromptAssembly):
-        return Failure(f"returned {type(value).__name__}, not a PromptAssembly")
+        return Refused(f"returned {type(value).__name__}, not a PromptAssembly")
     sections: object = value.sections
     tools: object = value.tools
     if not isinstance(sections, (tuple, list)) or not all(isinstance(s, AssembledSection) for s in sections):
-        return Failure("returned sections that are not AssembledSection records")
+        return Refused("returned sections that are not AssembledSection records")
     if not isinstance(tools, (tuple, list)) or not all(isinstance(t, ToolSchema) for t in tools):
-        return Failure("returned tools that are not ToolSchema records")
+        return Refused("returned tools that are not ToolSchema records")
     if isinstance(sections, tuple) and isinstance(tools, tuple):
-        return Success(value)
-    return Success(PromptAssembly(tuple(sections), tuple(tools)))
+        return value
+    return PromptAssembly(tuple(sections), tuple(tools))
 
 
 def _name(schema: ToolSchema) -> str:

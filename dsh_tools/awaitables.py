@@ -1,0 +1,41 @@
+"""``is_awaitable``: ``inspect.isawaitable`` decided once per type, for values plugins hand back on every call.
+
+A listener's or observer's answer, a tool body's return and a chain's bottom
+are tested on every call, and most are not awaitable at all (a decision
+record, ``None``). ``inspect.isawaitable`` asks the ``Awaitable`` ABC each
+time; whether a type is awaitable does not change between its instances, so
+the answer is kept per type. Generators are the exception (a
+``types.coroutine`` generator is awaitable, a plain one is not), so they are
+always asked. The cache is bounded: a program making new classes without end
+pays the full test for the ones past the bound, and nothing grows.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable
+from types import CoroutineType, GeneratorType
+from typing import Final
+
+from typing import Any, TypeGuard
+
+__all__ = ["is_awaitable"]
+
+_MAX_TYPES: Final = 256
+_BY_TYPE: Final[dict[type, bool]] = {}
+
+
+def is_awaitable(value: object) -> TypeGuard[Awaitable[Any]]:
+    """Whether ``value`` can be awaited, as ``inspect.isawaitable`` answers."""
+    kind = type(value)
+    if kind is CoroutineType:
+        return True
+    known = _BY_TYPE.get(kind)
+    if known is not None:
+        return known
+    if kind is GeneratorType:
+        return inspect.isawaitable(value)
+    known = issubclass(kind, Awaitable)  # the real type: a faked __class__ is not asked
+    if len(_BY_TYPE) < _MAX_TYPES:
+        _BY_TYPE[kind] = known
+    return known
