@@ -44,11 +44,12 @@ _UNTOUCHED: Final = object()
 """A scope that left the baselines as they were (see ``CallerScope.__enter__``)."""
 
 
+_running_loop: Final = asyncio._get_running_loop  # None outside a loop (asyncio.get_running_loop raises)
+
+
 def _current_task() -> asyncio.Task[object] | None:
-    try:
-        return asyncio.current_task()
-    except RuntimeError:  # no running loop: nothing can be cancelling
-        return None
+    loop = _running_loop()
+    return None if loop is None else asyncio.current_task(loop)  # no running loop: nothing can be cancelling
 
 
 def cancel_requested() -> bool:

@@ -36,7 +36,7 @@ from dsh_tools.pipeline.outcomes import AbortCode, Settled, aborted_result, exce
 from dsh_tools.pipeline.post_execute import post_execute
 from dsh_tools.pipeline.plan import CallPlan, plan_call
 from dsh_tools.pipeline.pre_execute import pre_execute
-from dsh_tools.pipeline.spill import spill
+from dsh_tools.pipeline.spill import spill, spill_limit
 from dsh_tools.pipeline.queued import dispatch_queued
 from dsh_tools.pipeline.quiet import is_quiet
 
@@ -198,7 +198,8 @@ async def close_call(host: PipelineHost, execution: ToolExecution, result: ToolE
     if type(host) is CallPlan and host.state.quiet:
         return Settled(execution, result)
     try:
-        return Settled(execution, await spill(host, execution, await post_execute(host, execution, result)))
+        result = await post_execute(host, execution, result)
+        return Settled(execution, result if spill_limit(host, execution) is None else await spill(host, execution, result))
     except asyncio.CancelledError:
         if not cancel_requested():
             raise
@@ -256,7 +257,11 @@ async def continue_call(
                     )
                 else:
                     opened = await open_call(plan, execution, gates)
-                    settled = opened.failure() if type(opened) is Failure else await run_tool(plan, opened.unwrap())
+                    if type(opened) is Failure:
+                        settled = opened.failure()
+                    else:  # run_tool, in line
+                        execution = opened.unwrap()
+                        settled = await close_call(plan, execution, await dispatch_call(plan, execution))
             except FATAL as error:
                 await record_interrupted(host, execution, error)
                 raise

@@ -11,7 +11,9 @@ misbehaving listener fails the call closed.
 
 from __future__ import annotations
 
-from typing import Final
+from types import CoroutineType
+from collections.abc import Coroutine
+from typing import Any, Final, TypeAlias, cast
 
 from returns.result import Failure, Result, Success
 
@@ -28,18 +30,28 @@ from dsh_tools.tool_types import RegisteredTool
 __all__ = ["apply_post_decision", "post_execute", "run_post_execute"]
 
 EVENT: Final = "tools/post-execute"
-_ACCEPT: Final = Accept()
+_ACCEPT: Final[PostToolDecision] = Accept()
 _ACCEPTED: Final[Result[PostToolDecision, StageFailure]] = Success(_ACCEPT)  # immutable: one for every call
+
+PostDecided: TypeAlias = Result[PostToolDecision, StageFailure]
 
 
 async def run_post_execute(
     host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult
 ) -> Result[PostToolDecision, StageFailure]:
     """Run the ``tools/post-execute`` waterfall (default: ``Accept()``)."""
+    outcome = _waterfall(host, execution, result)
+    return await outcome if type(outcome) is CoroutineType else cast(PostDecided, outcome)
+
+
+def _waterfall(
+    host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult
+) -> PostDecided | Coroutine[Any, Any, PostDecided]:
+    """:func:`run_post_execute`'s decision, or the coroutine that makes it: a call nothing listens to awaits nothing."""
     listeners = host.post if type(host) is CallPlan else host.events.listeners(EVENT, execution.agent)
     if not listeners:
         return _ACCEPTED
-    return await run_fail_closed(listeners, (execution, result), _ACCEPT, checked_post_decision, EVENT, host.logger)
+    return run_fail_closed(listeners, (execution, result), _ACCEPT, checked_post_decision, EVENT, host.logger)
 
 
 def apply_post_decision(
@@ -77,7 +89,8 @@ async def post_execute(
     host: PipelineHost, execution: ToolExecution, result: ToolExecutionResult
 ) -> ToolExecutionResult:
     """The stage: waterfall, then :func:`apply_post_decision`."""
-    decision = await run_post_execute(host, execution, result)
+    outcome = _waterfall(host, execution, result)
+    decision = await outcome if type(outcome) is CoroutineType else cast(PostDecided, outcome)
     if type(decision) is Failure:
         failure: StageFailure = decision.failure()
         return failure.result(execution.call_id)
@@ -85,5 +98,7 @@ async def post_execute(
     if type(host) is CallPlan:
         for probe in host.probes["post_decided"]:
             probe.post_decided(host.state, execution, chosen)
+    if chosen is _ACCEPT:  # the default, handed back by every pass-through listener: keep the result
+        return result
     tool = host.resolve(execution.name, execution.agent) if type(chosen) is Accept and chosen.value is not None else None
     return apply_post_decision(result, chosen, execution=execution, tool=tool)

@@ -9,8 +9,10 @@ continues only on ``"allowed-once"``; ``"deferred"`` parks the call for a later
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Coroutine
 from functools import partial
-from typing import Final
+from types import CoroutineType
+from typing import Any, Final, TypeAlias, cast
 
 from returns.result import Failure, Result, Success
 
@@ -30,8 +32,10 @@ from dsh_tools.pipeline.verdicts import park, settle_verdict
 __all__ = ["ask_approval", "decide", "pre_execute", "run_pre_execute"]
 
 EVENT: Final = "tools/pre-execute"
-_ALLOW: Final = Allow()
+_ALLOW: Final[PreToolDecision] = Allow()
 _ALLOWED: Final[Result[PreToolDecision, StageFailure]] = Success(_ALLOW)  # immutable: one for every call
+
+PreDecided: TypeAlias = Result[PreToolDecision, StageFailure]
 
 
 async def run_pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[PreToolDecision, StageFailure]:
@@ -44,6 +48,14 @@ async def run_pre_execute(host: PipelineHost, execution: ToolExecution) -> Resul
     listener's own decision wins: ``Deny`` and ``Ask`` as they are, and an
     explicit ``Allow`` lifts the default.
     """
+    outcome = _waterfall(host, execution)
+    return await outcome if type(outcome) is CoroutineType else cast(PreDecided, outcome)
+
+
+def _waterfall(
+    host: PipelineHost, execution: ToolExecution
+) -> PreDecided | Coroutine[Any, Any, PreDecided]:
+    """:func:`run_pre_execute`'s decision, or the coroutine that makes it: a call nothing listens to awaits nothing."""
     if type(host) is CallPlan:
         listeners, tool = host.pre, host.tool
     else:
@@ -51,14 +63,18 @@ async def run_pre_execute(host: PipelineHost, execution: ToolExecution) -> Resul
     if tool is None or tool.needs_approval is False:
         if not listeners:
             return _ALLOWED
-        return await run_fail_closed(listeners, (execution,), _ALLOW, checked_pre_decision, EVENT, host.logger)
+        return run_fail_closed(listeners, (execution,), _ALLOW, checked_pre_decision, EVENT, host.logger)
     invalid = invalid_arguments(tool, execution)
     if invalid is not None:
         return Failure(invalid)
     decide_default = partial(default_decision, tool, execution, host.logger)
     if not listeners:
-        return Success(await decide_default())
-    return await run_fail_closed(listeners, (execution,), _ALLOW, checked_pre_decision, EVENT, host.logger, decide_default)
+        return _decided(decide_default)
+    return run_fail_closed(listeners, (execution,), _ALLOW, checked_pre_decision, EVENT, host.logger, decide_default)
+
+
+async def _decided(decide_default: Callable[[], Awaitable[PreToolDecision]]) -> Result[PreToolDecision, StageFailure]:
+    return Success(await decide_default())
 
 
 async def decide(
@@ -109,11 +125,14 @@ async def ask_approval(host: PipelineHost, execution: ToolExecution, ask: Ask) -
 
 async def pre_execute(host: PipelineHost, execution: ToolExecution) -> Result[ToolExecution, Settled]:
     """The gate as one stage: waterfall, then :func:`decide`."""
-    decision = await run_pre_execute(host, execution)
+    outcome = _waterfall(host, execution)
+    decision = await outcome if type(outcome) is CoroutineType else cast(PreDecided, outcome)
     if type(decision) is Failure:
         return failed(execution, decision.failure())
     chosen = decision.unwrap()
     if type(host) is CallPlan:
         for probe in host.probes["pre_decided"]:
             probe.pre_decided(host.state, execution, chosen)
+    if type(chosen) is Allow:  # decide()'s first case, without a coroutine for it: most calls are allowed
+        return Success(execution)
     return await decide(host, execution, chosen)
