@@ -140,8 +140,14 @@ async def test_a_plan_is_frozen_and_its_facts_go_on_its_state(ctx: Context) -> N
     execution = admit(ctx.tools, ToolExecutionInput("c1", "t", {})).unwrap()
     assert plan_of(execution) is None  # admitted, not yet planned
     plan = CallPlan(ctx.tools, execution)
+    assert type(plan) is CallPlan  # built writable, then frozen: the class a stage checks for
     with pytest.raises(AttributeError, match="frozen"):
         plan.tool = None
+    with pytest.raises(AttributeError, match="frozen"):
+        del plan.state
+    with pytest.raises(AttributeError):
+        plan.extra = 1  # no slot for it, and frozen besides
+    assert plan.call_id == "c1" and plan.token is execution.token and plan.host is ctx.tools
     assert isinstance(plan.state, CallState) and plan.resolve("t", None) is plan.tool
     assert plan.approval() is None and list(plan.guards_for(None)) == []
 
