@@ -40,6 +40,7 @@ __all__ = [
     "PVECTOR_TYPE",
     "find_surrogate",
     "extent_of",
+    "nests_within_limits",
     "NotJson",
     "freeze",
     "frozen_or_not",
@@ -120,6 +121,18 @@ def frozen_text_content(text: str) -> tuple[object, ...] | None:
 def extent_of(value: object) -> int | None:
     """The packed extent of a verified ``FrozenDict`` (``size << 8 | height``), else ``None``."""
     return getattr(value, "_extent", None) if type(value) is _FROZEN_DICT else None
+
+
+def nests_within_limits(value: object) -> bool:
+    """Whether JSON ``value`` held one level deeper (a member of another object) is still within the limits.
+
+    O(1) for a verified object (its extent says); anything else is frozen inside
+    a one-member object to see, as a caller that nests it would.
+    """
+    extent = extent_of(value)
+    if extent is not None:
+        return (extent & _HEIGHT_MASK) < MAX_DEPTH and (extent >> _HEIGHT_BITS) < MAX_VALUES
+    return type(frozen_or_not({"": value})) is not NotJson
 
 
 def _is_container_type(kind: type) -> bool:

@@ -60,7 +60,8 @@ from dsh_tools.execution import (
     ToolExecutionResult,
     derived_idempotency_key,
 )
-from dsh_tools.json_values import JsonValue, NotJson, dumps, frozen_or_failure, frozen_or_raise
+from dsh_tools.json_values import JsonValue, dumps, frozen_or_raise
+from dsh_tools.json_walk import nests_within_limits
 from dsh_tools.pipeline.batch import CallLane
 from dsh_tools.signals import AbortController
 
@@ -287,7 +288,7 @@ def _arguments_record(args: object) -> dict[str, JsonValue]:
     and its size (``argumentsBytes``). The log then retains a bounded amount per
     call, and any call the pipeline admitted can be recorded."""
     text = dumps(args)
-    if len(text) <= ARGUMENTS_LIMIT and not isinstance(frozen_or_failure({"arguments": args}), NotJson):
+    if len(text) <= ARGUMENTS_LIMIT and nests_within_limits(args):
         return {"arguments": cast("JsonValue", args)}  # JSON: just checked
     head = text[:PREVIEW_LIMIT].decode("utf-8", "ignore")
     return {"argumentsPreview": head + "…", "argumentsBytes": len(text)}

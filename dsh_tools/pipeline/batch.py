@@ -148,7 +148,7 @@ class CallLane:
         """Run the lane in the current task until everything submitted has been recorded."""
         with CallerScope() as scope:
             try:
-                await self._run()
+                await self._run(scope)
             except asyncio.CancelledError:
                 if not cancel_requested():
                     raise
@@ -160,9 +160,9 @@ class CallLane:
             scope.raise_if_cancelled()
 
     # -- the loop ---------------------------------------------------------
-    async def _run(self) -> None:
+    async def _run(self, scope: CallerScope) -> None:
         while True:
-            if cancel_requested():
+            if scope.requested():
                 raise asyncio.CancelledError
             if self._open and self._open[0].ready():
                 await self._record(self._open.popleft())

@@ -54,7 +54,10 @@ def _current_task() -> asyncio.Task[object] | None:
 
 def cancel_requested() -> bool:
     """Whether the current task was asked to cancel since its current call began."""
-    task = _current_task()
+    return _requested(_current_task())
+
+
+def _requested(task: asyncio.Task[object] | None) -> bool:
     if task is None:
         return False
     pending = task.cancelling()
@@ -109,9 +112,13 @@ class CallerScope:
         else:
             _BASELINES[task] = saved  # type: ignore[assignment]  # an int: the outer scope's baseline
 
+    def requested(self) -> bool:
+        """:func:`cancel_requested` for the scope's own task, known since it opened (no look-up of the current task)."""
+        return _requested(self._task)
+
     def raise_if_cancelled(self) -> None:
         """Let a cancellation that arrived during the call go on to the caller (after recording)."""
-        if cancel_requested():
+        if _requested(self._task):
             raise asyncio.CancelledError
 
 

@@ -14,6 +14,7 @@ from pyrsistent import pmap, pvector
 from returns.result import Failure, Success
 
 import dsh_tools.json_walk as json_walk
+from dsh_tools.json_walk import MAX_DEPTH, NotJson, extent_of, frozen_or_not, nests_within_limits
 from dsh_tools.json_values import FrozenDict, freeze_json
 from hostile_values import HOSTILE
 from value_shapes import deep_frozen, shared_tree, wrapped
@@ -136,3 +137,22 @@ def test_frozen_text_content_is_what_freezing_the_plain_block_makes() -> None:
         assert extent_of(made[0]) == extent_of(plain[0])  # marked verified alike: later freezes take it in O(1)
         assert list(made[0].items()) == list(plain[0].items())  # type: ignore[union-attr]
     assert frozen_text_content("bad \ud800") is None  # not Unicode: freezing would say why
+
+
+def _nested(levels: int) -> object:
+    value: object = {"leaf": 1}
+    for _ in range(levels - 1):
+        value = {"in": value}
+    return value
+
+
+@pytest.mark.parametrize("levels", [1, 2, MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH])
+def test_nests_within_limits_answers_what_freezing_it_nested_answers(levels: int) -> None:
+    frozen = frozen_or_not(_nested(levels))
+    assert extent_of(frozen) is not None  # a verified object: the O(1) path
+    nested_ok = type(frozen_or_not({"arguments": frozen})) is not NotJson
+    assert nests_within_limits(frozen) is nested_ok
+    assert nested_ok is (levels < MAX_DEPTH)  # the boundary itself is exercised
+    as_array = (frozen,)  # not a verified object: the plain path
+    assert nests_within_limits(as_array) is (type(frozen_or_not({"a": as_array})) is not NotJson)
+    assert nests_within_limits("text") and nests_within_limits(None)
