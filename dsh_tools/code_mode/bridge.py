@@ -114,6 +114,7 @@ class _Run:
             max_parallel=registry.max_parallel_sub_calls,
             gates=registry.gates,
             on_recorded=weak_callback(self._on_recorded),
+            stay_open=True,  # one driver for the run's calls; drain() closes it
         )
         # sub-call id -> what its record needs (number, tool, arguments), until the lane records it
         self.numbers: dict[str, tuple[int, str, JsonValue]] = {}
@@ -277,6 +278,7 @@ class _Run:
         Sub-calls that had not started when the run settled meet its aborted
         signal and settle ``ABORTED_BEFORE_DISPATCH`` (recorded, never run).
         """
+        self.lane.close()
         while self.driver is not None and not self.driver.done():
             await asyncio.gather(self.driver, return_exceptions=True)
 

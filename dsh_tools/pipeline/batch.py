@@ -110,8 +110,12 @@ class CallLane:
         gates: Sequence[Gate] = STANDARD_GATES,
         defer_commits: bool = False,
         on_recorded: Callable[[ToolExecutionResult], None] | None = None,
+        stay_open: bool = False,
     ) -> None:
         self._host = host
+        # With stay_open, an idle driver waits for more calls until close() (one driver task for a
+        # Code Mode program's calls instead of one per call); else it returns once everything is recorded.
+        self._stay_open = stay_open
         # Told each result as it is recorded, before the lane starts another call (Code Mode
         # parks a program there: nothing queued after a deferred call may start).
         self._on_recorded = on_recorded
@@ -125,6 +129,11 @@ class CallLane:
         self._running = 0  # dispatch tasks not finished
         self._barrier: _Entry | None = None  # the exclusive call in ``_open``, if any
         self._wake: asyncio.Future[None] | None = None
+
+    def close(self) -> None:
+        """No more calls: a driver waiting for them (``stay_open``) returns once everything submitted is recorded."""
+        self._stay_open = False
+        self._wake_up()
 
     def cancel_queued(self) -> None:
         """Drop every call submitted but not started: no policy, no body, no record (their futures are cancelled)."""
@@ -168,7 +177,7 @@ class CallLane:
                 await self._record(self._open.popleft())
             elif self._queue and self._may_start(self._queue[0]):
                 await self._start(self._queue.popleft())
-            elif self.idle:
+            elif self.idle and not self._stay_open:
                 return
             else:
                 await self._sleep()
