@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Final, cast
 
 from dsh_tools.code_mode.runtime import (
@@ -49,7 +50,7 @@ from dsh_tools.code_mode.runtime import (
     language_label,
 )
 from dsh_tools.content import ContentBlock, ToolOutput, text_block
-from dsh_tools.code_mode.replay import ParkedProgram, RecordedCall, Replay, replay_for
+from dsh_tools.code_mode.replay import ParkedProgram, RecordedCall, Replay, arguments_key, replay_for
 from dsh_tools.code_mode.weak import weak_callback
 from dsh_tools.errors import ApprovalPendingError, CodeRunFailedError, ReplayDivergedError, ToolArgsError
 from dsh_tools.execution import (
@@ -104,7 +105,9 @@ class _Run:
         self.controller = controller  # the sub-calls' signal
         self.program = AbortController()  # the sandbox's: a parked program stops before its calls do
         self.replay = replay
-        self.recorded: dict[int, RecordedCall] = {}
+        # call number -> its recorded call, or how to make it: a live call's is made only if the program
+        # parks (its arguments' key is taken at once, so the run does not keep the arguments themselves)
+        self.recorded: dict[int, RecordedCall | Callable[[], RecordedCall]] = {}
         self.parked: _Parked | None = None
         self.diverged: str | None = None
         # Told weakly: the run owns its lane, and a lane holding the run back would make the
@@ -206,7 +209,7 @@ class _Run:
             self.unlogged[result.call_id] = error
         else:
             if result.outcome != "approval-pending":
-                self.recorded[number] = RecordedCall.of(number, name, args, result)
+                self.recorded[number] = partial(RecordedCall.keyed, number, name, arguments_key(args), result)
             if self.replay is not None:
                 self.live.append((number, result, name))
             if not result.is_error and any(block.get("type") == "image" for block in result.content):
@@ -223,7 +226,7 @@ class _Run:
     def parked_program(self, code: str, seed: int, clock: Sequence[float]) -> ParkedProgram:
         assert self.parked is not None
         resumes = self.replay.program.resumes + 1 if self.replay is not None else 0
-        calls = tuple(self.recorded[n] for n in sorted(self.recorded) if n != self.parked.number)
+        calls = tuple(_made(self.recorded[n]) for n in sorted(self.recorded) if n != self.parked.number)
         program = ParkedProgram(self.outer.call_id, code, calls, self.parked.number, self.parked.name, resumes)
         return program.set(seed=seed, clock=tuple(clock), run_key=self.outer.idempotency_key or None)
 
@@ -281,6 +284,10 @@ class _Run:
         self.lane.close()
         while self.driver is not None and not self.driver.done():
             await asyncio.gather(self.driver, return_exceptions=True)
+
+
+def _made(kept: RecordedCall | Callable[[], RecordedCall]) -> RecordedCall:
+    return kept if isinstance(kept, RecordedCall) else kept()
 
 
 def _arguments_record(args: object) -> dict[str, JsonValue]:

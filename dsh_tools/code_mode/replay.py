@@ -72,8 +72,13 @@ class RecordedCall(Record):
 
     @classmethod
     def of(cls, number: int, name: str, arguments: JsonValue, result: ToolExecutionResult) -> RecordedCall:
+        return cls.keyed(number, name, arguments_key(arguments), result)
+
+    @classmethod
+    def keyed(cls, number: int, name: str, key: tuple[str, str], result: ToolExecutionResult) -> RecordedCall:
+        """:meth:`of`, from the arguments' key (:func:`arguments_key`) already taken."""
         carried = {"value": result.value}  # the result's field: frozen by construction
-        digest, head = arguments_key(arguments)
+        digest, head = key
         return cls._carrying(carried, number, result.call_id, name, digest, head, result.is_error, result.text)
 
     def wire(self) -> dict[str, object]:
