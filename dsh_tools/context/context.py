@@ -23,10 +23,11 @@ import logging
 import secrets
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, overload
 
 from dsh_tools.disposer import Disposer
 from dsh_tools.context.events import EventBus
+from dsh_tools.context.keys import ServiceKey
 from dsh_tools.context.session import SESSION_EVENT, SessionLog
 from dsh_tools.json_values import FrozenJson
 from dsh_tools.json_walk import has_lone_surrogate
@@ -55,18 +56,6 @@ _LOGGER = logging.getLogger("dsh_tools")
 
 MAX_AGENT_ID: Final = 200
 """The longest agent id (it is a column in every durable record)."""
-
-
-class ServiceKey(Generic[T]):
-    """A typed service slot: ``ctx.get(TOOLS)`` is a ``ToolRegistry | None``."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"ServiceKey({self.name!r})"
 
 
 class _Keys:

@@ -11,18 +11,17 @@ in the safe direction costs time; being wrong the other way corrupts state.
 from __future__ import annotations
 
 from types import CoroutineType
-from typing import Literal, TypeAlias
 
 from dsh_tools.execution import ToolExecution, ToolExecutionInput
 from dsh_tools.json_values import JsonValue, freeze_json
 from dsh_tools.pipeline.admit import identity_problem
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
 from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.seams import ExecutionMode as ExecutionMode
 from dsh_tools.pipeline.outcomes import report_failure
 
 __all__ = ["ExecutionMode", "classify", "classify_input"]
 
-ExecutionMode: TypeAlias = Literal["parallel", "exclusive"]
 
 
 def _mode(host: PipelineHost, name: str, agent: object, arguments: JsonValue) -> ExecutionMode:

@@ -18,8 +18,7 @@ as a result instead of raising, so the call is always recorded;
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeAlias
+from collections.abc import Sequence
 
 from returns.result import Failure, Result, Success
 
@@ -31,6 +30,7 @@ from dsh_tools.pipeline.dispatch import dispatch
 from dsh_tools.pipeline.effects import maybe_took_effect
 from dsh_tools.pipeline.guards import check_guards
 from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.seams import Gate as Gate
 from dsh_tools.pipeline.observe import finalize, notify_result
 from dsh_tools.pipeline.outcomes import AbortCode, Settled, aborted_result, exception_result
 from dsh_tools.pipeline.post_execute import post_execute
@@ -54,8 +54,6 @@ __all__ = [
     "run_tool",
 ]
 
-Gate: TypeAlias = Callable[[PipelineHost, ToolExecution], Awaitable[Result[ToolExecution, Settled]]]
-"""A stage that lets the call through (``Success``) or settles it (``Failure``)."""
 
 STANDARD_GATES: tuple[Gate, ...] = (pre_execute, check_guards)
 """The SPEC's order: the pre-execute waterfall (with approval for ``Ask``), then guards."""

@@ -29,6 +29,7 @@ from dsh_tools.json_values import freeze_json
 from dsh_tools.json_walk import unicode_text
 from dsh_tools.outcome import Outcome
 from dsh_tools.record import Record
+from dsh_tools.seams import Settled as Settled
 
 __all__ = [
     "AbortCode",
@@ -46,18 +47,6 @@ __all__ = [
     "report_failure",
     "safe_str",
 ]
-
-
-class Settled(Record):
-    """A call that has its final result: the failure track of the gates.
-
-    Early exits (invalid input, a denial, a failed listener) carry the
-    execution with them, because ``tools/result`` observers are told about
-    *every* call, including the ones that never reached a tool.
-    """
-
-    execution: ToolExecution
-    result: ToolExecutionResult
 
 
 class StageFailure(Record):
