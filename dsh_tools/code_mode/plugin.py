@@ -26,6 +26,7 @@ from returns.result import Failure, Result, Success
 
 from dsh_tools.code_mode import DIRECT_NAMES, RUN_CODE_NAME
 from dsh_tools.code_mode.runtime import CodeLanguage, check_choice, code_runtime
+from dsh_tools.code_seam import Catalog as Catalog, ToolMode as ToolMode
 from dsh_tools.code_mode.search.builtins import DEFAULT_CATALOG_CHARS, check_catalog_chars
 from dsh_tools.errors import ToolNotFoundError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
@@ -46,9 +47,6 @@ if TYPE_CHECKING:
 
 __all__ = ["RESERVED", "Catalog", "CodeMode", "ToolMode"]
 
-ToolMode = Literal["native", "code", "both"]
-Catalog = Literal["full", "search"]
-"""How a Code Mode SDK declares the tools: all of them, or within ``catalog_chars`` with ``$search``/``$describe``."""
 RESERVED: Final = f'"{RUN_CODE_NAME}" is the reserved Code Mode transport'
 
 
