@@ -8,7 +8,7 @@ abort or a dead worker are *results* with ``error`` set, never exceptions.
 
 It lives below the context and the registry (``dsh_tools.code_mode.runtime``
 re-exports every name, as it always had them) because ``ctx.tools``'s
-contract (``context/ports.py``) and the ``CODE_RUNTIME`` key name these
+contract (``context/ports.py``) and the ``CODE_RUNTIME`` key (``context/services.py``) name these
 types, and a floor that names a type must not import the package that uses it.
 """
 
@@ -18,13 +18,11 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Final, Literal, Protocol
 
-from dsh_tools.context.keys import ServiceKey
 from dsh_tools.json_values import JsonValue
 from dsh_tools.record import Record
 from dsh_tools.signals import AbortSignal
 
 __all__ = [
-    "CODE_RUNTIME",
     "MAX_LOOKUP_NAME",
     "Binding",
     "Catalog",
@@ -140,6 +138,3 @@ class CodeRuntime(Protocol):
     async def run(self, request: CodeRunRequest, /) -> CodeRunResult: ...
     async def dispose(self) -> None: ...
 
-
-CODE_RUNTIME: ServiceKey[CodeRuntime] = ServiceKey("codeRuntime")
-"""The service key a Code Mode runtime is provided under (``ctx.provide(CODE_RUNTIME, DenoCodeRuntime())``)."""

@@ -20,7 +20,7 @@ need. They never import this module, so deferring them closes no cycle.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final
 
 from returns.result import Failure, Result, Success
 

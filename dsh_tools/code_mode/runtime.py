@@ -9,11 +9,9 @@ abort or a dead worker are *results* with ``error`` set, never exceptions.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
-from dsh_tools.code_seam import CODE_RUNTIME
+from dsh_tools.context.services import CODE_RUNTIME
 from dsh_tools.code_seam import (
     Binding as Binding,
     CodeBindingNamespace as CodeBindingNamespace,
@@ -27,9 +25,6 @@ from dsh_tools.code_seam import (
     LogSource as LogSource,
     MAX_LOOKUP_NAME as MAX_LOOKUP_NAME,
 )
-from dsh_tools.json_values import JsonValue
-from dsh_tools.record import Record
-from dsh_tools.signals import AbortSignal
 
 if TYPE_CHECKING:
     from dsh_tools.context.context import Context
