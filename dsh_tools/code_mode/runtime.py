@@ -1,10 +1,8 @@
-"""The code-execution seam: what a Code Mode backend must provide.
+"""Finding the Code Mode runtime a context provides, and checking the language it runs.
 
-The registry only ever talks to a :class:`CodeRuntime`. A backend receives the
-program and one namespace of async bindings per global (``tools``), runs the
-program as the body of an async function, and resolves with a
-:class:`CodeRunResult` for every program outcome: a thrown error, a timeout, an
-abort or a dead worker are *results* with ``error`` set, never exceptions.
+The seam itself (:class:`CodeRuntime`, its request and result records) lives
+in :mod:`dsh_tools.code_seam`; this module re-exports every name of it, as it
+always had them.
 """
 
 from __future__ import annotations
@@ -46,6 +44,7 @@ __all__ = [
     "language_label",
     "language_of",
 ]
+
 
 def code_runtime(ctx: Context, language: str = "typescript") -> CodeRuntime | str:
     """The ``CODE_RUNTIME`` Code Mode can use for ``language``, or the reason there is none (one
