@@ -136,6 +136,8 @@ from dsh_tools.context import (
     ScopeKey as ScopeKey,
     ServiceKey as ServiceKey,
     SessionLog as SessionLog,
+    SystemPromptPort as SystemPromptPort,
+    ToolsPort as ToolsPort,
     scope_of as scope_of,
 )
 from dsh_tools.json_values import (

@@ -22,7 +22,6 @@ from dsh_tools import (
     ToolExecution,
     ToolExecutionInput,
     ToolExecutionResult,
-    ToolRegistry,
     boot,
     tool,
 )
@@ -80,9 +79,12 @@ def unattended_gates(limit: int) -> Sequence[Gate]:
     return (pre_execute_without_approval, check_guards, call_budget(limit))
 
 
-async def execute_unattended(registry: ToolRegistry, call: ToolExecutionInput, gates: Sequence[Gate]) -> ToolExecutionResult:
-    """``registry.execute`` with the unattended gates; dispatch, post-execute and observers unchanged."""
-    return await execute_call(registry, call, gates=gates)
+async def execute_unattended(host: PipelineHost, call: ToolExecutionInput, gates: Sequence[Gate]) -> ToolExecutionResult:
+    """``ctx.tools.execute`` with the unattended gates; dispatch, post-execute and observers unchanged.
+
+    Typed by what the pipeline reads (``PipelineHost``): ``ctx.tools`` is one, and so is a test double.
+    """
+    return await execute_call(host, call, gates=gates)
 
 
 async def demo() -> list[str]:

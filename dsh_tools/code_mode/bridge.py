@@ -67,7 +67,7 @@ from dsh_tools.pipeline.batch import CallLane
 from dsh_tools.signals import AbortController
 
 if TYPE_CHECKING:
-    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.context.ports import ToolsPort
 
 __all__ = ["ARGUMENTS_LIMIT", "CodeDispatchError", "PREVIEW_LIMIT", "SUMMARY_LIMIT", "render_run_text", "run_program"]
 
@@ -98,7 +98,7 @@ class _Run:
     """Bookkeeping of one program run: the lane and its driver, the counters, what parks or replays it."""
 
     def __init__(
-        self, registry: ToolRegistry, outer: ToolExecution, controller: AbortController, replay: Replay | None
+        self, registry: ToolsPort, outer: ToolExecution, controller: AbortController, replay: Replay | None
     ) -> None:
         self.registry = registry
         self.outer = outer
@@ -311,7 +311,7 @@ def render_run_text(logs: Sequence[CodeLogEntry], value: JsonValue | None) -> st
     return "\n".join(lines) if lines else NO_OUTPUT
 
 
-async def run_program(registry: ToolRegistry, args: object, execution: ToolExecution) -> ToolOutput:
+async def run_program(registry: ToolsPort, args: object, execution: ToolExecution) -> ToolOutput:
     """``run_code``'s body: run ``args["code"]`` with bindings into the pipeline."""
     code = args.get("code") if isinstance(args, Mapping) else None
     if type(code) is not str:
@@ -367,7 +367,7 @@ async def run_program(registry: ToolRegistry, args: object, execution: ToolExecu
         raise CodeRunFailedError(f"{failed.message}\n{text}", meta=meta) from None
 
 
-def _namespace(registry: ToolRegistry, run: _Run) -> CodeBindingNamespace:
+def _namespace(registry: ToolsPort, run: _Run) -> CodeBindingNamespace:
     """The program's ``tools``: a binding per tool the agent sees; with ``catalog="search"``, per tool the
     SDK declares, the built-ins, and any other name through ``lookup`` (into the pipeline, which
     rejects a tool the agent may not call as unknown)."""
@@ -390,7 +390,7 @@ def _diverged(run: _Run, why: str) -> ReplayDivergedError:
     return ReplayDivergedError(f"{why}\n{text}", meta=meta)
 
 
-async def _keep_parked(registry: ToolRegistry, program: ParkedProgram, run: _Run) -> None:
+async def _keep_parked(registry: ToolsPort, program: ParkedProgram, run: _Run) -> None:
     """Attach the program to its parked sub-call's record, then settle ``run_code`` as waiting for it (raises)."""
     parked = run.parked
     assert parked is not None

@@ -19,9 +19,9 @@ from dsh_tools_codegen import render_frozen_tools_sdk, render_tools_sdk_python
 
 if TYPE_CHECKING:
     from dsh_tools.context.context import Agent
-    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.context.ports import ToolsPort
     from dsh_tools.tool_types import RegisteredTool
-    from dsh_tools.system_prompt.service import SystemPrompt
+    from dsh_tools.context.ports import SystemPromptPort
 
 __all__ = ["SDK_SECTION", "SDK_SECTION_ORDER", "install_code_mode", "sdk_section_text"]
 
@@ -29,7 +29,7 @@ SDK_SECTION: Final = "tools:sdk"
 SDK_SECTION_ORDER: Final = 150
 
 
-def install_code_mode(registry: ToolRegistry, code_language: CodeLanguage) -> RegisteredTool:
+def install_code_mode(registry: ToolsPort, code_language: CodeLanguage) -> RegisteredTool:
     """Add the lazy ``tools:sdk`` section, its protections and preflight; the ``run_code`` transport to serve."""
     prompt = registry.context.system_prompt
 
@@ -42,7 +42,7 @@ def install_code_mode(registry: ToolRegistry, code_language: CodeLanguage) -> Re
     return make_run_code(registry, code_language)
 
 
-def sdk_section_text(registry: ToolRegistry, scope: Agent | None) -> str:
+def sdk_section_text(registry: ToolsPort, scope: Agent | None) -> str:
     """The ``tools:sdk`` text for ``scope`` (what the section renders; ``serve_mcp`` serves it too).
 
     Empty for a scope whose effective mode is native; in the registry's
@@ -68,7 +68,7 @@ def sdk_section_text(registry: ToolRegistry, scope: Agent | None) -> str:
     return text
 
 
-def _preflight(registry: ToolRegistry, prompt: SystemPrompt, context: AssembleContext) -> None:
+def _preflight(registry: ToolsPort, prompt: SystemPromptPort, context: AssembleContext) -> None:
     mode = registry.mode_for(context.scope)
     if mode == "native":
         return

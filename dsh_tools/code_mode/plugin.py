@@ -42,7 +42,7 @@ from dsh_tools.system_prompt.records import AssembleContext, ToolProviderResult
 if TYPE_CHECKING:
     from dsh_tools.code_mode.search.index import CatalogIndex
     from dsh_tools.context.context import Agent
-    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.context.ports import ToolsPort
     from dsh_tools.store.records import ParkedCall
 
 __all__ = ["RESERVED", "Catalog", "CodeMode", "ToolMode"]
@@ -60,7 +60,7 @@ class CodeMode:
 
     def __init__(
         self,
-        registry: ToolRegistry,
+        registry: ToolsPort,
         *,
         mode: ToolMode,
         code_language: CodeLanguage,
@@ -199,14 +199,17 @@ class CodeMode:
         return "the code runtime is disposed" if getattr(runtime, "disposed", False) is True else None
 
     async def resume_program(
-        self, plan: CallPlan, parked: ParkedCall, execution: ToolExecution, stale: str | None, *, tampered: bool
+        self, plan: PipelineHost, parked: ParkedCall, execution: ToolExecution, stale: str | None, *, tampered: bool
     ) -> ToolExecutionResult:
         """Settle the approved sub-call (``plan`` is its plan), then rerun its program by replay.
 
-        ``tampered``: the parked row does not match its digest, so neither runs.
+        ``tampered``: the parked row does not match its digest, so neither runs. ``plan`` is typed as the
+        call's host (what ``ctx.tools``'s contract can name); it is the sub-call's :class:`CallPlan`.
         """
         from dsh_tools.code_mode.replay import resume_program  # first need: see the module docstring
 
+        if type(plan) is not CallPlan:
+            raise TypeError(f"resume_program needs the sub-call's CallPlan, got {type(plan).__name__}")
         return await resume_program(self._registry, plan, parked, execution, stale, tampered=tampered)
 
 

@@ -39,7 +39,7 @@ from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.record import Record
 
 if TYPE_CHECKING:
-    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.context.ports import ToolsPort
     from dsh_tools.store.records import ParkedCall
 
 __all__ = ["ParkedProgram", "RecordedCall", "Replay", "replay_for", "resume_program"]
@@ -228,7 +228,7 @@ def replay_for(execution: ToolExecution) -> Replay | None:
 
 
 async def resume_program(
-    registry: ToolRegistry,
+    registry: ToolsPort,
     sub_plan: CallPlan,
     parked: ParkedCall,
     execution: ToolExecution,
@@ -263,7 +263,7 @@ async def resume_program(
 
 
 async def _settle_tampered(
-    registry: ToolRegistry, sub_plan: CallPlan, parked: ParkedCall, execution: ToolExecution
+    registry: ToolsPort, sub_plan: CallPlan, parked: ParkedCall, execution: ToolExecution
 ) -> ToolExecutionResult:
     """Settle both the sub-call and its program's ``run_code`` call ``RECORD_TAMPERED``; the latter's result.
 

@@ -20,7 +20,7 @@ from dsh_tools.presentation import GenericCallView, GenericResultView, ToolResul
 from dsh_tools.tool_types import RegisteredTool
 
 if TYPE_CHECKING:
-    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.context.ports import ToolsPort
 
 __all__ = ["RUN_CODE_DESCRIPTION", "RUN_CODE_DESCRIPTION_PYTHON", "make_run_code", "present_run_code_call", "present_run_code_result"]
 
@@ -39,7 +39,7 @@ RUN_CODE_DESCRIPTION_PYTHON: Final = (
 )
 
 
-def make_run_code(registry: ToolRegistry, code_language: CodeLanguage) -> RegisteredTool:
+def make_run_code(registry: ToolsPort, code_language: CodeLanguage) -> RegisteredTool:
     """The transport snapshot for ``registry`` (its body dispatches through it), described in ``code_language``."""
 
     async def execute(args: Any, execution: ToolExecution) -> ToolOutput:

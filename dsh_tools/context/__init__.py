@@ -2,6 +2,7 @@
 
 from dsh_tools.context.context import Agent, Context, ContextBound, ScopeKey, ServiceKey, scope_of
 from dsh_tools.context.events import EventBus
+from dsh_tools.context.ports import SystemPromptPort, ToolsPort
 from dsh_tools.context.services import APPROVAL, CODE_RUNTIME, SYSTEM_PROMPT, TOOLS
 from dsh_tools.context.session import SessionLog
 
@@ -17,5 +18,7 @@ __all__ = [
     "ScopeKey",
     "ServiceKey",
     "SessionLog",
+    "SystemPromptPort",
+    "ToolsPort",
     "scope_of",
 ]

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, overlo
 from dsh_tools.disposer import Disposer
 from dsh_tools.context.events import EventBus
 from dsh_tools.context.keys import ServiceKey
+from dsh_tools.context.ports import SYSTEM_PROMPT, TOOLS, SystemPromptPort, ToolsPort
 from dsh_tools.context.session import SESSION_EVENT, SessionLog
 from dsh_tools.json_values import FrozenJson
 from dsh_tools.json_walk import has_lone_surrogate
@@ -44,8 +45,6 @@ if TYPE_CHECKING:
         ProgressListener,
         ResultListener,
     )
-    from dsh_tools.registry.registry import ToolRegistry
-    from dsh_tools.system_prompt.service import SystemPrompt
 
 __all__ = ["Agent", "Context", "ContextBound", "ScopeKey", "ServiceKey", "scope_of"]
 
@@ -56,16 +55,6 @@ _LOGGER = logging.getLogger("dsh_tools")
 
 MAX_AGENT_ID: Final = 200
 """The longest agent id (it is a column in every durable record)."""
-
-
-class _Keys:
-    """The registry's and the prompt's service keys, kept once imported (their module is above this one)."""
-
-    tools: ServiceKey[ToolRegistry] | None = None
-    system_prompt: ServiceKey[SystemPrompt] | None = None
-
-
-_KEYS: Final = _Keys()
 
 
 class ContextBound(Protocol[T_co]):
@@ -213,24 +202,14 @@ class Context:
         return service
 
     @property
-    def tools(self) -> ToolRegistry:
-        """The tool registry, acting as this context (``RuntimeError`` if none)."""
-        key = _KEYS.tools
-        if key is None:  # imported once: an import statement per call cost twice the look-up itself
-            from dsh_tools.context.services import TOOLS
-
-            key = _KEYS.tools = TOOLS
-        return self.require(key)
+    def tools(self) -> ToolsPort:
+        """The tool registry, acting as this context (``RuntimeError`` if none); typed by its contract (``context/ports.py``)."""
+        return self.require(TOOLS)
 
     @property
-    def system_prompt(self) -> SystemPrompt:
+    def system_prompt(self) -> SystemPromptPort:
         """The system prompt service, acting as this context (``RuntimeError`` if none)."""
-        key = _KEYS.system_prompt
-        if key is None:
-            from dsh_tools.context.services import SYSTEM_PROMPT
-
-            key = _KEYS.system_prompt = SYSTEM_PROMPT
-        return self.require(key)
+        return self.require(SYSTEM_PROMPT)
 
     # -- events ----------------------------------------------------------
     @overload

@@ -19,7 +19,7 @@ from dsh_tools.dbos.seam import QUEUE_DISPATCHER, QueueDispatcher, QueuedCall, Q
 
 if TYPE_CHECKING:
     from dsh_tools.dbos.dispatcher import DbosQueues
-    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.context.ports import ToolsPort
 
 __all__ = ["QUEUE_DISPATCHER", "QueueDispatcher", "QueueOptions", "QueuedCall", "configure", "queued_calls_of"]
 
@@ -31,7 +31,7 @@ def configure(store_url: str, *, queues: Mapping[str, QueueOptions]) -> DbosQueu
     return configure_queues(store_url, queues=queues)
 
 
-async def queued_calls_of(agent_id: str, *, tools: ToolRegistry | None = None) -> list[QueuedCall]:
+async def queued_calls_of(agent_id: str, *, tools: ToolsPort | None = None) -> list[QueuedCall]:
     """What the queues hold of ``agent_id``'s calls (``[]`` when no dispatcher is found): ``recover`` asks this first.
 
     The dispatcher is found as a call's: the one ``tools``' context provides

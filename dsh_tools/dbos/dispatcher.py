@@ -77,12 +77,14 @@ from dsh_tools.errors import (
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.json_values import JsonValue
 from dsh_tools.pipeline.outcomes import aborted_result, exception_result
+from dsh_tools.pipeline.plan import plan_call
 from dsh_tools.registry.approvals import fingerprint
 
 if TYPE_CHECKING:
     from dbos import WorkflowHandleAsync
 
     from dsh_tools.pipeline.plan import CallPlan
+    from dsh_tools.seams import PipelineHost
 
     Handle = WorkflowHandleAsync[Any]
 
@@ -139,7 +141,8 @@ class DbosQueues:
         set_configured_dispatcher(None)
         self._client.destroy()
 
-    async def dispatch(self, plan: CallPlan, queue: str, execution: ToolExecution) -> ToolExecutionResult:
+    async def dispatch(self, host: PipelineHost, queue: str, execution: ToolExecution) -> ToolExecutionResult:
+        plan = plan_call(host, execution)  # the call's own plan, as the pipeline hands it (else planned now)
         options = self.options[queue]
         tool = plan.tool
         if tool is None:  # the same answer a local dispatch gives, without a round trip

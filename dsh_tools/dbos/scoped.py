@@ -25,11 +25,11 @@ from dsh_tools.context.events import CALL_EVENTS
 from dsh_tools.dbos.seam import route_of
 
 if TYPE_CHECKING:
-    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.context.ports import ToolsPort
 
 __all__ = ["refuse_scoped_parts", "scoped_parts"]
 
-def scoped_parts(registry: ToolRegistry, agent: Agent) -> list[str]:
+def scoped_parts(registry: ToolsPort, agent: Agent) -> list[str]:
     """What ``agent`` has of its own that a worker's stand-in could not have (empty: nothing)."""
     parts = [f"tool {tool.name}" for tool in registry.end_capabilities(agent) if registry.resolve(tool.name, None) is not tool]
     guards = registry.guards_for(agent)[len(registry.guards_for(None)) :]
@@ -45,7 +45,7 @@ def _name(fn: object) -> str:
     return str(getattr(fn, "__qualname__", None) or type(fn).__name__)
 
 
-def check_agent(registry: ToolRegistry, agent: Agent) -> None:
+def check_agent(registry: ToolsPort, agent: Agent) -> None:
     """``ValueError`` if ``agent`` presents code (so calls ``run_code``), that goes to a queue, and it has scoped parts."""
     routes = registry.routes
     queue = route_of(routes, RUN_CODE_NAME) if routes else None
@@ -60,7 +60,7 @@ def check_agent(registry: ToolRegistry, agent: Agent) -> None:
         )
 
 
-def refuse_scoped_parts(registry: ToolRegistry) -> None:
+def refuse_scoped_parts(registry: ToolsPort) -> None:
     """Install both vetoes on ``registry``'s context (see the module docstring)."""
     ctx = registry.context
 

@@ -17,12 +17,12 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final, Protocol
 
-from dsh_tools.context.context import ServiceKey
+from dsh_tools.context.keys import ServiceKey
 from dsh_tools.record import Record
 
 if TYPE_CHECKING:
     from dsh_tools.execution import ToolExecution, ToolExecutionResult
-    from dsh_tools.pipeline.plan import CallPlan
+    from dsh_tools.seams import PipelineHost
 
 __all__ = [
     "QUEUE_DISPATCHER",
@@ -87,8 +87,11 @@ class QueueDispatcher(Protocol):
         """Whether ``queue`` is one this dispatcher was configured with."""
         ...
 
-    async def dispatch(self, plan: CallPlan, queue: str, execution: ToolExecution) -> ToolExecutionResult:
-        """The call's dispatch (the ``tools/execute`` chain and the body) as a worker ran it; never raises but for cancellation."""
+    async def dispatch(self, plan: PipelineHost, queue: str, execution: ToolExecution) -> ToolExecutionResult:
+        """The call's dispatch (the ``tools/execute`` chain and the body) as a worker ran it; never raises but for cancellation.
+
+        ``plan`` is the call's plan (a host that is not one is planned for the call first).
+        """
         ...
 
     async def queued_calls_of(self, agent_id: str) -> list[QueuedCall]:

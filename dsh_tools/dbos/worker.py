@@ -37,7 +37,7 @@ from dsh_tools.pipeline.compose import dispatch_call
 from dsh_tools.pipeline.outcomes import exception_result
 from dsh_tools.pipeline.plan import close_plan, plan_call
 from dsh_tools.registry.approvals import fingerprint
-from dsh_tools.registry.registry import ToolRegistry
+from dsh_tools.context.ports import ToolsPort
 from dsh_tools.tool_types import RegisteredTool
 
 __all__ = ["WorkerRuntime"]
@@ -50,7 +50,7 @@ class WorkerRuntime:
 
     def __init__(self, ctx: Context, queue: str) -> None:
         self.queue = queue
-        self.registry: ToolRegistry = ctx.tools
+        self.registry: ToolsPort = ctx.tools
         self.standins = StandIns(ctx)
 
     async def check(self, text: str) -> str | None:

@@ -41,7 +41,7 @@ from dsh_tools.store.protocol import CallStore
 from dsh_tools.store.records import ParkedCall, ThreadSlot
 
 if TYPE_CHECKING:
-    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.context.ports import ToolsPort
 
 __all__ = ["DEFAULT_LEASE_SECONDS", "DEFAULT_MAX_PARKED", "ParkingLot", "fingerprint"]
 
@@ -90,7 +90,7 @@ class ParkingLot:
 
     async def park(
         self,
-        tools: ToolRegistry,
+        tools: ToolsPort,
         execution: ToolExecution,
         reason: str | None,
         parent: str | None,
@@ -149,7 +149,7 @@ class ParkingLot:
             )
         return call
 
-    def pending(self, tools: ToolRegistry, parked: ParkedCall) -> PendingApproval:
+    def pending(self, tools: ToolsPort, parked: ParkedCall) -> PendingApproval:
         """The registry's view of a stored parked call (``execution.agent`` is ``None`` if no live agent holds it)."""
         agent = live_agent(tools.context, parked.agent_id)
         execution = ToolExecution(
@@ -167,7 +167,7 @@ class ParkingLot:
             expires_at=parked.expires_at,
         )
 
-    async def run_claimed(self, tools: ToolRegistry, claimed: ParkedCall, agent: Agent, execution: ToolExecution) -> ToolExecutionResult:
+    async def run_claimed(self, tools: ToolsPort, claimed: ParkedCall, agent: Agent, execution: ToolExecution) -> ToolExecutionResult:
         """Run a call this process claimed, renewing its lease, and mark it done however it settles."""
         renewing = asyncio.get_running_loop().create_task(self._renew(claimed.approval_id))
         result: ToolExecutionResult | None = None
@@ -189,7 +189,7 @@ class ParkingLot:
             except Exception as error:  # noqa: BLE001 - counted; the next renewal tries again
                 self.store.note_failure(error)
 
-    def stale_reason(self, tools: ToolRegistry, parked: ParkedCall, agent: Agent) -> str | None:
+    def stale_reason(self, tools: ToolsPort, parked: ParkedCall, agent: Agent) -> str | None:
         """Why the approval no longer matches what the human saw, or ``None`` if it does."""
         if parked.decision is None or parked.decision.outcome != "allowed-once":
             return None

@@ -53,7 +53,7 @@ from dsh_tools.store.thread_state import orphaned
 from dsh_tools.content import text_block
 
 if TYPE_CHECKING:
-    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.context.ports import ToolsPort
 
 __all__ = ["QueuedResult", "recover"]
 
@@ -64,7 +64,7 @@ _SETTLED_BY_QUEUE: Final = frozenset({"ENQUEUED", "PENDING", "SUCCESS", "ERROR"}
 """DBOS states in which the queue, not this recovery, has the call's result."""
 
 
-async def recover(tools: ToolRegistry, agent: Agent, *, lease_seconds: float) -> list[ToolExecutionResult]:
+async def recover(tools: ToolsPort, agent: Agent, *, lease_seconds: float) -> list[ToolExecutionResult]:
     """Settle every lapsed call of ``agent`` (see the module docstring); their results, oldest first."""
     if type(agent) is not Agent:
         raise TypeError(f"recover() takes an Agent, got {type(agent).__name__}")
@@ -82,7 +82,7 @@ async def recover(tools: ToolRegistry, agent: Agent, *, lease_seconds: float) ->
     return results
 
 
-async def _queued_results(tools: ToolRegistry, agent: Agent) -> QueuedResult | None:
+async def _queued_results(tools: ToolsPort, agent: Agent) -> QueuedResult | None:
     """How to ask the queue about ``agent``'s calls, if its registry routes any (asked once per recovery)."""
     dispatcher = dispatcher_of(tools)
     if dispatcher is None:
@@ -127,7 +127,7 @@ async def _orphans(store: object, agent: Agent) -> list[ToolExecutionResult]:
     return settled
 
 
-async def _take(tools: ToolRegistry, call: InterruptedCall, lease_seconds: float) -> CallRecord | None:
+async def _take(tools: ToolsPort, call: InterruptedCall, lease_seconds: float) -> CallRecord | None:
     """Take ``call`` for this process (``None``: another process took it first)."""
     store = tools.store
     if call.kind == "running" and call.record_id is not None:
@@ -141,7 +141,7 @@ async def _take(tools: ToolRegistry, call: InterruptedCall, lease_seconds: float
 
 
 async def _settle(
-    tools: ToolRegistry, agent: Agent, record: CallRecord, queued: QueuedResult | None
+    tools: ToolsPort, agent: Agent, record: CallRecord, queued: QueuedResult | None
 ) -> ToolExecutionResult:
     """Settle ``record``'s call: the queue's result, else again if it may run twice, else unknown; in its own record."""
     arguments = _whole(record.arguments)
@@ -184,7 +184,7 @@ def _whole(arguments: object) -> FrozenJson | None:
     return None if type(frozen) is Failure else frozen.unwrap()
 
 
-async def _what_ran(tools: ToolRegistry, record: CallRecord) -> str:
+async def _what_ran(tools: ToolsPort, record: CallRecord) -> str:
     """For an interrupted program: the sub-calls the journal shows ran, so a model knows which effects happened."""
     subs = await tools.store.journal(parent_call_id=record.call_id, limit=1000)
     ran = [sub for sub in subs if sub.agent_id == record.agent_id]

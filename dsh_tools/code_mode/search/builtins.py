@@ -32,7 +32,7 @@ from dsh_tools_codegen import describe_tool_python, describe_tool_ts, render_sea
 if TYPE_CHECKING:
     from dsh_tools.code_mode.runtime import Binding
     from dsh_tools.context.context import Agent
-    from dsh_tools.registry.registry import ToolRegistry
+    from dsh_tools.context.ports import ToolsPort
 
 __all__ = [
     "DEFAULT_CATALOG_CHARS",
@@ -74,7 +74,7 @@ def check_catalog_chars(catalog_chars: object) -> int:
     return catalog_chars
 
 
-def search_section(registry: ToolRegistry, scope: Agent | None) -> tuple[str, tuple[str, ...]]:
+def search_section(registry: ToolsPort, scope: Agent | None) -> tuple[str, tuple[str, ...]]:
     """The search-mode ``tools:sdk`` text for ``scope`` and the names it declares (memoised on the scope's view)."""
     view = registry.scope_view(scope)
     memo = view.memo.get(_SECTION)
@@ -95,7 +95,7 @@ def search_section(registry: ToolRegistry, scope: Agent | None) -> tuple[str, tu
 
 
 def search_namespace(
-    registry: ToolRegistry, agent: Agent | None, binding: Callable[..., Binding]
+    registry: ToolsPort, agent: Agent | None, binding: Callable[..., Binding]
 ) -> CodeBindingNamespace:
     """A search-mode program's ``tools``: the declared tools, the built-ins, and any other name through
     ``lookup`` (``binding(name, typed=...)`` makes a tool's binding; ``typed=None`` reads it at the call).
@@ -122,7 +122,7 @@ class Builtins:
 
     __slots__ = ("_registry", "_agent", "_python", "calls")
 
-    def __init__(self, registry: ToolRegistry, agent: Agent | None) -> None:
+    def __init__(self, registry: ToolsPort, agent: Agent | None) -> None:
         self._registry = registry
         self._agent = agent
         self._python = registry.code_language == "python"
