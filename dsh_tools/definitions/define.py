@@ -170,16 +170,17 @@ class DefinedTool(Record, Generic[A]):
         """The violations of ``args`` against this tool's schema (empty = valid; never raises)."""
         return self.validator(args)
 
-    async def execute(self, args: object, exec: ToolExecution, /) -> ToolReturn | JsonValue:
-        """Validate ``args`` (``ToolArgsError`` listing every violation), then run the body.
+    def execute(self, args: object, exec: ToolExecution, /) -> Awaitable[ToolReturn | JsonValue]:
+        """Validate ``args`` (``ToolArgsError`` listing every violation, raised at once), then start the body.
 
         A typed tool's body returns its value; the registry checks and renders it.
+        What is returned is the body's own awaitable, not a coroutine around it:
+        a call's body is one frame, not two.
         """
         violations = self.validator(args)
         if violations:
             raise ToolArgsError(violations)
-        output: ToolReturn | JsonValue = await self.body(self.converter(args), exec)
-        return output
+        return self.body(self.converter(args), exec)
 
     def is_concurrency_safe(self, args: object, /) -> bool:
         """Whether this call's dispatch may overlap its siblings' (``execute_batch``, Code Mode).

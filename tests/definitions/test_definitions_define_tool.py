@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import types
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
 
@@ -115,6 +116,17 @@ async def test_execute_validates_before_the_body_and_lists_every_violation() -> 
     assert caught.value.code == "INVALID_ARGS"
     assert "path: missing required property" in str(caught.value)
     assert calls == []
+
+
+async def test_execute_refuses_bad_arguments_at_once_and_hands_back_the_bodys_own_awaitable() -> None:
+    tool = typed_tool()
+    bad = {"offset": 1.5}
+    with pytest.raises(ToolArgsError):
+        tool.execute(freeze_json(bad).unwrap(), execution(bad))  # raised by the call itself: nothing to await
+    good = {"path": "p"}
+    pending = tool.execute(freeze_json(good).unwrap(), execution(good))
+    assert isinstance(pending, types.CoroutineType) and pending.cr_code is read.__code__  # the function's own, not a wrapper's
+    await pending
 
 
 async def test_typed_body_receives_plain_detached_values() -> None:
