@@ -86,17 +86,17 @@ async def _replay(runtime: DenoCodeRuntime) -> tuple[float, float]:
 
 async def _bookkeeping(runtime: DenoCodeRuntime) -> tuple[float, float]:
     ctx, agent, _ = _app(runtime)
-    real_of = bridge.RecordedCall.of
+    real_pending = bridge.RecordedCall.pending
     kept, bare = [], []
     for n in range(ROUNDS):
         call = ToolExecutionInput(f"s{n}", "run_code", {"code": SEQUENTIAL_PROGRAM}, agent)
         kept.append(await _timed(lambda: ctx.tools.execute(call)))
-        bridge.RecordedCall.of = classmethod(lambda cls, *args: None)  # type: ignore[assignment,method-assign]
+        bridge.RecordedCall.pending = classmethod(lambda cls, *args: None)  # type: ignore[assignment,method-assign]
         try:
             call = ToolExecutionInput(f"b{n}", "run_code", {"code": SEQUENTIAL_PROGRAM}, agent)
             bare.append(await _timed(lambda: ctx.tools.execute(call)))
         finally:
-            bridge.RecordedCall.of = real_of  # type: ignore[method-assign]
+            bridge.RecordedCall.pending = real_pending  # type: ignore[method-assign]
     return statistics.median(kept), statistics.median(bare)
 
 

@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from typing import TYPE_CHECKING, Final, cast
 
 from dsh_tools.code_mode.runtime import (
@@ -50,7 +49,7 @@ from dsh_tools.code_mode.runtime import (
     language_label,
 )
 from dsh_tools.content import ContentBlock, ToolOutput, text_block
-from dsh_tools.code_mode.replay import ParkedProgram, RecordedCall, Replay, arguments_key, replay_for
+from dsh_tools.code_mode.replay import ParkedProgram, RecordedCall, Replay, replay_for
 from dsh_tools.code_mode.weak import weak_callback
 from dsh_tools.errors import ApprovalPendingError, CodeRunFailedError, ReplayDivergedError, ToolArgsError
 from dsh_tools.execution import (
@@ -209,7 +208,7 @@ class _Run:
             self.unlogged[result.call_id] = error
         else:
             if result.outcome != "approval-pending":
-                self.recorded[number] = partial(RecordedCall.keyed, number, name, arguments_key(args), result)
+                self.recorded[number] = RecordedCall.pending(number, name, args, result)
             if self.replay is not None:
                 self.live.append((number, result, name))
             if not result.is_error and any(block.get("type") == "image" for block in result.content):

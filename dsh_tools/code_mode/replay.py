@@ -25,6 +25,8 @@ Code Mode plugin, which calls :func:`resume_program`.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
@@ -73,6 +75,14 @@ class RecordedCall(Record):
     @classmethod
     def of(cls, number: int, name: str, arguments: JsonValue, result: ToolExecutionResult) -> RecordedCall:
         return cls.keyed(number, name, arguments_key(arguments), result)
+
+    @classmethod
+    def pending(
+        cls, number: int, name: str, arguments: JsonValue, result: ToolExecutionResult
+    ) -> Callable[[], RecordedCall]:
+        """:meth:`of`, made when asked: the arguments' key is taken now (so the arguments need not be kept), the
+        record only if the program parks (a run records every call; few runs park)."""
+        return partial(cls.keyed, number, name, arguments_key(arguments), result)
 
     @classmethod
     def keyed(cls, number: int, name: str, key: tuple[str, str], result: ToolExecutionResult) -> RecordedCall:
