@@ -6,23 +6,23 @@ record, ``None``). ``inspect.isawaitable`` asks the ``Awaitable`` ABC each
 time; whether a type is awaitable does not change between its instances, so
 the answer is kept per type. Generators are the exception (a
 ``types.coroutine`` generator is awaitable, a plain one is not), so they are
-always asked. The cache is bounded: a program making new classes without end
-pays the full test for the ones past the bound, and nothing grows.
+always asked. The cache holds its types weakly: a class made at run time (a
+mock's, a model built per request) goes when nothing else holds it. A class
+registered with ``Awaitable.register`` after it was first asked about keeps
+its first answer.
 """
 
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import Awaitable
 from types import CoroutineType, GeneratorType
-from typing import Final
-
-from typing import Any, TypeGuard
+from typing import Any, Final, TypeGuard
 
 __all__ = ["is_awaitable"]
 
-_MAX_TYPES: Final = 256
-_BY_TYPE: Final[dict[type, bool]] = {}
+_BY_TYPE: Final[weakref.WeakKeyDictionary[type, bool]] = weakref.WeakKeyDictionary()
 
 
 def is_awaitable(value: object) -> TypeGuard[Awaitable[Any]]:
@@ -36,6 +36,5 @@ def is_awaitable(value: object) -> TypeGuard[Awaitable[Any]]:
     if kind is GeneratorType:
         return inspect.isawaitable(value)
     known = issubclass(kind, Awaitable)  # the real type: a faked __class__ is not asked
-    if len(_BY_TYPE) < _MAX_TYPES:
-        _BY_TYPE[kind] = known
+    _BY_TYPE[kind] = known
     return known

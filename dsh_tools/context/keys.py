@@ -1,10 +1,9 @@
 """``ServiceKey``: a typed service slot, below everything that provides or reads one.
 
-A key is defined by its service's contract (``context/ports.py`` for the
-registry and the prompt, ``code_runtime.py`` for a Code Mode runtime,
-``approval.py``'s service through ``context/services.py``); the context that
-stores services needs only this class, so no floor has to import another to
-name a key.
+The keys themselves live with their contracts: ``TOOLS`` and ``SYSTEM_PROMPT``
+in ``context/ports.py``, ``APPROVAL`` and ``CODE_RUNTIME`` in
+``context/services.py`` (which re-exports all four). The context that stores
+services needs only this class, so no floor has to import another to name a key.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ T = TypeVar("T")
 
 
 class ServiceKey(Generic[T]):
-    """A typed service slot: ``ctx.get(TOOLS)`` is a ``ToolRegistry | None``."""
+    """A typed service slot: ``ctx.get(TOOLS)`` is a ``ToolsPort | None`` (the registry, typed by its contract)."""
 
     __slots__ = ("name",)
 

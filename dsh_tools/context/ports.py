@@ -8,9 +8,12 @@ registry by its contract: :class:`ToolsPort`, every public member of
 the two Protocols its members hand out (:class:`CodeModePort`,
 :class:`CatalogIndexPort`); the system prompt service likewise
 (:class:`SystemPromptPort`, ``ctx.system_prompt``). A user's type checker sees every member of
-``ctx.tools`` as before; ``isinstance(ctx.tools, ToolRegistry)`` still holds
-(the registry is what is provided), and code that takes ``ctx.tools`` is best
-annotated ``ToolsPort`` (or ``PipelineHost``, for the pipeline's view).
+``ctx.tools`` with its types; what changed is the name of its type: a
+function annotated ``registry: ToolRegistry`` does not accept ``ctx.tools``
+(a Protocol is not the class), so code that takes ``ctx.tools`` is annotated
+``ToolsPort`` (or ``PipelineHost``, for the pipeline's view), and
+``isinstance(ctx.tools, ToolRegistry)`` narrows it where the class is needed
+(the registry is what is provided).
 
 ``tests/foundation/test_ports.py`` keeps each Protocol and its class in
 agreement: the same public names, and the class assignable to the Protocol

@@ -21,8 +21,8 @@ must not crash a replay.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from types import MappingProxyType
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from types import CoroutineType, MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, cast, overload
 
 from dsh_tools.content import ContentBlock, ToolOutput
@@ -170,17 +170,19 @@ class DefinedTool(Record, Generic[A]):
         """The violations of ``args`` against this tool's schema (empty = valid; never raises)."""
         return self.validator(args)
 
-    def execute(self, args: object, exec: ToolExecution, /) -> Awaitable[ToolReturn | JsonValue]:
+    def execute(self, args: object, exec: ToolExecution, /) -> Coroutine[Any, Any, ToolReturn | JsonValue]:
         """Validate ``args`` (``ToolArgsError`` listing every violation, raised at once), then start the body.
 
         A typed tool's body returns its value; the registry checks and renders it.
-        What is returned is the body's own awaitable, not a coroutine around it:
-        a call's body is one frame, not two.
+        What is returned is the body's own coroutine, not one around it (a
+        call's body is one frame, not two); a body that hands back anything
+        else is awaited in one, as before.
         """
         violations = self.validator(args)
         if violations:
             raise ToolArgsError(violations)
-        return self.body(self.converter(args), exec)
+        started = self.body(self.converter(args), exec)
+        return started if type(started) is CoroutineType else _awaited(started)
 
     def is_concurrency_safe(self, args: object, /) -> bool:
         """Whether this call's dispatch may overlap its siblings' (``execute_batch``, Code Mode).
@@ -459,3 +461,8 @@ def define_tool(
         renderer=render,
         classifier=is_concurrency_safe,
     )
+
+
+async def _awaited(started: Awaitable[Any]) -> Any:
+    """A body's awaitable that is not a coroutine (or a value that is not awaitable: awaiting it raises)."""
+    return await started

@@ -14,7 +14,7 @@ the common case, builds nothing. The body's output checks answer a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final, cast
+from typing import Final, TypeVar, cast
 
 from returns.result import Failure, Result, Success
 
@@ -24,7 +24,18 @@ from dsh_tools.execution import HookContext, PluginSource, ToolErrorInfo, ToolEx
 from dsh_tools.listener_chain import Refused
 from dsh_tools.json_values import FrozenJson, JsonValue, NotJson, freeze_json, frozen_or_failure
 
-__all__ = ["check_content", "check_tool_output", "checked_post_decision", "checked_pre_decision", "checked_result"]
+__all__ = [
+    "check_content",
+    "check_post_decision",
+    "check_pre_decision",
+    "check_result",
+    "check_tool_output",
+    "checked_post_decision",
+    "checked_pre_decision",
+    "checked_result",
+]
+
+T = TypeVar("T")
 
 _PVECTOR: Final[type] = type(freeze_json([]).unwrap())
 
@@ -93,6 +104,25 @@ def checked_result(value: object, call_id: str) -> ToolExecutionResult | Refused
     if is_error and result.value is not None:
         return Refused("returned an error result with a value (only a successful typed call has one)")
     return result
+
+
+def check_pre_decision(value: object) -> Result[PreToolDecision, str]:
+    """:func:`checked_pre_decision` on the railway (``Success(decision)`` or ``Failure(problem)``), for a custom pipeline."""
+    return _railway(checked_pre_decision(value))
+
+
+def check_post_decision(value: object) -> Result[PostToolDecision, str]:
+    """:func:`checked_post_decision` on the railway, for a custom pipeline."""
+    return _railway(checked_post_decision(value))
+
+
+def check_result(value: object, call_id: str) -> Result[ToolExecutionResult, str]:
+    """:func:`checked_result` on the railway, for a custom pipeline."""
+    return _railway(checked_result(value, call_id))
+
+
+def _railway(checked: T | Refused) -> Result[T, str]:
+    return Failure(checked.problem) if type(checked) is Refused else Success(checked)  # type: ignore[arg-type]
 
 
 def check_tool_output(value: object) -> Result[tuple[FrozenJson, JsonValue | None], str]:

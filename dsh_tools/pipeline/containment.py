@@ -49,8 +49,12 @@ class Contain(Generic[T]):
     def settle(self, failure: StageFailure) -> T:
         raise NotImplementedError
 
+    def unwinding(self) -> BaseException | None:
+        """The failure this run raised to unwind its chain, on its way out (only a waterfall raises one)."""
+        return None
+
     def raised(self, listener: object, error: BaseException) -> T:
-        if isinstance(error, ListenerFailure):
+        if error is self.unwinding():
             raise error  # an inner level's failure on its way out: recorded where it happened
         propagate_if_fatal(error)
         report_failure(self.logger, f"{self.event} listener", listener, error)
@@ -94,8 +98,9 @@ async def run_fail_closed(
     run = _Waterfall(event, logger, default, decide_default)
     try:
         outcome = await run_chain(listeners, arguments, run.bottom, check, run)
-    except ListenerFailure:
-        pass
+    except ListenerFailure as error:
+        if run.failure is None:  # not the run's own (the bottom raised one): a failure like any other
+            run.failure = StageFailure.raised(error)
     failure = run.failure
     return Success(outcome) if failure is None else Failure(failure)
 
@@ -103,7 +108,7 @@ async def run_fail_closed(
 class _Waterfall(Contain[T]):
     """One waterfall's run: its bottom, and a rule that keeps the first failure and unwinds the chain with it."""
 
-    __slots__ = ("default", "decide_default", "failure")
+    __slots__ = ("default", "decide_default", "failure", "_unwinding")
 
     def __init__(
         self, event: str, logger: logging.Logger, default: T, decide_default: Callable[[], Awaitable[T]] | None
@@ -112,6 +117,10 @@ class _Waterfall(Contain[T]):
         self.default = default
         self.decide_default = decide_default
         self.failure: StageFailure | None = None
+        self._unwinding: ListenerFailure | None = None
+
+    def unwinding(self) -> BaseException | None:
+        return self._unwinding
 
     def bottom(self, *_: object) -> T | Awaitable[T]:
         decide_default = self.decide_default
@@ -120,4 +129,8 @@ class _Waterfall(Contain[T]):
     def settle(self, failure: StageFailure) -> NoReturn:
         if self.failure is None:
             self.failure = failure
-        raise ListenerFailure(self.failure.message) from None
+        # One exception object for the run: a listener that raises a ListenerFailure of its own is a
+        # listener that raised, contained like any other, not a failure on its way out.
+        if self._unwinding is None:
+            self._unwinding = ListenerFailure(self.failure.message)
+        raise self._unwinding from None

@@ -6,10 +6,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from dsh_tools.json_values import FrozenJson
+from dsh_tools.approval import ApprovalVerdict as ApprovalVerdict, Remember as Remember
+from dsh_tools.json_values import FrozenJson, JsonValue as JsonValue
+from dsh_tools.outcome import RecordOutcome as RecordOutcome
 from dsh_tools.call_store import CallStore as CallStore, LeaseStore as LeaseStore, RuleStore as RuleStore
-from dsh_tools.store.records import (
-    ApprovalEvent,
+from dsh_tools.store.records import (  # the records the protocols name, importable here as they always were
+    ApprovalDecision as ApprovalDecision,
+    ApprovalEvent as ApprovalEvent,
+    ApprovalRule as ApprovalRule,
+    CallRecord as CallRecord,
+    InterruptedCall as InterruptedCall,
+    ParkedCall as ParkedCall,
+    SessionEvent as SessionEvent,
+    StoreHealth as StoreHealth,
 )
 from dsh_tools.store.thread_state import Change, ThreadState
 

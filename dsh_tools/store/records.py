@@ -1,5 +1,7 @@
 """The durable records, as ``dsh_tools.store`` has always named them: they live in :mod:`dsh_tools.call_records`."""
 
+from dsh_tools.approval import ApprovalVerdict as ApprovalVerdict
+from dsh_tools.outcome import RecordOutcome as RecordOutcome
 from dsh_tools.call_records import (
     ApprovalDecision as ApprovalDecision,
     ApprovalEvent as ApprovalEvent,

@@ -10,16 +10,20 @@ import pytest
 from dsh_tools import (
     APPROVAL,
     Agent,
+    Allow,
     ApprovalRequest,
     Ask,
     ContentBlock,
     HarnessError,
+    PreNext,
+    PreToolDecision,
     ToolErrorInfo,
     ToolExecution,
     ToolExecutionInput,
     ToolExecutionResult,
     boot,
 )
+from dsh_tools.pipeline.containment import ListenerFailure
 
 
 class Echo:
@@ -93,3 +97,30 @@ async def test_any_other_exception_reads_as_a_raising_body_and_the_operator_gets
     assert record.getMessage().startswith(f"{who} raised KeyError")
     assert record.exc_info is not None and record.exc_info[1] is not None
     assert "raise_plain" in caplog.text and "Traceback" in caplog.text
+
+
+def raise_listener_failure(*args: object) -> Any:
+    raise ListenerFailure("a listener's own")  # the pipeline's internal exception, raised by a participant
+
+
+@pytest.mark.parametrize("where", ["tools/pre-execute", "tools/execute", "tools/post-execute"])
+async def test_a_listener_raising_the_pipelines_own_listener_failure_is_contained_like_any_error(where: str) -> None:
+    result = await call(where, raise_listener_failure)  # must not raise out of execute()
+    assert result.is_error and result.text == "Error: a listener's own"
+
+
+async def test_an_outer_listener_that_catches_an_inner_failure_cannot_talk_the_chain_out_of_it() -> None:
+    ctx = boot()
+    ctx.tools.register(Echo())
+    agent = Agent(ctx, name="a")
+
+    async def forgiving(execution: ToolExecution, next: PreNext) -> PreToolDecision:
+        try:
+            return await next()
+        except ListenerFailure:
+            return Allow()
+
+    ctx.on("tools/pre-execute", forgiving)
+    ctx.on("tools/pre-execute", raise_plain)
+    result = await ctx.tools.execute(ToolExecutionInput("c", "echo", {}, agent=agent))
+    assert result.is_error and result.text == "Error: 'boom'"  # the inner failure stands (fail closed)
