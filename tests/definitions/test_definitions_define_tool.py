@@ -122,7 +122,7 @@ async def test_execute_refuses_bad_arguments_at_once_and_hands_back_the_bodys_ow
     tool = typed_tool()
     bad = {"offset": 1.5}
     with pytest.raises(ToolArgsError):
-        tool.execute(freeze_json(bad).unwrap(), execution(bad))  # raised by the call itself: nothing to await
+        _ = tool.execute(freeze_json(bad).unwrap(), execution(bad))  # raised by the call itself: nothing to await
     good = {"path": "p"}
     pending = tool.execute(freeze_json(good).unwrap(), execution(good))
     assert isinstance(pending, types.CoroutineType) and pending.cr_code is read.__code__  # the function's own, not a wrapper's
