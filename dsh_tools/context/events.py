@@ -48,7 +48,9 @@ def _chains(bus: EventBus, scope: object) -> CallChains:
 class EventBus:
     """Listener registry shared by all contexts of one root."""
 
-    __slots__ = ("_entries", "_cache", "_scoped_cache", "_chains", "_global_chains", "probes", "hearing", "scope_checks")
+    __slots__ = (
+        "_entries", "_cache", "_scoped_cache", "_chains", "_global_chains", "probes", "hearing", "scope_checks", "memo",
+    )
 
     def __init__(self) -> None:
         self.probes: tuple[CallProbe, ...] = ()
@@ -64,6 +66,9 @@ class EventBus:
         self._global_chains: CallChains | None = None
         self.scope_checks: tuple[Callable[[object], None], ...] = ()
         """Told the scope of each listener added for one agent; one that raises refuses the listener (a plugin's veto)."""
+        self.memo: dict[object, object] = {}
+        """What readers derive from the listeners alone, kept between calls; emptied whenever the listeners change
+        (a call plan keeps which ``tools/execute`` wrappers wrap a tool here)."""
 
     def add(self, name: str, listener: Callable[..., Any], scope: object, *, prepend: bool) -> Callable[[], None]:
         """Add a listener; returns the action that removes exactly this entry."""
@@ -113,6 +118,7 @@ class EventBus:
         self.hearing = {hook: tuple(p for p in probes if hook in p.hears) for hook in PROBE_HOOKS}
 
     def _forget(self) -> None:
+        self.memo.clear()
         self._cache.clear()
         self._scoped_cache.clear()
         self._chains.clear()

@@ -18,11 +18,13 @@ import pytest
 from dsh_tools import (
     Agent,
     Context,
+    ExecuteNext,
     Prop,
     Retry,
     RegisteredTool,
     ToolExecution,
     ToolExecutionInput,
+    ToolExecutionResult,
     ToolRegistry,
     boot,
     define_tool,
@@ -32,6 +34,7 @@ from dsh_tools.context.probes import PROBE_HOOKS, ProbeHook
 from dsh_tools.json_values import JsonValue
 from dsh_tools.context.probes import CallSlots
 from dsh_tools.pipeline import CallPlan, CallState, ExecuteStep, admit, plan_of
+from dsh_tools.pipeline.plan import wraps
 
 
 async def _ok(args: Mapping[str, JsonValue], execution: ToolExecution) -> list[Mapping[str, JsonValue]]:
@@ -177,6 +180,30 @@ async def test_a_plan_leaves_out_the_policies_that_do_not_wrap_its_tool(ctx: Con
     plans = {name: CallPlan(ctx.tools, admit(ctx.tools, ToolExecutionInput("c", name, {})).unwrap()) for name in ("plain", "timed", "flaky")}
     owners = {name: [type(getattr(w, "__self__", None)).__name__ for w in plan.execute] for name, plan in plans.items()}
     assert owners == {"plain": [], "timed": ["TimeoutPolicy"], "flaky": ["RetryPolicy"]}
+
+
+async def test_the_remembered_wrappers_agree_with_asking_them_and_are_forgotten_when_the_listeners_change(ctx: Context) -> None:
+    unregister = ctx.tools.register(define_tool(name="timed", description="d", parameters={}, execute=_ok, timeout_ms=1000))
+    ctx.tools.register(define_tool(name="flaky", description="d", parameters={}, execute=_ok, retry=Retry(2)))
+
+    def planned(name: str) -> CallPlan:
+        return CallPlan(ctx.tools, admit(ctx.tools, ToolExecutionInput("c", name, {})).unwrap())
+
+    for name in ("timed", "flaky", "timed"):  # the second "timed" reads the memo
+        plan = planned(name)
+        assert plan.execute == wraps(ctx.events.call_chains(None)[1], plan.tool)  # type: ignore[arg-type]
+    assert ctx.events.memo  # remembered
+
+    async def around(execution: ToolExecution, next: ExecuteNext) -> ToolExecutionResult:
+        return await next()
+
+    ctx.on("tools/execute", around)
+    assert not ctx.events.memo  # a listener changed: forgotten
+    assert around in planned("timed").execute and around in planned("flaky").execute
+    unregister()
+    ctx.tools.register(define_tool(name="timed", description="d", parameters={}, execute=_ok))  # a new snapshot
+    plan = planned("timed")
+    assert plan.execute == (around,)  # its own answer: no timeout now, the listener's wrapper only
 
 
 class _Hears:
