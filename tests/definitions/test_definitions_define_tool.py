@@ -129,6 +129,19 @@ async def test_execute_refuses_bad_arguments_at_once_and_hands_back_the_bodys_ow
     await pending
 
 
+async def test_a_body_that_hands_back_another_awaitable_is_awaited_in_a_coroutine() -> None:
+    async def answer() -> list[ContentBlock]:
+        return [text_block("from a task")]
+
+    def spec_body(args: Mapping[str, JsonValue], exec: ToolExecution) -> asyncio.Task[list[ContentBlock]]:
+        return asyncio.ensure_future(answer())  # awaitable, but not a coroutine
+
+    tool = define_tool(name="t", description="d", parameters={}, execute=spec_body)
+    pending = tool.execute(freeze_json({}).unwrap(), execution({}))
+    assert isinstance(pending, types.CoroutineType)  # what create_task and the type say it is
+    assert await pending == [text_block("from a task")]
+
+
 async def test_typed_body_receives_plain_detached_values() -> None:
     tool = typed_tool()
     args = freeze_json({"path": "/a", "tags": ["x"]}).unwrap()
