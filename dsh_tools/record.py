@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar, cast, dataclass
 
 from pyrsistent import PClass, field
 
-from dsh_tools.json_values import frozen_or_raise, thaw_json
+from dsh_tools.json_values import frozen_or_failure, thaw_json
+from dsh_tools.json_walk import NotJson
 
 __all__ = ["Record", "camel_case"]
 
@@ -53,7 +54,10 @@ def camel_case(name: str) -> str:
 
 
 def _frozen_field(cls: type, name: str, value: object) -> object:
-    return frozen_or_raise(value, lambda why: TypeError(f"{cls.__name__}.{name} must be JSON: {why}"))
+    frozen = frozen_or_failure(value)  # no closure for the error per field: most values are JSON
+    if type(frozen) is NotJson:
+        raise TypeError(f"{cls.__name__}.{name} must be JSON: {frozen.why}")
+    return frozen
 
 
 _GENERIC_NEW: Callable[..., Any] | None = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 import weakref
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Sequence
 from itertools import chain, islice
 from typing import Final, Protocol
@@ -84,7 +84,7 @@ class MemoryStore(MemoryThreads, StoreBase):
         self._records: OrderedDict[str, CallRecord | UnmadeRecord] = OrderedDict()
         self._written = 0  # records written ever: ``changes`` takes that many from the end of the ring
         self._running_sources: weakref.WeakSet[RunningSource] = weakref.WeakSet()
-        self._events: dict[str, list[SessionEvent]] = {}
+        self._events: dict[str, deque[SessionEvent]] = {}
         self._decisions = asyncio.Event()
         self._init_threads()
 
@@ -240,10 +240,10 @@ class MemoryStore(MemoryThreads, StoreBase):
         while len(kept) > self.max_records:
             kept.popitem(last=False)
         for event in events:
-            log = self._events.setdefault(event.agent_id, [])
+            log = self._events.get(event.agent_id)
+            if log is None or log.maxlen != self.max_records:  # a ring of the newest events: O(1) once full
+                log = self._events[event.agent_id] = deque(log or (), maxlen=self.max_records)
             log.append(event)
-            if len(log) > self.max_records:
-                del log[: len(log) - self.max_records]
 
     def add_running_source(self, source: RunningSource) -> None:
         """``source`` (a registry's journal) holds running calls this store shows without their being written.

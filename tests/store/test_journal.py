@@ -372,6 +372,18 @@ async def test_the_memory_store_is_a_bounded_ring() -> None:
     assert [r.call_id for r in await ctx.tools.store.journal()] == [f"c{n}" for n in range(15, 20)]
 
 
+async def test_each_agents_session_events_are_a_bounded_ring_of_the_newest() -> None:
+    store = MemoryStore(max_records=3)
+    store.write_now((), [SessionEvent("a", "note", {"n": n}, float(n)) for n in range(5)])
+    store.write_now((), [SessionEvent("b", "note", {"n": 9}, 9.0)])
+    assert [e.data for e in await store.session_events("a")] == [{"n": 2}, {"n": 3}, {"n": 4}]
+    assert [e.data for e in await store.session_events("b")] == [{"n": 9}]  # one agent's events never push out another's
+    store.max_records = 2  # a bound changed later holds from the next write
+    store.write_now((), [SessionEvent("a", "note", {"n": 5}, 5.0)])
+    assert [e.data for e in await store.session_events("a")] == [{"n": 4}, {"n": 5}]
+    assert await store.session_events("nobody") == []
+
+
 async def test_the_sqlite_inline_fast_path_and_the_thread_path_keep_the_same_rows(tmp_path: Path) -> None:
     import sqlite3
 
