@@ -27,6 +27,7 @@ from typing import Annotated, Final, Literal, NotRequired, Required, Union, get_
 import docstring_parser
 
 from dsh_tools.content import ToolOutput
+from dsh_tools.definitions.declared_order import Declared, declared_of
 from dsh_tools.definitions.props import Prop, replace_prop
 from dsh_tools.definitions.typed_dict import parameter_prop
 from dsh_tools.definitions.validation import compile_shape, prop_shape, total_validator
@@ -148,7 +149,7 @@ def read_function(fn: object, *, needs_return: bool = True) -> FunctionSignature
             _check_exec(parameter, hint, where)
             injects_exec = True
             continue
-        spec[name] = _read_parameter(parameter, hint, documented.get(name), where)
+        spec[name] = _read_parameter(parameter, hint, documented.get(name), where, declared_of(function, name))
         positional = parameter.kind is parameter.POSITIONAL_ONLY
         parameters.append(Parameter(name, positional=positional, default=parameter.default))
     stale = [name for name in documented if name not in spec and name != EXEC_PARAMETER]
@@ -241,8 +242,10 @@ def _check_exec(parameter: inspect.Parameter, hint: object, where: str) -> None:
         raise TypeError(f'{where}: parameter "exec" must not have a default (the execution is always passed)')
 
 
-def _read_parameter(parameter: inspect.Parameter, hint: object, documented: str | None, where: str) -> Prop:
-    """The Prop of one parameter: its type, then requiredness and default from the signature."""
+def _read_parameter(
+    parameter: inspect.Parameter, hint: object, documented: str | None, where: str, declared: Declared
+) -> Prop:
+    """The Prop of one parameter: its type (its unions in ``declared`` order), then requiredness and default from the signature."""
     name = parameter.name
     label = f"{where}: parameter"
     if get_origin(hint) in (Required, NotRequired):
@@ -250,7 +253,7 @@ def _read_parameter(parameter: inspect.Parameter, hint: object, documented: str 
     for extra in _annotated_props(hint):
         if extra.required or extra.default is not None:
             raise TypeError(f'{label} "{name}": requiredness and default come from the signature, not from Prop(...)')
-    prop = parameter_prop(hint, name, label=label)
+    prop = parameter_prop(hint, name, label=label, declared=declared)
     if prop.description is None and documented:
         prop = replace_prop(prop, description=documented)
     if parameter.default is parameter.empty:

@@ -31,6 +31,7 @@ from typing import Annotated, Any, Final, Literal, NotRequired, Required, Union,
 
 import typing_extensions
 
+from dsh_tools.definitions.declared_order import Declared, declared_of, in_declared_order
 from dsh_tools.definitions.props import MAX_PROP_DEPTH, Prop, replace_prop
 
 __all__ = ["annotation_prop", "is_typed_dict", "parameter_prop", "typed_dict_spec"]
@@ -74,13 +75,15 @@ def annotation_prop(hint: object, *, where: str, wide: bool = False) -> Prop:
     return prop
 
 
-def parameter_prop(hint: object, path: str, *, label: str) -> Prop:
+def parameter_prop(hint: object, path: str, *, label: str, declared: Declared = ()) -> Prop:
     """The Prop of one ``@tool`` parameter annotation, in the wider vocabulary (see the module docstring).
 
     ``TypeError`` reads ``<label> "<path>": <problem>`` (``<label> "cfg.port"``
-    for a field of a nested TypedDict).
+    for a field of a nested TypedDict). ``declared``: the unions the parameter's
+    annotation text writes (:func:`~dsh_tools.definitions.declared_order.declared_of`),
+    whose members keep that order.
     """
-    prop, _ = _Reader(label, label=label, wide=True).field(hint, path, True, ())
+    prop, _ = _Reader(label, label=label, wide=True, declared=declared).field(hint, path, True, ())
     return prop
 
 
@@ -90,11 +93,12 @@ class _Reader:
     ``wide`` selects ``@tool``'s vocabulary (unions, non-str literals).
     """
 
-    def __init__(self, root: str, *, label: str | None = None, wide: bool = False) -> None:
+    def __init__(self, root: str, *, label: str | None = None, wide: bool = False, declared: Declared = ()) -> None:
         self.root = root
         self.label = label if label is not None else f"{root} field"
         self.wide = wide
         self.depth = 0  # annotation levels being read: a hostile list[list[...]] is refused, not recursed into
+        self.declared = declared  # the unions the annotation being read wrote, in their written order
 
     def fail(self, path: str, problem: str) -> TypeError:
         return TypeError(f'{self.label} "{path}": {problem}')
@@ -111,10 +115,15 @@ class _Reader:
             raise TypeError(f"cannot resolve the annotations of {where}: {error}") from None
         required_keys: frozenset[str] = getattr(typed_dict, "__required_keys__", frozenset())
         spec: dict[str, Prop] = {}
-        for name, hint in hints.items():
-            path = f"{prefix}.{name}" if prefix else name
-            prop, required = self.field(hint, path, name in required_keys, (*stack, typed_dict))
-            spec[name] = replace_prop(prop, required=required)
+        outer = self.declared
+        try:
+            for name, hint in hints.items():
+                path = f"{prefix}.{name}" if prefix else name
+                self.declared = declared_of(typed_dict, name)  # the field's unions as written (declared_order)
+                prop, required = self.field(hint, path, name in required_keys, (*stack, typed_dict))
+                spec[name] = replace_prop(prop, required=required)
+        finally:
+            self.declared = outer
         return spec
 
     def field(self, hint: Any, path: str, required: bool, stack: tuple[type, ...]) -> tuple[Prop, bool]:
@@ -197,7 +206,7 @@ class _Reader:
 
     def union(self, hint: Any, path: str, stack: tuple[type, ...]) -> Prop:
         """``X | None`` is X made nullable; in the wide vocabulary ``X | Y`` is ``anyOf``."""
-        args = get_args(hint)
+        args = in_declared_order(get_args(hint), self.declared)
         members = [arg for arg in args if arg is not type(None)]
         nullable = len(members) != len(args)
         if len(members) == 1 and nullable:
