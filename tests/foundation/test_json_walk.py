@@ -156,3 +156,69 @@ def test_nests_within_limits_answers_what_freezing_it_nested_answers(levels: int
     as_array = (frozen,)  # not a verified object: the plain path
     assert nests_within_limits(as_array) is (type(frozen_or_not({"a": as_array})) is not NotJson)
     assert nests_within_limits("text") and nests_within_limits(None)
+
+
+def _flat_cases() -> list[dict[Any, Any]]:
+    """Flat objects of every member kind the fast path takes, and of every kind it must leave to the walks."""
+    import random
+
+    rng = random.Random(33)
+    nested = freeze_json({"inner": [1, {"x": "y"}]}).unwrap()
+    deepest = freeze_json({"d": wrapped(MAX_DEPTH - 2, "leaf")}).unwrap()  # verified, one level short of the limit
+    too_deep = freeze_json({"d": wrapped(MAX_DEPTH - 1, "leaf")}).unwrap()  # verified, at the limit: no room above it
+    unverified = deep_frozen({"inner": [1]})  # nobody checked it: the fast path leaves it to the walks
+    assert extent_of(deepest) is not None and extent_of(too_deep) is not None and extent_of(unverified) is None
+
+    class Text(str):
+        pass
+
+    scalars: list[object] = [
+        "", "plain", "é" * 3, "\ud800", "a\udfffb", 0, -(2**63), 2**64 - 1, 2**64, -(2**63) - 1, 1.5, -0.0,
+        float("nan"), float("inf"), True, False, None, nested, deepest, too_deep, unverified, [1], {"k": 1}, (1,),
+        Text("sub"), b"x",
+    ]
+    keys: list[object] = ["a", "é", "\ud800", 1, Text("k")]
+    cases: list[dict[Any, Any]] = [{}, {"city": "Paris", "days": 3}, {"deepest": deepest}, {"x": too_deep}]
+    for _ in range(400):
+        size = rng.randint(1, 6)
+        cases.append({rng.choice(keys) if rng.random() < 0.15 else f"k{i}": rng.choice(scalars) for i in range(size)})
+    return cases
+
+
+@pytest.mark.parametrize("index", range(404))
+def test_the_flat_fast_path_answers_as_the_tree_walk_and_the_exact_walk_do(index: int) -> None:
+    """A named fast path (``_frozen_flat``): where it answers, its answer is the tree walk's, mark included;
+    where it does not, the walks decide; and either way ``freeze`` answers as the exact walk alone."""
+    value = _flat_cases()[index]
+    flat = json_walk._frozen_flat(value)
+    if flat is not None:
+        state = [json_walk.MAX_VALUES - 1, 1, json_walk._TREE_BUDGET - 1]
+        tree = json_walk._fast_freeze_tree(value, dict, 1, state, set())
+        assert _shape(flat) == _shape(tree) and extent_of(flat) == extent_of(tree)
+    outcome, expected = json_walk.freeze(value), json_walk._walk_exactly(value)
+    assert type(outcome) is type(expected)
+    if isinstance(outcome, Success):
+        assert _shape(outcome.unwrap()) == _shape(expected.unwrap())
+        assert extent_of(outcome.unwrap()) == extent_of(expected.unwrap())
+    else:
+        assert outcome.failure() == expected.failure()
+
+
+def test_flat_arguments_take_the_fast_path_and_nothing_else(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_tree(*args: object) -> object:
+        raise AssertionError("the tree walk ran")
+
+    monkeypatch.setattr(json_walk, "_fast_freeze_tree", no_tree)
+    handed = _exact_only(monkeypatch)
+    inner = freeze_json({"a": 1}).unwrap()
+    frozen = frozen_or_not({"city": "Paris", "days": 3, "ratio": 0.5, "detailed": True, "note": None, "inner": inner})
+    assert handed == [] and type(frozen) is FrozenDict
+    assert extent_of(frozen) == (1 + 6 + 1) << 8 | 2  # the object, its six members, the inner object's member; two levels
+    assert json_walk._frozen_flat({"nested": [1]}) is None and json_walk._frozen_flat({"n": float("nan")}) is None
+
+
+def test_the_flat_fast_path_reads_a_snapshot_of_the_callers_dict() -> None:
+    source = {"a": "x"}
+    frozen: Any = frozen_or_not(source)
+    source["a"] = "changed"
+    assert frozen == {"a": "x"} and frozen is not source
