@@ -20,6 +20,7 @@ text is gone by the time anyone can read it.
 from __future__ import annotations
 
 import ast
+import builtins
 import sys
 import typing
 from collections.abc import Mapping, Sequence
@@ -43,6 +44,8 @@ def declared_of(owner: object, name: str) -> Declared:
     """
     try:
         annotation = getattr(owner, "__annotations__", {}).get(name)
+        if _text(annotation) is None:
+            return ()
         if isinstance(owner, type):
             module = getattr(annotation, "__forward_module__", None) or owner.__module__
             globalns, localns = vars(sys.modules[module]), dict(vars(owner))
@@ -59,8 +62,8 @@ def declared_unions(annotation: object, globalns: dict[str, Any], localns: Mappi
     Empty when the annotation is not text, or its text cannot be read; a union
     with a member that cannot be evaluated on its own is left out. Never raises.
     """
-    text = annotation.__forward_arg__ if isinstance(annotation, ForwardRef) else annotation
-    if type(text) is not str or len(text) > _MAX_TEXT:
+    text = _text(annotation)
+    if text is None:
         return ()
     try:
         tree = ast.parse(text.strip(), mode="eval")
@@ -74,6 +77,14 @@ def declared_unions(annotation: object, globalns: dict[str, Any], localns: Mappi
         if members is not None:
             found.append(members)
     return tuple(found)
+
+
+def _text(annotation: object) -> str | None:
+    """The annotation's text if it may write a union (most do not: nothing to parse), else ``None``."""
+    text = annotation.__forward_arg__ if isinstance(annotation, ForwardRef) else annotation
+    if type(text) is not str or len(text) > _MAX_TEXT:
+        return None
+    return text if "|" in text or "Union" in text or "Optional" in text else None
 
 
 def in_declared_order(args: Sequence[object], declared: Declared) -> tuple[object, ...]:
@@ -120,10 +131,25 @@ def _evaluated(nodes: Sequence[ast.expr], globalns: dict[str, Any], localns: Map
     values: list[object] = []
     for node in nodes:
         try:
-            value = eval(compile(ast.Expression(node), "<annotation>", "eval"), globalns, localns)  # noqa: S307 - the annotation's own text, as get_type_hints evaluates it
+            value = _value(node, globalns, localns)
             if type(value) is str:  # a quoted member ("Hit"): its text names the type
-                value = eval(compile(value, "<annotation>", "eval"), globalns, localns)  # noqa: S307
+                value = eval(compile(value, "<annotation>", "eval"), globalns, localns)  # noqa: S307 - as get_type_hints does
         except Exception:  # noqa: BLE001 - a member that does not evaluate alone: the union keeps the objects' order
             return None
         values.append(type(None) if value is None else value)
     return tuple(values)
+
+
+def _value(node: ast.expr, globalns: dict[str, Any], localns: Mapping[str, Any] | None) -> object:
+    """What ``node`` evaluates to: a name or a constant looked up directly (most members), anything else evaluated."""
+    if isinstance(node, ast.Name):
+        name = node.id
+        if localns is not None and name in localns:
+            return localns[name]
+        if name in globalns:
+            return globalns[name]
+        found = globalns.get("__builtins__", builtins)  # what eval would see: the module's, else the interpreter's
+        return found[name] if isinstance(found, dict) else getattr(found, name)
+    if isinstance(node, ast.Constant):
+        return node.value
+    return eval(compile(ast.Expression(node), "<annotation>", "eval"), globalns, localns)  # noqa: S307 - the annotation's own text, as get_type_hints evaluates it
