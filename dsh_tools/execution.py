@@ -97,8 +97,10 @@ class ToolExecutionToken:
     """An opaque identity for one execution: equality (identity) only.
 
     It has no public fields and cannot be constructed or copied by users; the
-    registry mints one per admitted call and remembers what it minted, so a
-    forged ``parent`` is recognised and refused.
+    registry mints one per admitted call and marks it as its own (``_issuer``,
+    the registry's private mark: a set of every token minted cost a weak
+    reference and its callback per call), so a forged ``parent``, or another
+    registry's, is recognised and refused.
 
     While its call runs, the token is the call's channel to the pipeline
     (``_channel``: the call's plan, set when the plan is built and cleared
@@ -107,14 +109,16 @@ class ToolExecutionToken:
     and a sub-call's ``parent`` leads to the call that made it.
     """
 
-    __slots__ = ("__weakref__", "_channel")
+    __slots__ = ("__weakref__", "_channel", "_issuer")
     _channel: ProgressChannel | None
+    _issuer: object
 
-    def __new__(cls, _key: object = None) -> ToolExecutionToken:
+    def __new__(cls, _key: object = None, _issuer: object = None) -> ToolExecutionToken:
         if _key is not _MINT:
             raise TypeError("ToolExecutionToken cannot be constructed; the registry assigns it")
         token = super().__new__(cls)
         token._channel = None
+        token._issuer = _issuer
         return token
 
     def __init_subclass__(cls, **kwargs: Any) -> NoReturn:
@@ -133,9 +137,14 @@ class ToolExecutionToken:
         return f"<ToolExecutionToken {id(self):#x}>"
 
 
-def mint_token() -> ToolExecutionToken:
-    """Internal: the registry's way to create a token."""
-    return ToolExecutionToken(_MINT)
+def mint_token(issuer: object = None) -> ToolExecutionToken:
+    """Internal: the registry's way to create a token, marked with ``issuer`` (the registry's own mark)."""
+    return ToolExecutionToken(_MINT, issuer)
+
+
+def issued_by(token: object, issuer: object) -> bool:
+    """Whether ``token`` is a token minted with the mark ``issuer`` (never for ``issuer=None``)."""
+    return issuer is not None and type(token) is ToolExecutionToken and getattr(token, "_issuer", None) is issuer  # a forged one may lack it
 
 
 class UnparsedArguments(Record):

@@ -4,7 +4,7 @@ One registry serves a whole app; what differs per caller is *which context it
 acts as*. ``ctx.tools`` hands out a view bound to ``ctx`` (see
 ``Context.get``): registrations, restrictions and guards made through it land
 in that context's scope and die with that context. All views share one
-:class:`_Core` (the layers, the minted tokens, the plugin seams).
+:class:`_Core` (the layers, the mark on the tokens it mints, the plugin seams).
 
 The registry is also the :class:`~dsh_tools.pipeline.PipelineHost` of the
 standard pipeline, and ``execute`` is :func:`~dsh_tools.pipeline.execute_call`.
@@ -20,7 +20,6 @@ delegated to, and hooked in through :meth:`ToolRegistry.serve` and :meth:`ToolRe
 from __future__ import annotations
 
 import logging
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -30,7 +29,7 @@ from dsh_tools.code_mode.runtime import CodeLanguage
 from dsh_tools.code_mode.search.builtins import DEFAULT_CATALOG_CHARS
 from dsh_tools.context.session import SESSION_EVENT
 from dsh_tools.disposer import Disposer
-from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, mint_token
+from dsh_tools.execution import ToolExecutionInput, ToolExecutionResult, ToolExecutionToken, issued_by, mint_token
 from dsh_tools.context.context import Agent, Context
 from dsh_tools.context.identity import WeakIdentityDict
 from dsh_tools.context.events import EventBus
@@ -67,7 +66,7 @@ class _Core:
     """State shared by every view of one registry."""
 
     __slots__ = (
-        "layers", "tokens", "lot", "journal", "forgetting", "orphans", "served", "added_gates", "gates", "code_mode",
+        "layers", "issuer", "lot", "journal", "forgetting", "orphans", "served", "added_gates", "gates", "code_mode",
         "spilling",
     )
 
@@ -78,7 +77,7 @@ class _Core:
         self.journal = CallJournal(lot.store, lease_seconds=lot.lease_seconds)
         # Agents whose disposal drops their parked calls from a store that is not durable (tracked once each).
         self.forgetting: WeakIdentityDict[Agent, None] = WeakIdentityDict()
-        self.tokens: weakref.WeakSet[ToolExecutionToken] = weakref.WeakSet()
+        self.issuer = object()  # the mark on every token this registry mints (execution.issued_by)
         self.served: dict[str, tuple[Served, str]] = {}  # name -> (who gets it, why a layer may not use the name)
         self.added_gates: tuple[Gate, ...] = ()  # by add_gate, in order
         self.gates: tuple[Gate, ...] = STANDARD_GATES  # what execute runs: the added gates, then the standard ones
@@ -439,10 +438,8 @@ class ToolRegistry(ParkedCalls):
         return tuple((r.allow, r.deny) for r in self._core.layers.restrictions.get(agent, ()))
 
     def mint_token(self) -> ToolExecutionToken:
-        token = mint_token()
-        self._core.tokens.add(token)
-        return token
+        return mint_token(self._core.issuer)
 
     def issued(self, token: object) -> bool:
-        return type(token) is ToolExecutionToken and token in self._core.tokens
+        return issued_by(token, self._core.issuer)
 

@@ -611,3 +611,14 @@ async def test_observer_with_hostile_attributes_is_contained(
     assert len(later.seen) == 1
     records = [r for r in caplog.records if r.name == ctx.logger.name]
     assert len(records) == 1 and "observer failed" in records[0].getMessage()
+
+
+async def test_a_token_another_registry_minted_is_refused_as_a_parent(ctx: Context, tool: Tool, results: Results) -> None:
+    """Each registry knows its own tokens by its mark: a real token from elsewhere is as foreign as a forged one."""
+    from dsh_tools import boot
+
+    minted = boot().tools.mint_token()
+    result = await ctx.tools.execute(ToolExecutionInput("c1", "t", {}, parent=minted))
+    assert result.is_error and "parent is not a token issued by this registry" in result.text
+    assert ctx.tools.issued(ctx.tools.mint_token()) and not ctx.tools.issued(minted)
+    assert tool.runs == 0
