@@ -70,7 +70,12 @@ def declared_unions(annotation: object, globalns: dict[str, Any], localns: Mappi
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ()
     # the inner links of a chain (a | b | c, a | (b | c)): its outermost link reads it whole, as Python flattens it
-    chained = {id(link) for node in ast.walk(tree) if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr) for link in (node.left, node.right)}
+    chained = {
+        id(link)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr)
+        for link in (node.left, node.right)
+    }
     found: list[tuple[object, ...]] = []
     for node in ast.walk(tree):
         members = _members(node, chained, globalns, localns)
@@ -90,6 +95,8 @@ def _text(annotation: object) -> str | None:
 def in_declared_order(args: Sequence[object], declared: Declared) -> tuple[object, ...]:
     """``args`` (a union's members) in the order a declared union with the same members has, else as they are."""
     try:
+        if any(len(written) == len(args) and all(a == b for a, b in zip(written, args)) for written in declared):
+            return tuple(args)  # already as one union was written (two unions of the same members may differ in order)
         for written in declared:
             if len(written) == len(args) and all(any(arg == member for member in written) for arg in args):
                 return written

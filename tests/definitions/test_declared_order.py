@@ -119,6 +119,9 @@ def test_a_union_is_put_in_the_declared_order_only_when_it_has_the_same_members(
     assert in_declared_order((str, int), declared) == (int, str)
     assert in_declared_order((str, float), declared) == (str, float)  # no declared union with these members
     assert in_declared_order((str, int, None), declared) == (str, int, None)
+    # two unions of the same members written in both orders: each keeps its own
+    both = ((int, str), (str, int))
+    assert in_declared_order((str, int), both) == (str, int) and in_declared_order((int, str), both) == (int, str)
 
 
 def test_a_member_whose_equality_raises_leaves_the_objects_order() -> None:
