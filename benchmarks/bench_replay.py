@@ -22,7 +22,7 @@ from dsh_tools import (
     APPROVAL, Agent, ApprovalOutcome, ApprovalRequest, Ask, Context, DenoCodeRuntime, PreNext, PreToolDecision,
     ToolExecution, ToolExecutionInput, boot, thaw_json, tool,
 )
-from dsh_tools.code_mode import bridge
+from dsh_tools.code_mode.replay import RecordedCall
 
 from benchmarks._common import Row
 
@@ -86,17 +86,17 @@ async def _replay(runtime: DenoCodeRuntime) -> tuple[float, float]:
 
 async def _bookkeeping(runtime: DenoCodeRuntime) -> tuple[float, float]:
     ctx, agent, _ = _app(runtime)
-    real_pending = bridge.RecordedCall.pending
+    real_pending = RecordedCall.pending
     kept, bare = [], []
     for n in range(ROUNDS):
         call = ToolExecutionInput(f"s{n}", "run_code", {"code": SEQUENTIAL_PROGRAM}, agent)
         kept.append(await _timed(lambda: ctx.tools.execute(call)))
-        bridge.RecordedCall.pending = classmethod(lambda cls, *args: None)  # type: ignore[assignment,method-assign]
+        RecordedCall.pending = classmethod(lambda cls, *args: None)  # type: ignore[assignment,method-assign]
         try:
             call = ToolExecutionInput(f"b{n}", "run_code", {"code": SEQUENTIAL_PROGRAM}, agent)
             bare.append(await _timed(lambda: ctx.tools.execute(call)))
         finally:
-            bridge.RecordedCall.pending = real_pending  # type: ignore[method-assign]
+            RecordedCall.pending = real_pending  # type: ignore[method-assign]
     return statistics.median(kept), statistics.median(bare)
 
 
