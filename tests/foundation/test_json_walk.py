@@ -7,6 +7,7 @@ gives alone; and a plain tree is answered without the exact walk at all.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
@@ -158,8 +159,9 @@ def test_nests_within_limits_answers_what_freezing_it_nested_answers(levels: int
     assert nests_within_limits("text") and nests_within_limits(None)
 
 
+@functools.cache
 def _flat_cases() -> list[dict[Any, Any]]:
-    """Flat objects of every member kind the fast path takes, and of every kind it must leave to the walks."""
+    """Flat objects of every member kind the fast path takes, and of every kind it must leave to the walks (made once)."""
     import random
 
     rng = random.Random(33)
