@@ -330,6 +330,7 @@ _EMPTY_OBJECT: Final[FrozenDict[str, object]] = FrozenDict()
 """The frozen form of every empty object (immutable, so one serves all; ``()`` is one already)."""
 verified(_EMPTY_OBJECT, 1, 1)
 _items: Final = dict.items
+_isfinite: Final = math.isfinite
 _set_item: Final = dict.__setitem__
 
 
@@ -365,10 +366,6 @@ def frozen_or_not(root: object) -> object:
         return _EMPTY_OBJECT if kind is dict else ()
     if kind is tuple and verified_members(root):
         return root
-    if kind is dict:
-        flat = _frozen_flat(root)
-        if flat is not None:
-            return flat
     if kind is dict or kind is list or kind is tuple or kind is _FROZEN_DICT:
         try:
             return _fast_freeze_tree(root, kind, 1, [MAX_VALUES - 1, 1, _TREE_BUDGET - 1], set())
@@ -398,49 +395,6 @@ def verified_members(array: Any) -> bool:
     except AttributeError:
         return False
     return size <= MAX_VALUES and height < MAX_DEPTH
-
-
-def _frozen_flat(value: Any) -> object:
-    """The fast path of :func:`freeze` for the commonest shape, a flat object: ``None`` when ``value`` is not one.
-
-    A flat object's members are scalars (``str``, ``bool``, ``None``, a 64-bit
-    ``int``, a finite ``float``) or verified objects: what most tool arguments
-    and the events the library writes look like. One pass over a snapshot
-    freezes it, with no depth, budget or sharing to track, since nothing below
-    it is walked. Anything else (a nested container, a key that is not Unicode
-    text, a lone surrogate, too many values) is ``None``: the tree walk
-    decides. A test holds the two paths equal.
-    """
-    frozen: Any = _new_frozen_dict(_FROZEN_DICT)
-    _fill(frozen, value)  # a snapshot: the caller's dict is read once, in C
-    size, height = 1 + len(frozen), 1
-    if size >= _TREE_BUDGET:
-        return None
-    for key, item in _items(frozen):
-        if type(key) is not str or (not key.isascii() and find_surrogate(key) is not None):
-            return None
-        kind = type(item)
-        if kind is str:
-            if not item.isascii() and find_surrogate(item) is not None:
-                return None
-        elif kind is bool or kind is _NONE_TYPE:
-            pass
-        elif kind is int:
-            if not INT_MIN <= item <= INT_MAX:
-                return None
-        elif kind is _FROZEN_DICT:
-            extent = getattr(item, "_extent", None)
-            if extent is None:
-                return None
-            size += (extent >> _HEIGHT_BITS) - 1
-            if (extent & _HEIGHT_MASK) >= height:
-                height = (extent & _HEIGHT_MASK) + 1
-        elif kind is not float or not math.isfinite(item):
-            return None
-    if height > MAX_DEPTH or size > MAX_VALUES:
-        return None
-    _set_extent(frozen, size << _HEIGHT_BITS | height)
-    return frozen
 
 
 def _fast_freeze_tree(value: Any, kind: type, depth: int, state: list[int], seen: set[int]) -> object:
@@ -491,6 +445,9 @@ def _fast_freeze_tree(value: Any, kind: type, depth: int, state: list[int], seen
             pass
         elif item_kind is int:  # the 64-bit rule, inline
             if not INT_MIN <= item <= INT_MAX:
+                raise _GIVE_UP
+        elif item_kind is float:  # the finite rule, inline
+            if not _isfinite(item):
                 raise _GIVE_UP
         elif item_kind is _FROZEN_DICT and (extent := getattr(item, "_extent", None)) is not None:
             deepest = depth + (extent & _HEIGHT_MASK)

@@ -188,15 +188,10 @@ def _flat_cases() -> list[dict[Any, Any]]:
 
 
 @pytest.mark.parametrize("index", range(404))
-def test_the_flat_fast_path_answers_as_the_tree_walk_and_the_exact_walk_do(index: int) -> None:
-    """A named fast path (``_frozen_flat``): where it answers, its answer is the tree walk's, mark included;
-    where it does not, the walks decide; and either way ``freeze`` answers as the exact walk alone."""
+def test_a_flat_object_is_answered_as_the_exact_walk_answers_it(index: int) -> None:
+    """Flat objects with every kind of member, hostile ones included (the tree walk checks a float's
+    finiteness inline, as it does an int's range): the answer and its mark are the exact walk's."""
     value = _flat_cases()[index]
-    flat = json_walk._frozen_flat(value)
-    if flat is not None:
-        state = [json_walk.MAX_VALUES - 1, 1, json_walk._TREE_BUDGET - 1]
-        tree = json_walk._fast_freeze_tree(value, dict, 1, state, set())
-        assert _shape(flat) == _shape(tree) and extent_of(flat) == extent_of(tree)
     outcome, expected = json_walk.freeze(value), json_walk._walk_exactly(value)
     assert type(outcome) is type(expected)
     if isinstance(outcome, Success):
@@ -206,20 +201,17 @@ def test_the_flat_fast_path_answers_as_the_tree_walk_and_the_exact_walk_do(index
         assert outcome.failure() == expected.failure()
 
 
-def test_flat_arguments_take_the_fast_path_and_nothing_else(monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_tree(*args: object) -> object:
-        raise AssertionError("the tree walk ran")
-
-    monkeypatch.setattr(json_walk, "_fast_freeze_tree", no_tree)
+def test_flat_arguments_are_frozen_by_the_tree_walk_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     handed = _exact_only(monkeypatch)
     inner = freeze_json({"a": 1}).unwrap()
     frozen = frozen_or_not({"city": "Paris", "days": 3, "ratio": 0.5, "detailed": True, "note": None, "inner": inner})
     assert handed == [] and type(frozen) is FrozenDict
     assert extent_of(frozen) == (1 + 6 + 1) << 8 | 2  # the object, its six members, the inner object's member; two levels
-    assert json_walk._frozen_flat({"nested": [1]}) is None and json_walk._frozen_flat({"n": float("nan")}) is None
+    not_finite = {"n": float("nan")}
+    assert type(frozen_or_not(not_finite)) is NotJson and handed == [not_finite]  # the tree walk gave it up at once
 
 
-def test_the_flat_fast_path_reads_a_snapshot_of_the_callers_dict() -> None:
+def test_a_flat_object_is_read_from_a_snapshot_of_the_callers_dict() -> None:
     source = {"a": "x"}
     frozen: Any = frozen_or_not(source)
     source["a"] = "changed"
