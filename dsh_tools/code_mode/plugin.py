@@ -36,7 +36,7 @@ from dsh_tools.dbos.seam import route_of
 from dsh_tools.pipeline.batch import check_max_parallel
 from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, exception_result
-from dsh_tools.pipeline.plan import CallPlan
+from dsh_tools.pipeline.plan import CallPlan, plan_call
 from dsh_tools.system_prompt.records import AssembleContext, ToolProviderResult
 
 if TYPE_CHECKING:
@@ -204,13 +204,12 @@ class CodeMode:
         """Settle the approved sub-call (``plan`` is its plan), then rerun its program by replay.
 
         ``tampered``: the parked row does not match its digest, so neither runs. ``plan`` is typed as the
-        call's host (what ``ctx.tools``'s contract can name); it is the sub-call's :class:`CallPlan`.
+        call's host (what ``ctx.tools``'s contract can name); a host that is not the sub-call's plan is
+        planned for it here, as a queue dispatcher does.
         """
         from dsh_tools.code_mode.replay import resume_program  # first need: see the module docstring
 
-        if type(plan) is not CallPlan:
-            raise TypeError(f"resume_program needs the sub-call's CallPlan, got {type(plan).__name__}")
-        return await resume_program(self._registry, plan, parked, execution, stale, tampered=tampered)
+        return await resume_program(self._registry, plan_call(plan, execution), parked, execution, stale, tampered=tampered)
 
 
 def _run_code(plan: CallPlan | None) -> bool:

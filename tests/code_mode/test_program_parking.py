@@ -330,3 +330,25 @@ def test_forged_clock_reads_are_bounded_and_checked() -> None:
     assert session._clock == [1.0, 1.0, 2.0]  # noqa: SLF001 - the well-formed prefix of each, and nothing else
     session._on_clock(",".join(["1"] * (3 * MAX_CLOCK_READS)))  # noqa: SLF001
     assert len(session._clock) == MAX_CLOCK_READS  # noqa: SLF001
+
+
+async def test_resuming_a_program_from_a_host_that_is_not_the_sub_calls_plan_plans_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``resume_program`` is typed by the call's host (``ctx.tools``'s contract): handed the registry itself,
+    not the sub-call's plan, it plans the sub-call as a queue dispatcher does, and the program still resumes."""
+    world = World()
+    ctx, agent = app(world, {"checkout": checkout})
+    plugin_class = type(ctx.tools.code_mode)
+    original = plugin_class.resume_program
+    handed: list[object] = []
+
+    async def from_the_registry(self: object, plan: object, *args: object, **kwargs: object) -> ToolExecutionResult:
+        handed.append(plan)
+        return await original(self, ctx.tools, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(plugin_class, "resume_program", from_the_registry)
+    parked = await ctx.tools.execute(run_code(agent))
+    (pending,) = await ctx.tools.pending_approvals(agent)
+    assert parked.outcome == "approval-pending"
+    result = await ctx.tools.resume(pending.approval_id, "allowed-once")
+    assert len(handed) == 1 and handed[0] is not ctx.tools  # the registry handed its plan; the stand-in did not
+    assert result.outcome == "ok" and world.charges == [5] and world.lookups == ["ada", "bob"]
