@@ -48,7 +48,7 @@ def declared_of(owner: object, name: str) -> Declared:
             return ()
         if isinstance(owner, type):
             module = getattr(annotation, "__forward_module__", None) or owner.__module__
-            globalns, localns = vars(sys.modules[module]), dict(vars(owner))
+            globalns, localns = vars(sys.modules[module]), vars(owner)
         else:
             globalns, localns = getattr(owner, "__globals__"), None
     except Exception:  # noqa: BLE001 - no readable text: the objects' order

@@ -17,11 +17,10 @@ from dsh_tools.json_values import JsonValue, freeze_json
 from dsh_tools.pipeline.admit import identity_problem
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
 from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.seams import ExecutionMode as ExecutionMode
 from dsh_tools.pipeline.outcomes import report_failure
+from dsh_tools.seams import ExecutionMode as ExecutionMode
 
 __all__ = ["ExecutionMode", "classify", "classify_input"]
-
 
 
 def _mode(host: PipelineHost, name: str, agent: object, arguments: JsonValue) -> ExecutionMode:
