@@ -83,3 +83,14 @@ def test_classes_made_at_run_time_are_answered_right() -> None:
     awaiting = [type(f"Awaiting{i}", (Awaits,), {}) for i in range(20)]
     assert not any(is_awaitable(kind()) for kind in made)
     assert all(is_awaitable(kind()) for kind in awaiting)
+
+
+def test_a_gone_class_leaves_no_entry_behind() -> None:
+    from dsh_tools import awaitables
+
+    made = type("Short", (), {})
+    key = id(made)
+    assert not is_awaitable(made()) and key in awaitables._BY_TYPE
+    del made
+    gc.collect()
+    assert key not in awaitables._BY_TYPE  # the cache does not grow with classes made and dropped
