@@ -10,13 +10,13 @@ from dsh_tools.approval import ApprovalService, DeferringApprovalService
 from dsh_tools.code_mode.runtime import CodeLanguage, CodeRuntime, language_of
 from dsh_tools.context.context import Context
 from dsh_tools.context.services import APPROVAL, CODE_RUNTIME
-from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS
+from dsh_tools.orphans import DEFAULT_GRACE_MS
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED
 from dsh_tools.code_mode.plugin import Catalog
 from dsh_tools.code_mode.search.builtins import DEFAULT_CATALOG_CHARS
 from dsh_tools.registry.registry import ToolMode, ToolRegistry
-from dsh_tools.store.protocol import CallStore
+from dsh_tools.call_store import CallStore
 from dsh_tools.store.url import open_store
 from dsh_tools.system_prompt.service import SystemPrompt
 from dsh_tools.retry_policy import RetryPolicy

@@ -28,7 +28,7 @@ from dsh_tools.errors import ToolTimeoutError
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.hooks import ExecuteNext
 from dsh_tools.context.context import Context
-from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS, Orphans
+from dsh_tools.orphans import DEFAULT_GRACE_MS, Orphans
 from dsh_tools.pipeline.outcomes import exception_result
 from dsh_tools.pipeline.plan import CallPlan
 from dsh_tools.signals import AbortController, format_ms

@@ -34,7 +34,7 @@ from dsh_tools.context.identity import WeakIdentityDict
 from dsh_tools.context.services import SYSTEM_PROMPT
 from dsh_tools.dbos.seam import route_of
 from dsh_tools.pipeline.batch import check_max_parallel
-from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.seams import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, exception_result
 from dsh_tools.pipeline.plan import CallPlan, plan_call
 from dsh_tools.system_prompt.records import AssembleContext, ToolProviderResult
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from dsh_tools.code_mode.search.index import CatalogIndex
     from dsh_tools.context.context import Agent
     from dsh_tools.context.ports import ToolsPort
-    from dsh_tools.store.records import ParkedCall
+    from dsh_tools.call_records import ParkedCall
 
 __all__ = ["RESERVED", "Catalog", "CodeMode", "ToolMode"]
 

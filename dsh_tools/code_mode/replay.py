@@ -42,7 +42,7 @@ from dsh_tools.record import Record
 
 if TYPE_CHECKING:
     from dsh_tools.context.ports import ToolsPort
-    from dsh_tools.store.records import ParkedCall
+    from dsh_tools.call_records import ParkedCall
 
 __all__ = ["ParkedProgram", "RecordedCall", "Replay", "replay_for", "resume_program"]
 

@@ -42,7 +42,7 @@ from dsh_tools.inspector.access import Access, cookie_name, csrf_token, request_
 from dsh_tools.inspector.live import LIVE_POLL_SECONDS, MAX_STREAMS, LiveFeed
 from dsh_tools.inspector.views import MAX_ROWS, parked_view, record_view, rule_view, spilled_locator
 from dsh_tools.outcome import OUTCOMES
-from dsh_tools.store.protocol import CallStore, RuleStore
+from dsh_tools.call_store import CallStore, RuleStore
 from dsh_tools.store.spilled import MAX_PAGE_CHARS, SpillStore, check_page
 from dsh_tools.store.sql import StoreError
 

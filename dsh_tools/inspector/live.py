@@ -46,7 +46,7 @@ from starlette.types import Receive, Scope, Send
 from dsh_tools.errors import safe_str
 from dsh_tools.inspector.views import parked_view, record_view
 from dsh_tools.store.changes import ChangeCursor, ChangeSource, StoreChanges
-from dsh_tools.store.protocol import CallStore
+from dsh_tools.call_store import CallStore
 
 __all__ = ["LINGER_SECONDS", "LIVE_POLL_SECONDS", "MAX_STREAMS", "LiveFeed"]
 

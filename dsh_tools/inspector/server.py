@@ -17,7 +17,7 @@ from typing import Final
 import uvicorn
 
 from dsh_tools.inspector.app import inspector_app
-from dsh_tools.store.protocol import CallStore
+from dsh_tools.call_store import CallStore
 
 __all__ = ["GRACEFUL_SHUTDOWN_SECONDS", "serve_inspector"]
 

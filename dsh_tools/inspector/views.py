@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from dsh_tools.json_values import JsonValue, thaw_json
 from dsh_tools.store.base import preview
-from dsh_tools.store.records import ApprovalRule, CallRecord, ParkedCall
+from dsh_tools.call_records import ApprovalRule, CallRecord, ParkedCall
 
 __all__ = ["MAX_FIELD_BYTES", "MAX_ROWS", "parked_view", "record_view", "rule_view", "spilled_locator"]
 

@@ -60,7 +60,7 @@ from dsh_tools.pipeline.compose import (
 )
 from dsh_tools.pipeline.dispatch import ExecuteStep, dispatch, invoke_tool
 from dsh_tools.pipeline.guards import check_guards
-from dsh_tools.pipeline.host import Guard, PipelineHost
+from dsh_tools.seams import Guard, PipelineHost
 from dsh_tools.pipeline.observe import finalize, notify_result
 from dsh_tools.pipeline.plan import Attempt, CallPlan, CallState, plan_call, plan_of
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, aborted_result, error_result, exception_result, failed

@@ -16,7 +16,7 @@ from dsh_tools.execution import IDEMPOTENCY_KEY_MAX, ToolExecution, ToolExecutio
 from dsh_tools.context.context import Agent
 from dsh_tools.json_values import NotJson, frozen_or_failure
 from dsh_tools.json_walk import has_lone_surrogate, unicode_text
-from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.seams import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, error_result, exception_result
 from dsh_tools.signals import AbortSignal
 

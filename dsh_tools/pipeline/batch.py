@@ -55,13 +55,13 @@ from dsh_tools.pipeline.compose import (
     open_call,
     record_interrupted,
 )
-from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.seams import PipelineHost
 from dsh_tools.pipeline.observe import finalize, notify_result
 from dsh_tools.pipeline.outcomes import Settled, aborted_result, exception_result
 from dsh_tools.pipeline.plan import CallPlan, CallState, plan_call
 
 if TYPE_CHECKING:
-    from dsh_tools.store.records import ThreadSlot
+    from dsh_tools.call_records import ThreadSlot
 
 __all__ = ["DEFAULT_MAX_PARALLEL", "CallLane", "check_max_parallel", "execute_batch"]
 

@@ -16,9 +16,8 @@ from dsh_tools.execution import ToolExecution, ToolExecutionInput
 from dsh_tools.json_values import JsonValue, freeze_json
 from dsh_tools.pipeline.admit import identity_problem
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
-from dsh_tools.pipeline.host import PipelineHost
 from dsh_tools.pipeline.outcomes import report_failure
-from dsh_tools.seams import ExecutionMode as ExecutionMode
+from dsh_tools.seams import ExecutionMode as ExecutionMode, PipelineHost
 
 __all__ = ["ExecutionMode", "classify", "classify_input"]
 

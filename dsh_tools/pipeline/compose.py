@@ -29,8 +29,7 @@ from dsh_tools.pipeline.cancellation import CANCELLED, FATAL, CallerScope, cance
 from dsh_tools.pipeline.dispatch import dispatch
 from dsh_tools.pipeline.effects import maybe_took_effect
 from dsh_tools.pipeline.guards import check_guards
-from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.seams import Gate as Gate
+from dsh_tools.seams import Gate as Gate, PipelineHost
 from dsh_tools.pipeline.observe import finalize, notify_result
 from dsh_tools.pipeline.outcomes import AbortCode, Settled, aborted_result, exception_result
 from dsh_tools.pipeline.post_execute import post_execute

@@ -26,8 +26,8 @@ from dsh_tools.off_loop import off_loop
 from dsh_tools.pipeline.cancellation import CANCELLED, cancel_requested, propagate_if_fatal
 from dsh_tools.pipeline.containment import ContainLevel
 from dsh_tools.pipeline.effects import second_start
-from dsh_tools.pipeline.host import PipelineHost
-from dsh_tools.pipeline.orphans import Orphans
+from dsh_tools.seams import PipelineHost
+from dsh_tools.orphans import Orphans
 from dsh_tools.pipeline.outcomes import aborted_result, exception_result
 from dsh_tools.pipeline.plan import CallPlan, CallState, plan_call, plan_of
 from dsh_tools.pipeline.values import is_large_value, tool_result

@@ -13,7 +13,7 @@ from types import CoroutineType
 from returns.result import Result, Success
 
 from dsh_tools.execution import ToolExecution
-from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.seams import PipelineHost
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, failed, report_failure
 

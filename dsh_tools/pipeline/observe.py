@@ -17,7 +17,7 @@ from dsh_tools.execution import ToolExecutionResult
 from dsh_tools.pipeline.cancellation import FATAL, cancel_requested
 from dsh_tools.listener_chain import Refused
 from dsh_tools.pipeline.checks import checked_result
-from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.seams import PipelineHost
 from dsh_tools.pipeline.outcomes import Settled, error_result, report_failure
 from dsh_tools.pipeline.plan import CallPlan, CallState, close_plan
 

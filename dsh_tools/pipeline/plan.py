@@ -38,14 +38,14 @@ from typing import TYPE_CHECKING, Any, Final, cast
 from dsh_tools.context.events import EventBus, ProbeHook
 from dsh_tools.dbos.seam import dispatcher_of, route_of
 from dsh_tools.execution import ToolExecution, ToolExecutionToken
-from dsh_tools.pipeline.host import Guard, PipelineHost
+from dsh_tools.seams import Guard, PipelineHost
 from dsh_tools.progress import deliver
 from dsh_tools.signals import AbortController, AbortSignal
 from dsh_tools.tool_types import RegisteredTool
 
 if TYPE_CHECKING:
     from dsh_tools.approval import ApprovalDecision, ApprovalService
-    from dsh_tools.store.records import ApprovalRule, ThreadSlot
+    from dsh_tools.call_records import ApprovalRule, ThreadSlot
     from dsh_tools.context.context import Agent
     from dsh_tools.execution import ToolExecutionResult, ToolProgress
     from dsh_tools.context.probes import CallProbe

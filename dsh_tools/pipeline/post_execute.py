@@ -21,7 +21,7 @@ from dsh_tools.decisions import Accept, Block, PostToolDecision
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.pipeline.checks import checked_post_decision
 from dsh_tools.pipeline.containment import run_fail_closed
-from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.seams import PipelineHost
 from dsh_tools.pipeline.outcomes import StageFailure, error_result
 from dsh_tools.pipeline.plan import CallPlan
 from dsh_tools.pipeline.values import replace_value

@@ -22,7 +22,7 @@ from dsh_tools.execution import ToolExecution
 from dsh_tools.pipeline.approval_needed import default_decision, invalid_arguments
 from dsh_tools.pipeline.checks import checked_pre_decision
 from dsh_tools.pipeline.containment import run_fail_closed
-from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.seams import PipelineHost
 from dsh_tools.pipeline.cancellation import propagate_if_fatal
 from dsh_tools.pipeline.outcomes import Settled, StageFailure, denied, failed, report_failure
 from dsh_tools.pipeline.plan import CallPlan, mark_approved

@@ -26,7 +26,7 @@ from dsh_tools.execution import ToolExecution
 from dsh_tools.pipeline.plan import UNSET, CallPlan
 
 if TYPE_CHECKING:
-    from dsh_tools.store.records import ApprovalRule
+    from dsh_tools.call_records import ApprovalRule
 
 __all__ = ["ApprovalMemory", "remembered"]
 

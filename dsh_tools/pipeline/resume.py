@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dsh_tools.execution import ToolExecution, ToolExecutionResult
 from dsh_tools.pipeline.compose import Gate, continue_call
 from dsh_tools.pipeline.guards import check_guards
-from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.seams import PipelineHost
 from dsh_tools.pipeline.plan import mark_approved, plan_call
 from dsh_tools.pipeline.verdicts import settle_verdict
 

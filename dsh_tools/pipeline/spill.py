@@ -30,7 +30,7 @@ from typing import Final, Protocol, runtime_checkable
 from dsh_tools.code_mode import READ_RESULT_NAME
 from dsh_tools.content import ContentBlock, block_text, past_utf8_bytes, text_block
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, content_text
-from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.seams import PipelineHost
 from dsh_tools.pipeline.plan import CallPlan
 from dsh_tools.store.spilled import DEFAULT_PAGE_CHARS
 

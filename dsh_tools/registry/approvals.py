@@ -37,8 +37,8 @@ from dsh_tools.context.context import Agent, live_agent
 from dsh_tools.json_values import FrozenJson, JsonValue, thaw_json
 from dsh_tools.pipeline.outcomes import Settled, exception_result
 from dsh_tools.tool_types import RegisteredTool
-from dsh_tools.store.protocol import CallStore
-from dsh_tools.store.records import ParkedCall, ThreadSlot
+from dsh_tools.call_store import CallStore
+from dsh_tools.call_records import ParkedCall, ThreadSlot
 
 if TYPE_CHECKING:
     from dsh_tools.context.ports import ToolsPort

@@ -32,17 +32,17 @@ from typing import Final
 
 from dsh_tools.context.events import ProbeHook
 from dsh_tools.decisions import PostToolDecision, PreToolDecision
-from dsh_tools.execution import ToolExecution, ToolExecutionResult
+from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolProgress
 from dsh_tools.json_values import FrozenJson, JsonValue, freeze_json
 from dsh_tools.context.probes import CallSlots
-from dsh_tools.execution import ToolProgress
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, OWNER, fingerprint
 from dsh_tools.registry.leases import Leases
 from dsh_tools.store.base import preview
 from dsh_tools.store.memory import MemoryStore
 from dsh_tools.tool_types import RegisteredTool
-from dsh_tools.store.protocol import CallStore
-from dsh_tools.store.records import ApprovalDecision, ApprovalRule, CallRecord, SessionEvent, ThreadSlot
+from dsh_tools.call_store import CallStore
+from dsh_tools.approval import ApprovalDecision
+from dsh_tools.call_records import ApprovalRule, CallRecord, SessionEvent, ThreadSlot
 from dsh_tools.store.thread_state import answer_of
 
 __all__ = ["CallJournal"]

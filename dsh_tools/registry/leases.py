@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from dsh_tools.store.protocol import CallStore, LeaseStore
+from dsh_tools.call_store import CallStore, LeaseStore
 
 __all__ = ["Leases"]
 

@@ -20,7 +20,7 @@ from dsh_tools.context.context import Agent, Context, live_agent
 from dsh_tools.json_values import JsonValue
 from dsh_tools.pipeline.compose import continue_call
 from dsh_tools.pipeline.outcomes import record_tampered
-from dsh_tools.pipeline.host import PipelineHost
+from dsh_tools.seams import PipelineHost
 from dsh_tools.pipeline.plan import plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.code_mode import RUN_CODE_NAME
@@ -31,9 +31,9 @@ from dsh_tools.registry.approvals import (
 from dsh_tools.registry.recovery import recover
 from dsh_tools.tool_types import describe_value
 from dsh_tools.signals import checked_signal
-from dsh_tools.store.protocol import CallStore, RuleStore
+from dsh_tools.call_store import CallStore, RuleStore
 from dsh_tools.store.sql import StoreUnavailable
-from dsh_tools.store.records import ApprovalRule, ParkedCall
+from dsh_tools.call_records import ApprovalRule, ParkedCall
 
 if TYPE_CHECKING:
     from dsh_tools.registry.registry import ToolRegistry, _Core

@@ -26,7 +26,7 @@ from dsh_tools.definitions.define import define_tool
 from dsh_tools.definitions.props import Prop
 from dsh_tools.execution import ToolExecution
 from dsh_tools.registry.snapshot import snapshot
-from dsh_tools.store.protocol import CallStore
+from dsh_tools.call_store import CallStore
 from dsh_tools.store.spilled import DEFAULT_PAGE_CHARS, SpillStore
 from dsh_tools.tool_types import RegisteredTool
 

@@ -47,8 +47,9 @@ from dsh_tools.pipeline.resume import AFTER_APPROVAL
 from dsh_tools.registry.approvals import OWNER, fingerprint
 from dsh_tools.store.error_records import slot_records
 from dsh_tools.store.interrupted import claim_record, finish_claim
-from dsh_tools.store.protocol import CallStore, LeaseStore, ThreadStore
-from dsh_tools.store.records import CallRecord, InterruptedCall, ThreadSlot
+from dsh_tools.call_store import CallStore, LeaseStore
+from dsh_tools.store.protocol import ThreadStore
+from dsh_tools.call_records import CallRecord, InterruptedCall, ThreadSlot
 from dsh_tools.store.thread_state import orphaned
 from dsh_tools.content import text_block
 

@@ -38,8 +38,8 @@ from dsh_tools.dbos.seam import QUEUE_DISPATCHER, QueueDispatcher, check_routes,
 from dsh_tools.pipeline.batch import DEFAULT_MAX_PARALLEL, execute_batch
 from dsh_tools.pipeline.classify import ExecutionMode, classify_input
 from dsh_tools.pipeline.compose import STANDARD_GATES, Gate, execute_call
-from dsh_tools.pipeline.host import Guard
-from dsh_tools.pipeline.orphans import DEFAULT_GRACE_MS, Orphans, check_grace_ms
+from dsh_tools.seams import Guard
+from dsh_tools.orphans import DEFAULT_GRACE_MS, Orphans, check_grace_ms
 from dsh_tools.registry.approvals import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_PARKED, ParkingLot
 from dsh_tools.registry.journal import CallJournal
 from dsh_tools.registry.parked_calls import ParkedCalls
@@ -48,7 +48,7 @@ from dsh_tools.registry.snapshot import snapshot
 from dsh_tools.registry.spilling import RESERVED_READER, Spilling
 from dsh_tools.tool_types import RegisteredTool, ToolDefinition, ToolSchema
 from dsh_tools.store.memory import MemoryStore
-from dsh_tools.store.protocol import CallStore
+from dsh_tools.call_store import CallStore
 from dsh_tools.registry.store_features import check_store_features
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from dsh_tools.tool_types import RegisteredTool, check_max_inline_bytes
 
 if TYPE_CHECKING:
     from dsh_tools.registry.layers import ScopeView
-    from dsh_tools.store.protocol import CallStore
+    from dsh_tools.call_store import CallStore
 
 __all__ = ["RESERVED_READER", "Spilling"]
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from dsh_tools.store.protocol import ApprovalLog, CallStore, RuleStore, ThreadStore
+from dsh_tools.store.protocol import ApprovalLog, ThreadStore
+from dsh_tools.call_store import CallStore, RuleStore
 from dsh_tools.store.spilled import SpillStore
 
 __all__ = ["MAX_APPROVAL_TTL", "check_store_features"]

@@ -9,9 +9,10 @@ from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, MAX_JOURNAL_LIMIT, PRE
 from dsh_tools.store.changes import ChangeCursor, ChangeSource, StoreChanges
 from dsh_tools.store.memory import DEFAULT_MAX_RECORDS, DEFAULT_MAX_SPILLED_BYTES, MemoryStore
 from dsh_tools.store.postgres import PostgresStore
-from dsh_tools.store.protocol import ApprovalLog, CallStore, LeaseStore, RuleStore, ThreadStore
-from dsh_tools.store.records import (
-    ApprovalDecision,
+from dsh_tools.store.protocol import ApprovalLog, ThreadStore
+from dsh_tools.call_store import CallStore, LeaseStore, RuleStore
+from dsh_tools.approval import ApprovalDecision
+from dsh_tools.call_records import (
     ApprovalEvent,
     ApprovalRule,
     CallRecord,

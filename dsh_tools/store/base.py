@@ -13,14 +13,14 @@ import time
 from types import TracebackType
 from typing import Final, Self, TypeGuard
 
-from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict, Remember
+from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalDecision, ApprovalVerdict, Remember
 from dsh_tools.errors import safe_str
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, frozen_or_raise
 from dsh_tools.json_walk import has_lone_surrogate
 from dsh_tools.tool_types import describe_value
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.store.interrupted import settle_interrupted
-from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, StoreHealth
+from dsh_tools.call_records import CallRecord, JournalQuery, StoreHealth
 
 __all__ = [
     "DEFAULT_MAX_VALUE_BYTES", "MAX_MESSAGE_CHARS", "PREVIEW_CHARS", "StoreBase", "check_decision", "preview", "storable_id",

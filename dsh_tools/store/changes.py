@@ -34,7 +34,7 @@ from pyrsistent import pmap
 from pyrsistent.typing import PMap
 
 from dsh_tools.record import Record
-from dsh_tools.store.records import CallRecord
+from dsh_tools.call_records import CallRecord
 
 __all__ = ["MAX_CHANGED", "MAX_TRACKED", "ChangeCursor", "ChangeSource", "Mark", "StoreChanges", "diff_marks"]
 

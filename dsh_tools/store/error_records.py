@@ -21,7 +21,7 @@ from dsh_tools.errors import HarnessError
 from dsh_tools.execution import derived_idempotency_key
 from dsh_tools.outcome import RecordOutcome
 from dsh_tools.pipeline.outcomes import exception_result
-from dsh_tools.store.records import CallRecord, ParkedCall, ThreadSlot
+from dsh_tools.call_records import CallRecord, ParkedCall, ThreadSlot
 from dsh_tools.store.thread_state import ThreadState, answer_of
 
 __all__ = ["error_settled", "parked_record", "slot_records"]

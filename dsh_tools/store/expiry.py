@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dsh_tools.errors import ApprovalExpiredError
 from dsh_tools.store.error_records import error_settled, parked_record
-from dsh_tools.store.records import CallRecord, ParkedCall
+from dsh_tools.call_records import CallRecord, ParkedCall
 
 __all__ = ["expired_record", "ttl_of"]
 

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Final
 
 from dsh_tools.errors import ToolOutcomeUnknownError
 from dsh_tools.store.error_records import error_settled, parked_record
-from dsh_tools.store.records import CallRecord, InterruptedCall, ParkedCall
+from dsh_tools.call_records import CallRecord, InterruptedCall, ParkedCall
 
 if TYPE_CHECKING:
-    from dsh_tools.store.protocol import CallStore
+    from dsh_tools.call_store import CallStore
 
 __all__ = [
     "SETTLED_BY_OPERATOR", "finish_claim", "interrupted_claim", "late_note", "interrupted_record", "settle_interrupted",

@@ -24,9 +24,8 @@ from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, bounded
 from dsh_tools.store.changes import MAX_CHANGED, ChangeCursor, StoreChanges, diff_marks, record_mark
 from dsh_tools.store.interrupted import interrupted_claim, late_note
 from dsh_tools.store.memory_threads import MemoryThreads
-from dsh_tools.store.records import (
-    ApprovalDecision, ApprovalRule, CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent,
-)
+from dsh_tools.approval import ApprovalDecision
+from dsh_tools.call_records import ApprovalRule, CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent
 from dsh_tools.store.spilled import SpilledPage, check_locator, check_page, page_of, valid_locator
 from dsh_tools.store.thread_state import slot_filled, slot_parked
 

@@ -14,8 +14,14 @@ from typing import TYPE_CHECKING, Final
 
 from dsh_tools.json_values import FrozenJson
 from dsh_tools.store.expiry import expired_record
-from dsh_tools.store.records import (
-    ApprovalEvent, ApprovalEventKind, ApprovalRule, CallRecord, ParkedCall, SessionEvent, ThreadSlot,
+from dsh_tools.call_records import (
+    ApprovalEvent,
+    ApprovalEventKind,
+    ApprovalRule,
+    CallRecord,
+    ParkedCall,
+    SessionEvent,
+    ThreadSlot,
 )
 from dsh_tools.store.thread_state import Change, SlotChange, ThreadState, check_thread_id
 from dsh_tools.tool_types import describe_value

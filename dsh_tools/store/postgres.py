@@ -37,7 +37,7 @@ from dsh_tools.store.backlog import DEFAULT_MAX_BUFFERED, JournalBacklog
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
 from dsh_tools.store.listener import DecisionListener
 from dsh_tools.store.reconnect import Link, failure_of
-from dsh_tools.store.records import StoreHealth
+from dsh_tools.call_records import StoreHealth
 from dsh_tools.store.relational import RelationalStore, Statement
 
 if TYPE_CHECKING:

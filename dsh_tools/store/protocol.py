@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from dsh_tools.approval import ApprovalVerdict as ApprovalVerdict, Remember as Remember
+from dsh_tools.approval import (
+    ApprovalDecision as ApprovalDecision, ApprovalVerdict as ApprovalVerdict, Remember as Remember,
+)
 from dsh_tools.json_values import FrozenJson, JsonValue as JsonValue
 from dsh_tools.outcome import RecordOutcome as RecordOutcome
 from dsh_tools.call_store import CallStore as CallStore, LeaseStore as LeaseStore, RuleStore as RuleStore
-from dsh_tools.store.records import (  # the records the protocols name, importable here as they always were
-    ApprovalDecision as ApprovalDecision,
+from dsh_tools.call_records import (  # the records the protocols name, importable here as they always were
     ApprovalEvent as ApprovalEvent,
     ApprovalRule as ApprovalRule,
     CallRecord as CallRecord,

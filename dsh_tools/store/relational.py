@@ -27,7 +27,8 @@ from dsh_tools.store.base import StoreBase, storable_id
 from dsh_tools.store.changes import MAX_CHANGED, MAX_TRACKED, ChangeCursor, StoreChanges, diff_marks
 from dsh_tools.store.interrupted import interrupted_claim, interrupted_record
 from dsh_tools.store.relational_threads import RelationalThreads
-from dsh_tools.store.records import ApprovalDecision, CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent
+from dsh_tools.approval import ApprovalDecision
+from dsh_tools.call_records import CallRecord, InterruptedCall, JournalQuery, ParkedCall, SessionEvent
 from dsh_tools.store.spilled import (
     SpilledPage, check_locator, check_page, owner_key, page_of_parts, part_range, parts_of, valid_locator,
 )

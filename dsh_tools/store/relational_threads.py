@@ -15,7 +15,7 @@ import dsh_tools.store.sql as sql
 import dsh_tools.store.txn as txn
 from dsh_tools.json_values import FrozenJson
 from dsh_tools.store.base import storable_id
-from dsh_tools.store.records import ApprovalEvent, ApprovalRule
+from dsh_tools.call_records import ApprovalEvent, ApprovalRule
 from dsh_tools.store.thread_state import Change, ThreadState, check_thread_id
 from dsh_tools.tool_types import describe_value
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from dsh_tools.json_values import JsonValue
-from dsh_tools.store.records import CallRecord, SessionEvent, ThreadSlot
+from dsh_tools.call_records import CallRecord, SessionEvent, ThreadSlot
 from dsh_tools.store.sql import APPEND_EVENT, UPSERT_RECORD, event_params, record_params
 
 __all__ = ["JournalRow", "batches", "journal_rows", "record_row"]

@@ -20,7 +20,8 @@ from dsh_tools.json_walk import has_lone_surrogate, unicode_text
 from dsh_tools.record import Record
 from dsh_tools.store.base import preview_of
 from dsh_tools.store.interrupted import late_note
-from dsh_tools.store.records import ApprovalDecision, CallRecord, JournalQuery, ParkedCall, SessionEvent
+from dsh_tools.approval import ApprovalDecision
+from dsh_tools.call_records import CallRecord, JournalQuery, ParkedCall, SessionEvent
 from dsh_tools.store.thread_state import ThreadState
 
 __all__ = [

@@ -31,7 +31,7 @@ import dsh_tools.store.sql as sql
 import dsh_tools.store.txn as txn
 from dsh_tools.store.rows import batches, journal_rows
 from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES
-from dsh_tools.store.records import CallRecord, SessionEvent
+from dsh_tools.call_records import CallRecord, SessionEvent
 from dsh_tools.store.relational import RelationalStore, Statement
 from dsh_tools.store.sqlite_files import sqlite_url, system_file
 

@@ -34,7 +34,7 @@ from dsh_tools.execution import ToolExecutionResult
 from dsh_tools.json_values import FrozenJson, JsonValue, dumps, freeze_json, thaw_json
 from dsh_tools.json_walk import has_lone_surrogate
 from dsh_tools.record import Record
-from dsh_tools.store.records import ThreadSlot
+from dsh_tools.call_records import ThreadSlot
 from dsh_tools.tool_types import describe_value
 
 __all__ = [

@@ -30,9 +30,8 @@ import dsh_tools.store.sql as sql
 from dsh_tools.json_values import FrozenJson, dumps, freeze_json
 from dsh_tools.store.expiry import expired_record
 from dsh_tools.store.rows import JournalRow, record_row
-from dsh_tools.store.records import (
-    ApprovalDecision, ApprovalEvent, ApprovalEventKind, ApprovalRule, ParkedCall, ThreadSlot,
-)
+from dsh_tools.approval import ApprovalDecision
+from dsh_tools.call_records import ApprovalEvent, ApprovalEventKind, ApprovalRule, ParkedCall, ThreadSlot
 from dsh_tools.store.thread_state import Change, SlotChange, ThreadState, slot_filled, slot_parked
 
 __all__ = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from dsh_tools.store.memory import MemoryStore
-from dsh_tools.store.protocol import CallStore
+from dsh_tools.call_store import CallStore
 from dsh_tools.store.sqlite import SqliteStore
 from dsh_tools.store.sqlite_files import sqlite_file
 

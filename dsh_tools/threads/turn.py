@@ -34,8 +34,8 @@ from dsh_tools.context.context import Agent, Context
 from dsh_tools.execution import ToolExecutionInput, derived_idempotency_key
 from dsh_tools.pipeline.batch import execute_batch
 from dsh_tools.store.error_records import slot_records
-from dsh_tools.store.protocol import CallStore
-from dsh_tools.store.records import ThreadSlot
+from dsh_tools.call_store import CallStore
+from dsh_tools.call_records import ThreadSlot
 from dsh_tools.errors import ToolAbortedError, safe_str
 from dsh_tools.registry.approvals import OWNER
 from dsh_tools.store.thread_state import checked_messages, leased, open_slots, turned

@@ -145,3 +145,30 @@ def test_the_check_sees_an_upward_import_and_a_cycle() -> None:
     edges = {"execution": {"pipeline.plan"}, "pipeline.plan": {"registry"}, "registry": {"execution"}}
     assert _cycles(edges) == [{"execution", "pipeline.plan", "registry"}]
     assert _is_in("context.ports", LOWER) and _is_in("pipeline.plan", HIGHER) and not _is_in("contextual", LOWER)
+
+
+COMPATIBILITY = {"pipeline.host", "pipeline.orphans", "store.records"}
+"""Modules kept only so that outside code importing the old paths still works: each re-exports names another module keeps."""
+
+
+def test_the_package_imports_each_name_from_where_it_lives() -> None:
+    """Inside the package nothing goes through a compatibility module (nor through ``store.protocol`` for the
+    names it only re-exports): a reader who follows an import lands on the definition."""
+    modules = _modules()
+    reexported = {
+        alias.name
+        for node in ast.parse(modules["store.protocol"].read_text(encoding="utf-8")).body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names if alias.asname == alias.name
+    }
+    detours = sorted(
+        f"{name}: {node.module} {alias.name}"
+        for name, path in modules.items() if name not in COMPATIBILITY and name != "store.protocol"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.level == 0
+        for alias in node.names
+        if node.module in {f"dsh_tools.{module}" for module in COMPATIBILITY}
+        or (node.module == "dsh_tools.store.protocol" and alias.name in reexported)
+    )
+    assert detours == []
+    assert "CallStore" in reexported  # the check reads the re-exports it forbids
