@@ -15,7 +15,8 @@ For one ``run_code`` execution the bridge
   applies inside programs too;
 * refuses arguments that are not JSON with a ``TypeError`` before the pipeline;
 * logs each sub-call as ``tool/code-dispatch`` on the agent's session, keeping
-  small arguments whole and a preview plus the size of large ones;
+  small arguments whole and a preview plus the size of large ones (the event
+  and the run's output are worded in :mod:`.run_report`);
 * owns a run-scoped abort that follows the caller's signal and fires when the
   run settles, then drains in-flight sub-calls *before* returning, so every
   dispatch is logged inside the open turn.
@@ -37,18 +38,17 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Final, cast
+from typing import TYPE_CHECKING, Final
 
 from dsh_tools.code_mode.runtime import (
     Binding,
     CodeBindingNamespace,
-    CodeLogEntry,
     CodeRunRequest,
     CodeRunResult,
     code_runtime,
     language_label,
 )
-from dsh_tools.content import ContentBlock, ToolOutput, text_block
+from dsh_tools.content import ContentBlock, ToolOutput
 from dsh_tools.code_mode.replay import ParkedProgram, RecordedCall, Replay, replay_for
 from dsh_tools.code_mode.weak import weak_callback
 from dsh_tools.errors import ApprovalPendingError, CodeRunFailedError, ReplayDivergedError, ToolArgsError
@@ -60,24 +60,18 @@ from dsh_tools.execution import (
     ToolExecutionResult,
     derived_idempotency_key,
 )
-from dsh_tools.json_values import JsonValue, dumps, frozen_or_raise
-from dsh_tools.json_walk import nests_within_limits
+from dsh_tools.code_mode.run_report import dispatch_event, run_output, summary
+from dsh_tools.json_values import JsonValue, frozen_or_raise
 from dsh_tools.pipeline.batch import CallLane
 from dsh_tools.signals import AbortController
 
 if TYPE_CHECKING:
     from dsh_tools.context.ports import ToolsPort
 
-__all__ = ["ARGUMENTS_LIMIT", "CodeDispatchError", "PREVIEW_LIMIT", "SUMMARY_LIMIT", "render_run_text", "run_program"]
+__all__ = ["CodeDispatchError", "run_program"]
 
-SUMMARY_LIMIT: Final = 200
-ARGUMENTS_LIMIT: Final = 4096
-"""Arguments up to this many bytes of JSON are kept whole in a dispatch event."""
-PREVIEW_LIMIT: Final = 1024
-"""Larger ones are kept as the first this-many bytes of their JSON text, plus "…"."""
 RUN_CODE_PLUGIN: Final = "run_code"
 """The ``PluginSource`` of the context that carries sub-call images to the loop."""
-NO_OUTPUT: Final = "(run_code completed with no output)"
 
 
 class CodeDispatchError(Exception):
@@ -244,7 +238,7 @@ class _Run:
             ran.append((result.call_id, name, result.outcome, None))
         lines = ["calls that ran during this replay (their effects happened):"]
         for call_id, name, outcome, text in ran:
-            shown = f": {text if len(text) <= SUMMARY_LIMIT else text[:SUMMARY_LIMIT] + '…'}" if text is not None else ""
+            shown = f": {summary(text)}" if text is not None else ""
             lines.append(f"- {name} (call {call_id}): {outcome}{shown}")
         meta: dict[str, object] = {"effects": [{"callId": c, "name": n, "outcome": o} for c, n, o, _ in ran]}
         return "\n".join(lines), meta
@@ -260,19 +254,8 @@ class _Run:
 
     def _log(self, sub_id: str, name: str, args: object, result: ToolExecutionResult) -> None:
         agent = self.outer.agent
-        if agent is None:
-            return
-        text = result.text  # what a content binding resolves to (or any binding rejects with)
-        summary = text if len(text) <= SUMMARY_LIMIT else text[:SUMMARY_LIMIT] + "…"
-        event: dict[str, JsonValue] = {
-            "parentCallId": self.outer.call_id,
-            "subCallId": sub_id,
-            "name": name,
-            **_arguments_record(args),
-            "isError": result.is_error,
-            "resultSummary": summary,
-        }
-        agent.session.append("tool/code-dispatch", event)
+        if agent is not None:
+            agent.session.append("tool/code-dispatch", dispatch_event(self.outer.call_id, sub_id, name, args, result))
 
     async def drain(self) -> None:
         """Wait for every sub-call already submitted (the run has settled by now).
@@ -287,27 +270,6 @@ class _Run:
 
 def _made(kept: RecordedCall | Callable[[], RecordedCall]) -> RecordedCall:
     return kept if isinstance(kept, RecordedCall) else kept()
-
-
-def _arguments_record(args: object) -> dict[str, JsonValue]:
-    """What a dispatch event keeps of the arguments: the value itself
-    (``arguments``) when it is small and the event holding it is still JSON
-    (within MAX_DEPTH), else a preview of its JSON text (``argumentsPreview``)
-    and its size (``argumentsBytes``). The log then retains a bounded amount per
-    call, and any call the pipeline admitted can be recorded."""
-    text = dumps(args)
-    if len(text) <= ARGUMENTS_LIMIT and nests_within_limits(args):
-        return {"arguments": cast("JsonValue", args)}  # JSON: just checked
-    head = text[:PREVIEW_LIMIT].decode("utf-8", "ignore")
-    return {"argumentsPreview": head + "…", "argumentsBytes": len(text)}
-
-
-def render_run_text(logs: Sequence[CodeLogEntry], value: JsonValue | None) -> str:
-    """Logs one per line, then the completion value (a str as is, else JSON)."""
-    lines = [entry.text for entry in logs]
-    if value is not None:
-        lines.append(value if isinstance(value, str) else dumps(value).decode())
-    return "\n".join(lines) if lines else NO_OUTPUT
 
 
 async def run_program(registry: ToolsPort, args: object, execution: ToolExecution) -> ToolOutput:
@@ -358,7 +320,7 @@ async def run_program(registry: ToolsPort, args: object, execution: ToolExecutio
             raise _diverged(run, unfinished)
     resumed = run.replay.approved.name if run.replay is not None else None
     try:
-        return _output(outcome, run.dispatches, run.image_context(), resumed)
+        return run_output(outcome, run.dispatches, run.image_context(), resumed)
     except CodeRunFailedError as failed:
         if run.replay is None:
             raise
@@ -406,15 +368,3 @@ async def _keep_parked(registry: ToolsPort, program: ParkedProgram, run: _Run) -
     raise ApprovalPendingError(RUN_CODE_PLUGIN, parked.approval_id, sub_call=(parked.call_id, parked.name))
 
 
-def _output(outcome: CodeRunResult, dispatches: int, images: HookContext | None, resumed: str | None = None) -> ToolOutput:
-    logs = [entry.to_json() for entry in outcome.logs]
-    if outcome.error is not None:
-        captured = "\n".join(entry.text for entry in outcome.logs)
-        detail = f"\nlogs:\n{captured}" if captured else ""
-        # The model's text already starts "Error: "; a plain Error's own name would repeat it.
-        message = outcome.error.message.removeprefix("Error: ")
-        raise CodeRunFailedError(f"code run failed ({outcome.error.kind}): {message}{detail}")
-    text = render_run_text(outcome.logs, outcome.value)
-    if resumed is not None:
-        text = f"(resumed after the approval of {resumed})\n{text}"
-    return ToolOutput([text_block(text)], {"logs": logs, "dispatches": dispatches}, additional_context=images)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from dsh_tools.code_mode.bridge import ARGUMENTS_LIMIT, PREVIEW_LIMIT
+from dsh_tools.code_mode.run_report import ARGUMENTS_LIMIT, PREVIEW_LIMIT
 from dsh_tools.code_mode.runtime import CodeRunFailure, CodeRunRequest, CodeRunResult
 from dsh_tools.content import ContentBlock, text_block
 from dsh_tools.execution import ToolExecution, ToolExecutionInput, ToolExecutionResult
