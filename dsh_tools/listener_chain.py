@@ -121,8 +121,21 @@ async def _level(chain: _Chain[A, T], index: int, arguments: A) -> T:
         if is_awaitable(value):
             value = await value
     except BaseException as error:  # noqa: BLE001 - the rule decides: contained, or raised again
-        return chain.rule.raised(listener, error)
+        return chain.rule.raised(listener, _misused_next(error))
     checked = chain.check(value)
     if type(checked) is Refused:
         return chain.rule.refused(listener, checked.problem)
     return checked  # type: ignore[return-value]  # not Refused: a T
+
+
+_LEVEL_PREFIX: Final = f"{_level.__name__}() "
+
+
+def _misused_next(error: BaseException) -> BaseException:
+    """A plain ``next`` called with arguments: Python's ``TypeError`` would name this module's ``_level`` and
+    count its three parameters; the listener's author reads what ``next`` takes instead (failure path only)."""
+    if type(error) is not TypeError or not error.args or not str(error.args[0]).startswith(_LEVEL_PREFIX):
+        return error
+    told = TypeError("next() takes no arguments: the rest of the chain runs with this listener's own arguments")
+    told.__cause__, told.__traceback__ = error, error.__traceback__
+    return told

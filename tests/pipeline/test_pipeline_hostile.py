@@ -276,6 +276,20 @@ async def test_pre_listener_calling_next_twice_is_fine(ctx: Context, tool: Tool)
     assert not (await ctx.tools.execute(ToolExecutionInput("c1", "t", {}))).is_error
 
 
+@pytest.mark.parametrize("event", ["tools/pre-execute", "tools/post-execute"])
+async def test_a_listener_passing_arguments_to_next_is_told_what_next_takes(
+    ctx: Context, tool: Tool, results: Results, event: str
+) -> None:
+    async def misuses(*arguments: Any) -> Any:
+        *own, next = arguments
+        return await next(*own)  # next() takes nothing: the rest runs with this level's arguments
+
+    ctx.on(event, misuses)  # type: ignore[call-overload]  # a listener typed loosely, as untyped code would be
+    result = await ctx.tools.execute(ToolExecutionInput("c1", "t", {}))
+    assert result.is_error and len(results.seen) == 1
+    assert result.text.startswith("Error: next() takes no arguments") and "_level" not in result.text
+
+
 class Unprintable(Exception):
     def __str__(self) -> str:
         raise RuntimeError("str failed")

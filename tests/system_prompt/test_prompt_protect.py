@@ -241,3 +241,15 @@ def test_restore_returns_the_same_assembly_when_nothing_changed() -> None:
     canonical = PromptAssembly((AssembledSection("a", 1, "A"),), (schema("t"),))
     final = PromptAssembly(canonical.sections, canonical.tools)
     assert restore_protected(canonical, final, sections=frozenset({"a"}), tools=frozenset({"t"})) is final
+
+
+async def test_an_assemble_listener_passing_arguments_to_next_is_told_what_next_takes() -> None:
+    ctx = booted()
+
+    async def misuses(context: AssembleContext, assembly: PromptAssembly, next: AssembleNext) -> PromptAssembly:
+        return await next(context, assembly)  # type: ignore[call-arg]  # the mistake under test
+
+    ctx.on("system-prompt/assemble", misuses)
+    with pytest.raises(TypeError, match=r"^next\(\) takes no arguments") as raised:
+        await ctx.system_prompt.assemble(AssembleContext())
+    assert "_level" not in str(raised.value) and isinstance(raised.value.__cause__, TypeError)
