@@ -417,6 +417,9 @@ def _fast_freeze_tree(value: Any, kind: type, depth: int, state: list[int], seen
     seen.add(id(value))
     keyed = kind is dict or kind is _FROZEN_DICT
     if kind is dict:
+        for key in value:  # key types first (iterating runs no user code): copying a non-str key whose hash
+            if type(key) is not str:  # collides with another key's calls its __eq__, which could rewrite the value
+                raise _GIVE_UP  # before the exact walk reads it
         frozen: Any = _new_frozen_dict(_FROZEN_DICT)
         _fill(frozen, value)
     elif keyed or kind is tuple:
