@@ -53,7 +53,7 @@ class FrameSplitter:
                         buf.clear()
                     self._scanned = len(buf)
                     break
-                if not self._discarding:
+                if not self._discarding and end <= self._max:  # the newline's read may carry it past the limit
                     out.append(("frame", bytes(buf[:end])))
                 del buf[: end + 1]
                 self._in_frame = self._discarding = False
