@@ -26,3 +26,68 @@ def test_a_frame_longer_than_max_frame_is_dropped_even_when_its_newline_is_alrea
     assert frames == [b'{"t":"received"}']
     assert all(len(frame) <= limit for frame in frames)
     assert b"".join(payload for kind, payload in pieces if kind == "data") == b"beforeafter"
+
+
+# -- RunSession against a forged harness, with a fake process ------------------------------------------------
+
+import asyncio  # noqa: E402
+from typing import Any  # noqa: E402
+
+import orjson  # noqa: E402
+
+from dsh_tools.code_mode.deno._process import Budgets  # noqa: E402
+from dsh_tools.code_mode.deno._run import RunSession  # noqa: E402
+from dsh_tools.code_mode.runtime import CodeBindingNamespace  # noqa: E402
+
+
+class FakeProcess:
+    """What RunSession uses of a SandboxProcess: lines written to the harness are kept."""
+
+    secret = SECRET
+
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+        self.killed = 0
+
+    def write(self, line: bytes) -> bool:
+        self.lines.append(line)
+        return True
+
+    async def send(self, line: bytes) -> bool:
+        return self.write(line)
+
+    def queued_bytes(self) -> int:
+        return 0
+
+    def kill(self) -> None:
+        self.killed += 1
+
+
+def session(max_values: int = 100_000, **functions: Any) -> tuple[RunSession, FakeProcess]:
+    budgets = Budgets(
+        compute_ms=1000, wall_ms=10_000, max_log=4096, max_value=4096, max_rss=1 << 30,
+        max_args=1 << 20, max_values=max_values, max_calls=10, max_queued=1 << 20,
+    )
+    process = FakeProcess()
+    run = RunSession(process, [CodeBindingNamespace("tools", functions)], None, budgets, None)  # type: ignore[arg-type]
+    return run, process
+
+
+def frame(message: object) -> bytes:
+    return TAG + orjson.dumps(message) + b"\n"
+
+
+async def test_arguments_with_too_many_values_are_refused_as_a_range_error_as_the_harness_refuses_them() -> None:
+    """The harness refuses too many values with a RangeError; the host's own check (for a harness that did
+    not) named it by whether its message holds "JSON", and "more than N JSON values" does: a TypeError."""
+
+    async def echo(args: object) -> object:
+        return args
+
+    run, process = session(max_values=3, echo=echo)
+    run._pieces(FrameSplitter(SECRET, 1 << 20).feed(frame({"t": "call", "id": 1, "ns": 0, "fn": 0, "args": "[1,2,3,4]"})))  # noqa: SLF001
+    for _ in range(5):
+        await asyncio.sleep(0)
+    (reply,) = [orjson.loads(line) for line in process.lines]
+    assert reply["id"] == 1 and reply["ok"] is False and "3 JSON values" in reply["error"]
+    assert reply.get("name") == "RangeError"
