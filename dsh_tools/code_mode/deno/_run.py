@@ -51,6 +51,7 @@ _DRAIN_S: Final = 2.0
 _SETTLE_TURNS: Final = 3
 _ERROR_NAMES: Final = frozenset({"TypeError", "RangeError"})
 _UNENCODABLE: Final = "the binding's result cannot be sent to the program: it is not JSON (a lone surrogate?)"
+_NOT_JSON_ARGS: Final = "binding arguments are not JSON"  # a TypeError; a bound they exceed is a RangeError
 _UNDELIVERED: Final = CodeRunFailure("worker-exit", "the Deno process died before it read its program")
 
 
@@ -318,7 +319,7 @@ class RunSession:
             large = len(args) > INLINE_TEXT  # parsed on a thread; a small text here, with no coroutine around it
             frozen, problem = await off_loop(_decode_args, args, limit) if large else _decode_args(args, limit)
             if problem is not None:
-                line = _reply(call_id, None, problem, "TypeError" if "JSON" in problem else "RangeError")
+                line = _reply(call_id, None, problem, "TypeError" if problem == _NOT_JSON_ARGS else "RangeError")
             else:
                 try:
                     result = await function(frozen)
@@ -350,10 +351,10 @@ def _decode_args(text: str, max_values: int) -> tuple[FrozenJson | None, str | N
     try:
         parsed = orjson.loads(text)
     except orjson.JSONDecodeError:  # lone surrogates included
-        return None, "binding arguments are not JSON"
+        return None, _NOT_JSON_ARGS
     if count_over(parsed, max_values):
         return None, f"binding arguments hold more than {max_values} JSON values"
-    return freeze_json(parsed).map(lambda frozen: (frozen, None)).value_or((None, "binding arguments are not JSON"))
+    return freeze_json(parsed).map(lambda frozen: (frozen, None)).value_or((None, _NOT_JSON_ARGS))
 
 
 def _reply(call_id: int, value: JsonValue, error: str | None, name: str | None = None) -> bytes:
