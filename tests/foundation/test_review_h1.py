@@ -37,3 +37,52 @@ def test_a_colliding_key_runs_no_user_code_and_cannot_rewrite_the_value_before_t
     assert calls == []  # no user code runs during either walk
     assert isinstance(outcome, Failure)
     assert "object key of type Key" in outcome.failure()
+
+
+class _Renaming(type):
+    """A metaclass whose ``__name__`` is a property: reading a class's name runs its code."""
+
+    action: list[object] = []
+
+    @property
+    def __name__(cls) -> str:  # type: ignore[override]
+        if _Renaming.action:
+            _Renaming.action.pop()()  # type: ignore[operator]
+        return "Sneaky"
+
+
+def test_a_foreign_leaf_whose_class_name_runs_code_cannot_empty_its_list_before_the_exact_walk() -> None:
+    """The fast walk asked ``_scalar_problem`` about a foreign leaf, whose message reads ``type(x).__name__``:
+    a metaclass property runs there, empties the list, and the exact walk then accepts what it reads."""
+
+    class Sneaky(metaclass=_Renaming):
+        pass
+
+    inner: list[object] = [Sneaky()]
+    value = {"a": inner}
+    _Renaming.action[:] = [inner.clear]
+    outcome = freeze_json(value)
+    _Renaming.action.clear()
+    assert inner != []  # no user code ran
+    assert isinstance(outcome, Failure) and outcome.failure().endswith("is not a JSON type")
+
+
+def test_a_class_name_that_raises_does_not_make_freeze_raise() -> None:
+    """``freeze`` (and ``frozen_or_not``, ``nests_within_limits`` on top of it) never raise: a foreign leaf or key
+    whose metaclass ``__name__`` raises is still just "not JSON"."""
+
+    class Raising(type):
+        @property
+        def __name__(cls) -> str:  # type: ignore[override]
+            raise RuntimeError("boom")
+
+    class Leaf(metaclass=Raising):
+        pass
+
+    class Key(metaclass=Raising):
+        pass
+
+    for value in ([Leaf()], {Key(): 1}, Leaf()):
+        assert isinstance(json_walk.freeze(value), Failure)
+        assert type(json_walk.frozen_or_not(value)) is json_walk.NotJson
+        assert json_walk.nests_within_limits(value) is False
