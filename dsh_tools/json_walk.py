@@ -146,6 +146,10 @@ INT_MAX: Final = 2**64 - 1
 """The integers :func:`dumps` (orjson) can encode (from ``INT_MIN``); beyond them a value is not JSON here."""
 
 
+_type_name: Final = type.__dict__["__name__"].__get__
+"""A class's own name, read from its slot: ``kind.__name__`` would run a metaclass's ``__name__`` property."""
+
+
 def _scalar_problem(value: object) -> str | None:
     kind = type(value)
     if kind is str:
@@ -156,7 +160,7 @@ def _scalar_problem(value: object) -> str | None:
         return None
     if kind is float:
         return None if math.isfinite(value) else "non-finite number"  # type: ignore[arg-type]
-    return f"{kind.__name__} is not a JSON type"
+    return f"{_type_name(kind)} is not a JSON type"
 
 
 class _Frame:
@@ -218,7 +222,7 @@ def _walk_exactly(root: object) -> Result[object, str]:
         if keys is not None:
             key = keys[position]
             if type(key) is not str:
-                return Failure(f"{_path(stack[:-1])}: object key of type {type(key).__name__}, expected string")
+                return Failure(f"{_path(stack[:-1])}: object key of type {_type_name(type(key))}, expected string")
             if not key.isascii() and find_surrogate(key) is not None:
                 return Failure(f"{_path(stack[:-1])}: object key with a lone surrogate")
         child = items[position]
@@ -464,7 +468,7 @@ def _fast_freeze_tree(value: Any, kind: type, depth: int, state: list[int], seen
             if child is not item:
                 renewed = [] if renewed is None else renewed
                 renewed.append((slot, child))
-        elif _scalar_problem(item) is not None:  # numbers and foreign types: the exact walk's rules
+        else:  # a foreign type (JSON's own are all handled above): the exact walk says why
             raise _GIVE_UP
     height = state[1] - depth + 1
     if outer_deepest > state[1]:
