@@ -86,3 +86,32 @@ def test_a_class_name_that_raises_does_not_make_freeze_raise() -> None:
         assert isinstance(json_walk.freeze(value), Failure)
         assert type(json_walk.frozen_or_not(value)) is json_walk.NotJson
         assert json_walk.nests_within_limits(value) is False
+
+
+def test_a_pmap_with_a_key_whose_hash_raises_is_not_json_and_freeze_does_not_raise() -> None:
+    """The exact walk read a ``PMap``'s values by key (``source[key]``), which hashes each key and compares
+    it with its bucket's others: a foreign key's ``__hash__``/``__eq__`` ran, and a raising one escaped ``freeze``."""
+    from pyrsistent import pmap
+
+    class Key:
+        armed = False
+
+        def __hash__(self) -> int:
+            if Key.armed:
+                raise RuntimeError("boom")
+            return hash("a")
+
+        def __eq__(self, other: object) -> bool:
+            if Key.armed:
+                raise RuntimeError("boom")
+            return self is other
+
+    value = pmap({Key(): 1, "a": 2})
+    Key.armed = True
+    try:
+        for root in (value, [value]):
+            outcome = json_walk.freeze(root)
+            assert isinstance(outcome, Failure) and "object key of type Key" in outcome.failure()
+            assert json_walk.nests_within_limits(root) is False
+    finally:
+        Key.armed = False
