@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from operator import itemgetter
 from typing import Any, Final
 
 import orjson
@@ -69,6 +70,7 @@ PVECTOR_TYPE: Final[type] = type(pvector([]))
 PMAP_TYPE: Final[type] = type(pmap({}))
 """pyrsistent's concrete classes, accepted as JSON input (a ``PMap`` in code-point key order)."""
 _NONE_TYPE: Final[type] = type(None)
+_first: Final = itemgetter(0)
 _FROZEN_DICT: Final[type] = FrozenDict
 _new_frozen_dict: Final = dict.__new__
 _fill: Final = dict.update
@@ -272,10 +274,12 @@ def _open(source: Any) -> _Frame:
     if kind is PMAP_TYPE:
         # A PMap iterates in string-hash order, which differs between
         # processes: its frozen form takes code-point order instead.
-        keys = list(source.keys())
-        if all(type(key) is str for key in keys):
-            keys.sort()
-        return _Frame(source, keys, [source[key] for key in keys], True)
+        # Its pairs as stored: a lookup by key would hash each key and compare it with
+        # its bucket's others, running a foreign key's __hash__/__eq__.
+        pairs = list(source.iteritems())
+        if all(type(key) is str for key, _ in pairs):
+            pairs.sort(key=_first)  # distinct str keys: no tie ever compares two values
+        return _Frame(source, [key for key, _ in pairs], [item for _, item in pairs], True)
     return _Frame(source, None, list(source), kind is not tuple)
 
 
