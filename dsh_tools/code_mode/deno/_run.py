@@ -51,6 +51,8 @@ _DRAIN_S: Final = 2.0
 _SETTLE_TURNS: Final = 3
 _ERROR_NAMES: Final = frozenset({"TypeError", "RangeError"})
 _UNENCODABLE: Final = "the binding's result cannot be sent to the program: it is not JSON (a lone surrogate?)"
+_MAX_ERROR: Final = 16_384
+"""The most characters of a program's error text kept (the harness cuts it there too; a forged one may not)."""
 _NOT_JSON_ARGS: Final = "binding arguments are not JSON"  # a TypeError; a bound they exceed is a RangeError
 _UNDELIVERED: Final = CodeRunFailure("worker-exit", "the Deno process died before it read its program")
 
@@ -210,6 +212,7 @@ class RunSession:
             if type(level) is str and level in _LEVELS and type(text) is str:
                 self._logs.console(level, text)
         elif kind == "call":
+            self._received = True  # a binding call: the program ran (and may have had effects), whatever came before
             self._on_clock(m.get("clock"))
             self._on_call(m.get("id"), m.get("ns"), m.get("fn"), m.get("args"))
         elif kind == "done":
@@ -225,7 +228,7 @@ class RunSession:
         ok = m.get("ok")
         if ok is False:
             error = m.get("error")
-            text = error if type(error) is str and error else "the program threw"
+            text = error[:_MAX_ERROR] if type(error) is str and error else "the program threw"
             self._settle(None, CodeRunFailure("exception", text))
         elif ok is True:
             value, head, size = m.get("value"), m.get("head"), m.get("size")

@@ -1,4 +1,10 @@
-"""Review h1: hostile inputs the two freeze walks must answer alike."""
+"""No user code runs while a value is frozen, and a freeze never raises.
+
+The walks check exact types so that nothing a caller wrote runs halfway
+through: these are the places where Python would run it anyway (a colliding
+key's ``__eq__`` while a ``dict`` is copied, a metaclass's ``__name__`` while a
+message is worded, a key's ``__hash__`` while a ``PMap`` is read by key).
+"""
 
 from __future__ import annotations
 

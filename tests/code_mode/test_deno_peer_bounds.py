@@ -1,10 +1,18 @@
-"""Review h1: the Deno peer is hostile; its frames are bounded and parsed defensively."""
+"""The Deno process is a hostile peer: its frames are bounded whatever the reads, and the host names and
+bounds its answers as the harness does (a forged harness, driven through a fake process)."""
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
+import orjson
 import pytest
 
 from dsh_tools.code_mode.deno._frames import FrameSplitter
+from dsh_tools.code_mode.deno._process import Budgets
+from dsh_tools.code_mode.deno._run import RunSession
+from dsh_tools.code_mode.runtime import CodeBindingNamespace
 
 SECRET = "0123456789abcdef"
 TAG = b"\x1e" + SECRET.encode() + b"\x1f"
@@ -29,15 +37,6 @@ def test_a_frame_longer_than_max_frame_is_dropped_even_when_its_newline_is_alrea
 
 
 # -- RunSession against a forged harness, with a fake process ------------------------------------------------
-
-import asyncio  # noqa: E402
-from typing import Any  # noqa: E402
-
-import orjson  # noqa: E402
-
-from dsh_tools.code_mode.deno._process import Budgets  # noqa: E402
-from dsh_tools.code_mode.deno._run import RunSession  # noqa: E402
-from dsh_tools.code_mode.runtime import CodeBindingNamespace  # noqa: E402
 
 
 class FakeProcess:
@@ -86,8 +85,29 @@ async def test_arguments_with_too_many_values_are_refused_as_a_range_error_as_th
 
     run, process = session(max_values=3, echo=echo)
     run._pieces(FrameSplitter(SECRET, 1 << 20).feed(frame({"t": "call", "id": 1, "ns": 0, "fn": 0, "args": "[1,2,3,4]"})))  # noqa: SLF001
-    for _ in range(5):
-        await asyncio.sleep(0)
+    await asyncio.gather(*run._calls)  # noqa: SLF001 - the binding call's task: its reply is written when it ends
     (reply,) = [orjson.loads(line) for line in process.lines]
     assert reply["id"] == 1 and reply["ok"] is False and "3 JSON values" in reply["error"]
     assert reply.get("name") == "RangeError"
+
+
+async def test_a_forged_error_text_is_cut_where_the_harness_cuts_it() -> None:
+    run, _ = session()
+    run._on_message({"t": "done", "ok": False, "error": "x" * 100_000})  # noqa: SLF001
+    value, failure = await run._outcome  # noqa: SLF001
+    assert value is None and failure is not None and failure.kind == "exception"
+    assert failure.message == "x" * 16_384
+
+
+async def test_a_binding_call_counts_as_the_program_having_run_even_without_its_acknowledgement() -> None:
+    """A process that dies after a call frame ran part of the program: it must not be run again elsewhere
+    as "undelivered" (its calls' effects would happen twice), even when a forged harness skipped ``received``."""
+
+    async def echo(args: object) -> object:
+        return args
+
+    run, _ = session(echo=echo)
+    before = run._received  # noqa: SLF001
+    run._on_message({"t": "call", "id": 1, "ns": 0, "fn": 0, "args": "{}"})  # noqa: SLF001
+    assert (before, run._received) == (False, True)  # noqa: SLF001
+    await asyncio.gather(*run._calls)  # noqa: SLF001
