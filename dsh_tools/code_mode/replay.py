@@ -24,6 +24,7 @@ Code Mode plugin, which calls :func:`resume_program`.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Callable
 from functools import partial
@@ -34,8 +35,11 @@ import orjson
 from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, mint_idempotency_key
 from dsh_tools.json_values import JsonValue, freeze_json, thaw_json
-from dsh_tools.pipeline.compose import continue_call
-from dsh_tools.pipeline.outcomes import record_tampered
+from returns.result import Failure
+
+from dsh_tools.pipeline.cancellation import CANCELLED, FATAL, cancel_requested
+from dsh_tools.pipeline.compose import continue_call, record_interrupted
+from dsh_tools.pipeline.outcomes import Settled, aborted_result, record_tampered
 from dsh_tools.pipeline.plan import CallPlan, plan_call, plan_of
 from dsh_tools.pipeline.resume import resume_call
 from dsh_tools.record import Record
@@ -257,19 +261,39 @@ async def resume_program(
     program = None if tampered else ParkedProgram.read(parked.program, digest_required=parked.digest is not None)
     if program is None:
         return await _settle_tampered(registry, sub_plan, parked, execution)
-    sub_result = await registry.settle_parked(sub_plan, parked, execution, stale)
+    try:
+        sub_result = await registry.settle_parked(sub_plan, parked, execution, stale)
+    except (asyncio.CancelledError, *FATAL) as error:
+        if isinstance(error, asyncio.CancelledError) and not cancel_requested():
+            raise
+        # The caller's cancellation (or an interrupt) cut the approved call short: the sub-call is recorded,
+        # and so is the program's call this resume answers for (a thread waits on it), before it goes on.
+        run, plan = _program_call(registry, program, parked, execution)
+        if isinstance(error, asyncio.CancelledError):
+            await continue_call(plan, Failure(Settled(run, aborted_result(run, "ABORTED", CANCELLED))), ())
+        else:
+            await record_interrupted(plan, run, error)
+        raise
     approved = RecordedCall.of(program.waiting, parked.tool_name, parked.arguments, sub_result)
+    run, plan = _program_call(registry, program, parked, execution)
+    plan.state.replay = Replay(program, approved, sub_result.outcome)  # the rerun's bindings consult it (``replay_for``)
+    return await resume_call(plan, run, "allowed-once")
+
+
+def _program_call(
+    registry: ToolsPort, program: ParkedProgram, parked: ParkedCall, execution: ToolExecution
+) -> tuple[ToolExecution, CallPlan]:
+    """The program's ``run_code`` call, planned and linked to the approval it resumes after."""
     code = freeze_json({"code": program.code}).unwrap()
     run = ToolExecution(
         registry.mint_token(), program.run_call_id, RUN_CODE_NAME, code, execution.agent, signal=execution.signal,
         idempotency_key=program.run_key or mint_idempotency_key(),
     )
     plan = plan_call(registry, run)
-    plan.state.replay = Replay(program, approved, sub_result.outcome)  # the rerun's bindings consult it (``replay_for``)
     plan.state.approval_id = parked.approval_id
     plan.state.thread_slot = parked.thread_slot  # the program's call is the thread's: its rerun fills the slot
     plan.state.decision = parked.decision
-    return await resume_call(plan, run, "allowed-once")
+    return run, plan
 
 
 async def _settle_tampered(
