@@ -9,6 +9,7 @@ executing, which ``registry.py`` holds. The rules of parking itself live in
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, cast
 
@@ -18,6 +19,7 @@ from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict, PendingApprov
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
 from dsh_tools.context.context import Agent, Context, live_agent
 from dsh_tools.json_values import JsonValue
+from dsh_tools.pipeline.cancellation import cancel_requested
 from dsh_tools.pipeline.compose import continue_call
 from dsh_tools.pipeline.outcomes import record_tampered
 from dsh_tools.seams import PipelineHost
@@ -273,7 +275,14 @@ class ParkedCalls:
             core.forgetting[agent] = None
             agent.ctx.track(lambda: store.forget_agent(agent.id))
         if not hold and hears(self._ctx, PARKED, agent):
-            await announce(self._ctx, PARKED, agent, core.lot.pending(self._registry(), parked))
+            try:
+                await announce(self._ctx, PARKED, agent, core.lot.pending(self._registry(), parked))
+            except asyncio.CancelledError:
+                if not cancel_requested():
+                    raise
+                # The park is committed: the call waits for approval, whatever the caller does now. It settles
+                # APPROVAL_PENDING (never "aborted before it ran", which a later resume would belie), and the
+                # caller's cancellation goes on once it is recorded (CallerScope).
         return parked.approval_id
 
     async def announce_parked(self, approval_id: str) -> None:
