@@ -19,7 +19,7 @@ from dsh_tools.approval import APPROVAL_VERDICTS, ApprovalVerdict, PendingApprov
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, ToolExecutionToken
 from dsh_tools.context.context import Agent, Context, live_agent
 from dsh_tools.json_values import JsonValue
-from dsh_tools.pipeline.cancellation import cancel_requested
+from dsh_tools.pipeline.cancellation import CallerScope, cancel_requested
 from dsh_tools.pipeline.compose import continue_call
 from dsh_tools.pipeline.outcomes import record_tampered
 from dsh_tools.seams import PipelineHost
@@ -134,10 +134,15 @@ class ParkedCalls:
         if verdict is not None:
             if remember is not None:
                 self._check_rememberable(parked, agent)
-            decision = await store.decide(
-                approval_id, outcome, arguments=arguments, decided_by=decided_by, message=message, remember=remember,  # type: ignore[arg-type]  # checked above
-            )
-            await announce(self._ctx, DECIDED, agent, decision)
+            with CallerScope() as scope:
+                decision = await store.decide(
+                    approval_id, outcome, arguments=arguments, decided_by=decided_by, message=message, remember=remember,  # type: ignore[arg-type]  # checked above
+                )
+                await announce(self._ctx, DECIDED, agent, decision)
+                # A listener that cancelled this task asked the resume to stop: the decision stands (resume_decided
+                # runs it). Left pending, the call's own CallerScope would take it for one swallowed before the call,
+                # contain it as a stray CancelledError and leave the body's task running unowned.
+                scope.raise_if_cancelled()
         elif (arguments, decided_by, message, remember) != (None, None, None, None):
             raise ValueError("arguments, decided_by, message and remember come with an outcome (they are part of a decision)")
         return await self._run_decided(approval_id, agent, checked)
