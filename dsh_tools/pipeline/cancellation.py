@@ -80,7 +80,8 @@ class CallerScope:
 
     On entry it records the task's pending cancellations, so a cancellation
     that was requested (and swallowed) before the call began is not taken for
-    one aimed at this call. Nested scopes (a wrapper that calls ``execute``
+    one aimed at this call; one requested and not delivered yet (the task
+    cancelled itself) is thrown inside the call, so it is the call's. Nested scopes (a wrapper that calls ``execute``
     inline) restore the outer baseline on exit.
     """
 
@@ -94,6 +95,10 @@ class CallerScope:
         task = self._task
         if task is not None:
             pending = task.cancelling()
+            if pending and getattr(task, "_must_cancel", False):
+                # Requested but not delivered yet (the task cancelled itself, or a listener just before did):
+                # it is thrown at the task's next await, inside this call, so it counts as this call's.
+                pending -= 1
             # Nearly always nothing is pending and no scope is open anywhere: a baseline of 0 is what
             # cancel_requested assumes without one, so the weak map (a weak reference per use) is left alone.
             if pending or _BASELINES:
