@@ -31,12 +31,11 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
+from returns.result import Failure
 
 from dsh_tools.code_mode import RUN_CODE_NAME
 from dsh_tools.execution import ToolExecution, ToolExecutionResult, mint_idempotency_key
 from dsh_tools.json_values import JsonValue, freeze_json, thaw_json
-from returns.result import Failure
-
 from dsh_tools.pipeline.cancellation import CANCELLED, FATAL, cancel_requested
 from dsh_tools.pipeline.compose import continue_call, record_interrupted
 from dsh_tools.pipeline.outcomes import Settled, aborted_result, record_tampered

@@ -98,6 +98,8 @@ class CallerScope:
             if pending and getattr(task, "_must_cancel", False):
                 # Requested but not delivered yet (the task cancelled itself, or a listener just before did):
                 # it is thrown at the task's next await, inside this call, so it counts as this call's.
+                # ``_must_cancel`` is asyncio's own flag (C and Python tasks, 3.11 on); were it ever gone,
+                # the call would only contain that cancellation as it did before.
                 pending -= 1
             # Nearly always nothing is pending and no scope is open anywhere: a baseline of 0 is what
             # cancel_requested assumes without one, so the weak map (a weak reference per use) is left alone.
