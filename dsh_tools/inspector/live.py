@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import secrets
 from collections import deque
 from collections.abc import AsyncIterator
@@ -67,6 +68,9 @@ MAX_BACKOFF_SECONDS: Final = 5.0
 """The longest wait between two looks while the store fails."""
 
 _LOG = logging.getLogger("dsh_tools.inspector")
+
+_EVENT_NUMBER: Final = re.compile(r"[0-9]{1,20}")
+"""An event number as a stream's ids carry it (a page sends it back to resume)."""
 
 
 class _Event(NamedTuple):
@@ -151,8 +155,13 @@ class LiveFeed:
                 await published.wait()
 
     def _resume_from(self, since: str | None) -> int | None:
+        """The event number ``since`` names in this epoch, or ``None`` (another epoch, or no number the stream sends).
+
+        ASCII digits only, and no more than an event number can have: ``str.isdigit``
+        also accepts ``"²"``, which ``int`` refuses, and ``int`` refuses over 4,300 digits.
+        """
         epoch, _, number = (since or "").partition("-")
-        if epoch != self._epoch or not number.isdigit():
+        if epoch != self._epoch or _EVENT_NUMBER.fullmatch(number) is None:
             return None
         return int(number)
 
