@@ -151,12 +151,37 @@ def drop_strict_nulls(arguments: JsonValue, parameters: Mapping[str, object]) ->
 
 
 def _drop_in_items(value: JsonValue, schema: Mapping[str, object]) -> JsonValue:
+    member = _member_of(value, schema)
+    if member is not None:  # a union: the member the value is says which nulls strict mode added
+        return _drop_in_items(value, member)
     items = schema.get("items")
     if isinstance(value, Sequence) and not isinstance(value, str) and isinstance(items, Mapping):
         return [_drop_in_items(item, items) for item in value]
     if isinstance(value, Mapping):
         return drop_strict_nulls(value, schema)
     return value
+
+
+def _member_of(value: JsonValue, schema: Mapping[str, object]) -> Mapping[str, object] | None:
+    """The one ``anyOf`` member of ``schema`` an object or array ``value`` can be, or ``None`` (not a union, or not one member).
+
+    An object is the member whose properties hold all its keys (strict mode sends
+    every property, and no other); an array, the member with ``items``. When no
+    member or several fit, nothing is dropped: a null is kept rather than guessed away.
+    """
+    any_of = schema.get("anyOf")
+    if "properties" in schema or "items" in schema or not isinstance(any_of, Sequence) or isinstance(any_of, str):
+        return None
+    if isinstance(value, Mapping):
+        fits = [
+            m for m in any_of
+            if isinstance(m, Mapping) and isinstance(m.get("properties"), Mapping) and all(k in m["properties"] for k in value)
+        ]
+    elif isinstance(value, Sequence) and not isinstance(value, str):
+        fits = [m for m in any_of if isinstance(m, Mapping) and isinstance(m.get("items"), Mapping)]
+    else:
+        return None
+    return fits[0] if len(fits) == 1 else None
 
 
 def _member(path: str, key: str) -> str:
