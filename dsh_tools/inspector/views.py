@@ -73,7 +73,7 @@ def record_view(record: CallRecord, *, detail: bool = False) -> dict[str, Any]:
     }
     spilled = _spilled(record)
     if spilled is not None:
-        view["spilled"] = {"bytes": spilled.get("bytes"), "characters": spilled.get("characters"), "kept": spilled_locator(record) is not None}
+        view["spilled"] = {"bytes": _size(spilled.get("bytes")), "characters": _size(spilled.get("characters")), "kept": spilled_locator(record) is not None}
     if detail:
         for name in ("arguments", "content", "value", "error", "meta"):
             view[name] = _bounded(getattr(record, name))
@@ -84,6 +84,11 @@ def _spilled(record: CallRecord) -> Mapping[str, Any] | None:
     meta = record.meta
     spilled = meta.get("spilled") if isinstance(meta, Mapping) else None
     return spilled if isinstance(spilled, Mapping) else None
+
+
+def _size(value: object) -> int | None:
+    """A size the registry wrote (an ``int``); anything else a tool's own ``meta`` put there is ``None``, not sent whole."""
+    return value if type(value) is int else None
 
 
 def spilled_locator(record: CallRecord) -> str | None:
