@@ -52,7 +52,7 @@ async def _measure(path: Path) -> tuple[float, float]:
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
             page = await browser.new_page()
-            await page.goto(url)  # warm: the cookie, the caches of a browser that was just started
+            await page.goto(url)  # warm: the session path, the caches of a browser that was just started
             paints = []
             for _ in range(5):
                 await page.reload()

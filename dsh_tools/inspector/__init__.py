@@ -5,7 +5,7 @@
 prints its URL with a fresh token. See ``docs/inspector.md``.
 """
 
-from dsh_tools.inspector.access import cookie_name, csrf_token
+from dsh_tools.inspector.access import csrf_token, session_path
 from dsh_tools.inspector.app import inspector_app
 
-__all__ = ["cookie_name", "csrf_token", "inspector_app"]
+__all__ = ["csrf_token", "inspector_app", "session_path"]

@@ -1,13 +1,14 @@
-"""Who may use the inspector: its token, the sessions a browser trades it for, and the CSRF value.
+"""Who may use the inspector: its token, the session paths a browser trades it for, and the CSRF value.
 
-Why sessions and not the token in a cookie: cookies are not scoped to a
-port, so a browser hands this server's cookies to any other server on
-``127.0.0.1`` on a plain navigation. When the cookie was the token, that
-other server could approve what agents do. Now the URL's token is traded
-for a random session id that only this server's memory knows: sent
-anywhere else it opens nothing (not even another inspector on the same
-store), and it dies with the process. The cookie's name carries the port,
-so two inspectors on one machine do not overwrite each other's sessions.
+Why a session *path* and no cookie: browsers do not scope cookies to a port,
+so every other server on ``127.0.0.1`` the browser visits receives this
+one's cookies. Whatever a cookie carried (the token, or a session id only
+this server knows) that other server could replay, read the page and its
+CSRF value, and approve what agents do. A path is sent only where the
+browser goes: the URL's token is traded for a random session id, and the
+page lives under ``/s/<session>/``, its requests relative to it. No other
+server ever sees the id, it opens nothing but this server (kept here by
+digest), and it dies with the process.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from typing import Final
 
 from starlette.requests import Request
 
-__all__ = ["COOKIE_PREFIX", "MAX_SESSIONS", "SESSION_SECONDS", "Access", "cookie_name", "csrf_token"]
+__all__ = ["MAX_SESSIONS", "SESSION_PREFIX", "SESSION_SECONDS", "Access", "csrf_token", "session_path"]
 
-COOKIE_PREFIX: Final = "dsh_inspector_"
-"""A session cookie's name is this and the port the browser used (``dsh_inspector_8765``)."""
+SESSION_PREFIX: Final = "/s/"
+"""A browser's page and API live under this, then its session id (``/s/<session>/``)."""
 
 MAX_SESSIONS: Final = 256
 """Sessions one server keeps; past it, the oldest ends (its page asks for the URL again)."""
@@ -33,19 +34,14 @@ SESSION_SECONDS: Final = 12 * 3600
 """How long a session lasts after the token was traded for it."""
 
 
-def cookie_name(port: int) -> str:
-    """The session cookie's name for a server the browser reaches on ``port``."""
-    return f"{COOKIE_PREFIX}{port}"
+def session_path(session: str) -> str:
+    """Where the page of ``session`` lives (its API beneath it)."""
+    return f"{SESSION_PREFIX}{session}/"
 
 
 def csrf_token(token: str) -> str:
     """The value a ``POST`` must carry in ``X-CSRF-Token`` (derived, so the token itself never sits in the page)."""
     return hmac.new(token.encode(), b"dsh-inspector-csrf", hashlib.sha256).hexdigest()
-
-
-def request_port(request: Request) -> int:
-    """The port the client addressed (its ``Host``), or its scheme's default."""
-    return request.url.port or (443 if request.url.scheme == "https" else 80)
 
 
 def _digest(value: str) -> str:
@@ -61,13 +57,13 @@ class Access:
         self._sessions: OrderedDict[str, float] = OrderedDict()  # digest -> when it ends (monotonic)
 
     def allows(self, request: Request) -> bool:
-        """Whether ``request`` carries the token or a live session of this server."""
+        """Whether ``request`` carries the token, or is under the path of a live session of this server."""
         header = request.headers.get("authorization", "")
         offered = header[len("Bearer ") :] if header.startswith("Bearer ") else request.query_params.get("token")
         if offered is not None:
             return hmac.compare_digest(offered.encode(), self._token)
-        session = request.cookies.get(cookie_name(request_port(request)))
-        if session is None:
+        session = request.path_params.get("session")
+        if type(session) is not str:
             return False
         ends = self._sessions.get(_digest(session))
         return ends is not None and ends > time.monotonic()

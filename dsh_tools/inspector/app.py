@@ -8,9 +8,11 @@ runs the call).
 Security, because the page can approve what agents do:
 
 * every route needs the token: the ``?token=`` of the printed URL (traded at
-  once for a random session id in an ``HttpOnly``, ``SameSite=Strict``
-  cookie named for the port, and a redirect that drops the token from the
-  address bar), that session, or ``Authorization: Bearer`` (:mod:`.access`);
+  once for a random session id and a redirect to the page's own path,
+  ``/s/<session>/``, which drops the token from the address bar; the page's
+  requests are relative to it), that session's path, or ``Authorization:
+  Bearer`` for scripts at the root (:mod:`.access`); no cookie, which a
+  browser would hand to every other server on the host;
 * a state-changing request is a ``POST`` carrying ``X-CSRF-Token`` (a value
   derived from the token and given only to the authenticated page), and one
   whose ``Origin`` is not this server's is refused;
@@ -36,9 +38,9 @@ import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
-from dsh_tools.inspector.access import Access, cookie_name, csrf_token, request_port
+from dsh_tools.inspector.access import SESSION_PREFIX, Access, csrf_token, session_path
 from dsh_tools.inspector.live import LIVE_POLL_SECONDS, MAX_STREAMS, LiveFeed
 from dsh_tools.inspector.views import MAX_ROWS, parked_view, record_view, rule_view, spilled_locator
 from dsh_tools.outcome import OUTCOMES
@@ -88,13 +90,8 @@ def inspector_app(
         return check
 
     async def index(request: Request) -> Response:
-        if "token" in request.query_params:  # trade the URL's token for a session, and drop it from the address bar
-            response: Response = RedirectResponse("/", status_code=303)
-            response.set_cookie(
-                cookie_name(request_port(request)), access.new_session(), httponly=True, samesite="strict", path="/",
-                secure=request.url.scheme == "https",
-            )
-            return response
+        if "token" in request.query_params:  # trade the URL's token for a session path, and drop it from the address bar
+            return RedirectResponse(session_path(access.new_session()), status_code=303, headers=_NO_STORE)
         since = feed.position()  # before the reads: the stream replays whatever changes after them
         parked, records = await store.parked(), await store.journal(limit=100)
         remembered = await store.rules() if isinstance(store, RuleStore) else []
@@ -198,7 +195,8 @@ def inspector_app(
         yield
         await feed.aclose()  # the watcher stops and every stream ends
 
-    routes = [
+    # The page and its API, at the root for a script with the token and under a browser's session path.
+    page = [
         Route("/", guarded(index)),
         Route("/api/approvals", guarded(approvals)),
         Route("/api/journal", guarded(journal)),
@@ -208,6 +206,7 @@ def inspector_app(
         Route("/api/forget", guarded(forget), methods=["POST"]),
         Route("/api/events", guarded(events)),
     ]
+    routes = [*page, Mount(SESSION_PREFIX + "{session}", routes=page)]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.feed = feed  # for tests and health checks: how many streams, how many looks
     return app

@@ -22,7 +22,7 @@ async def test_approve_in_the_page_and_watch_the_call_run_live(parked_agent: sub
         alerts: list[str] = []
         page.on("dialog", lambda dialog: alerts.append(dialog.message))
         await page.goto(inspector_url)
-        assert "token=" not in page.url  # traded for a cookie
+        assert "token=" not in page.url and "/s/" in page.url  # traded for a session path
         card = page.locator("li.card")
         await expect(card).to_have_count(1)
         await expect(card.locator("h3")).to_have_text("write_file")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -14,8 +15,8 @@ import pytest
 
 from dsh_tools import thaw_json
 from dsh_tools.cli.inspect import is_loopback
-from dsh_tools.inspector import cookie_name, csrf_token, inspector_app
-from dsh_tools.inspector.access import MAX_SESSIONS, Access, _digest
+from dsh_tools.inspector import csrf_token, inspector_app, session_path
+from dsh_tools.inspector.access import MAX_SESSIONS, SESSION_PREFIX, Access, _digest
 from dsh_tools.store import CallRecord, MemoryStore, ParkedCall, StoreUnavailable
 from dsh_tools.store.records import JournalQuery
 
@@ -57,36 +58,59 @@ async def test_every_route_needs_the_token(client: httpx2.AsyncClient, path: str
     assert (await client.post("/api/decide", content=b"{}")).status_code == 401
 
 
-async def test_the_urls_token_becomes_a_session_cookie_named_for_the_port_and_leaves_the_address_bar(
+async def test_the_urls_token_becomes_a_session_path_and_leaves_the_address_bar_without_a_cookie(
     client: httpx2.AsyncClient,
 ) -> None:
     response = await client.get(f"/?token={TOKEN}")
-    assert response.status_code == 303 and response.headers["location"] == "/"
-    cookie = response.headers["set-cookie"]
-    name, _, rest = cookie.partition("=")
-    session = rest.split(";", 1)[0]
-    assert name == cookie_name(8765) == "dsh_inspector_8765"  # another port's server reads its own name
-    assert TOKEN not in cookie and len(session) >= 32  # a random session id, not the bearer token
-    assert "HttpOnly" in cookie and "SameSite=strict" in cookie
-    client.cookies.set(name, session)
-    page = await client.get("/")
+    assert response.status_code == 303 and "set-cookie" not in response.headers
+    location = response.headers["location"]
+    assert location.startswith(SESSION_PREFIX) and location.endswith("/")
+    session = location[len(SESSION_PREFIX) : -1]
+    assert location == session_path(session) and TOKEN not in location and len(session) >= 32  # random, not the token
+    page = await client.get(location)
     assert page.status_code == 200 and csrf_token(TOKEN) in page.text and TOKEN not in page.text
+    assert 'name="referrer" content="no-referrer"' in page.text  # the path is never sent on as a Referer
+    assert (await client.get(f"{location}api/approvals")).status_code == 200  # the page's API, relative to it
+    assert (await client.get("/api/approvals")).status_code == 401  # and nothing at the root without the token
 
 
-async def test_a_session_opens_nothing_anywhere_else(client: httpx2.AsyncClient, store: MemoryStore) -> None:
-    """A cookie reaches every server on the host: what it carries must be useless to all but this one."""
-    session = (await client.get(f"/?token={TOKEN}")).headers["set-cookie"].split(";", 1)[0].split("=", 1)[1]
+async def test_a_session_opens_nothing_but_its_own_path_on_this_server(client: httpx2.AsyncClient, store: MemoryStore) -> None:
+    """The session id is a credential only in this server's path: not as a cookie, not on another inspector."""
+    location = (await client.get(f"/?token={TOKEN}")).headers["location"]
+    session = location[len(SESSION_PREFIX) : -1]
     other = inspector_app(store, token=TOKEN)  # another inspector, same store, even the same token
     transport = httpx2.ASGITransport(app=other)
     async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as elsewhere:
-        elsewhere.cookies.set(cookie_name(8765), session)
-        assert (await elsewhere.get("/api/approvals")).status_code == 401
+        assert (await elsewhere.get(f"{location}api/approvals")).status_code == 401
+    for name in ("dsh_inspector_8765", "session"):
+        client.cookies.set(name, session)
+        assert (await client.get("/api/approvals")).status_code == 401
     client.cookies.clear()
-    client.cookies.set(cookie_name(8765), TOKEN)  # the token itself is no session either
-    assert (await client.get("/api/approvals")).status_code == 401
-    client.cookies.clear()
-    client.cookies.set(cookie_name(9999), session)  # and this server reads only its own port's cookie
-    assert (await client.get("/api/approvals")).status_code == 401
+    assert (await client.get(f"{session_path(TOKEN)}api/approvals")).status_code == 401  # the token is no session
+    assert (await client.get(f"{session_path('x' * 43)}api/approvals")).status_code == 401
+
+
+async def test_what_another_server_on_the_host_receives_cannot_approve_a_call(store: MemoryStore) -> None:
+    """Browsers hand a host's cookies to every port on it (RFC 6265, section 8.5), and ``SameSite`` ignores
+    ports too. When the page's credential was a cookie, a server on ``127.0.0.1:3000`` that the browser
+    visited received it, replayed it without a browser, read the page's CSRF value and approved calls.
+    Now the browser sends that server nothing of this one's: the test plays it with everything it gets."""
+    transport = httpx2.ASGITransport(app=inspector_app(store, token=TOKEN))
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as browser:
+        opened = await browser.get(f"/?token={TOKEN}", follow_redirects=True)  # the user opens the printed URL
+        assert opened.status_code == 200 and "approvals" in opened.text
+        received = dict(browser.cookies)  # what the browser hands any server on 127.0.0.1
+    assert received == {}
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765", cookies=received) as other_server:
+        page = await other_server.get("/")
+        found = re.search(r'<meta name="csrf" content="([0-9a-f]+)">', page.text)
+        decided = await other_server.post(
+            "/api/decide", content=orjson.dumps({"approvalId": "p1", "outcome": "allowed-once"}),
+            headers={"x-csrf-token": found.group(1) if found else "", "content-type": "application/json"},
+        )
+    assert (page.status_code, decided.status_code) == (401, 401)
+    kept = await store.get_parked("p1")
+    assert kept is not None and kept.state == "parked"
 
 
 def test_sessions_are_bounded_the_oldest_ending_first() -> None:

@@ -1,6 +1,7 @@
 // The inspector page: plain DOM, no build step. Every value from the store is
 // written with textContent (never as markup), so a tool result holding
-// <script> shows as text.
+// <script> shows as text. Every request is relative to the page's own path
+// (/s/<session>/): the session travels in the path, never in a cookie.
 "use strict";
 const CSRF = document.querySelector('meta[name="csrf"]').content;
 const $ = (id) => document.getElementById(id);
@@ -60,7 +61,7 @@ function approvalCard(call) {
     if (args !== undefined) body.arguments = args;
     else if (remember.checked) body.remember = true; // a rule cannot carry edited arguments
     if (outcome !== "allowed-once" && message.value.trim()) body.message = message.value.trim();
-    const response = await fetch("/api/decide", {
+    const response = await fetch("api/decide", {
       method: "POST", credentials: "same-origin",
       headers: { "content-type": "application/json", "x-csrf-token": CSRF }, body: JSON.stringify(body),
     });
@@ -123,7 +124,7 @@ function validate(value, schema, path) {
 
 async function refreshApprovals() {
   const before = approvalEvents;
-  const list = await getJson("/api/approvals");
+  const list = await getJson("api/approvals");
   if (approvalEvents === before) renderApprovals(list); // else the stream already said something newer
 }
 
@@ -156,7 +157,7 @@ async function toggle(record) {
   if (expanded.has(record.recordId)) { expanded.delete(record.recordId); renderJournal(); return; }
   expanded.add(record.recordId);
   if (!details.has(record.recordId)) {
-    for (const full of await getJson(`/api/journal?call=${encodeURIComponent(record.callId)}&limit=500`)) details.set(full.recordId, full);
+    for (const full of await getJson(`api/journal?call=${encodeURIComponent(record.callId)}&limit=500`)) details.set(full.recordId, full);
   }
   renderJournal();
 }
@@ -205,7 +206,7 @@ function spilledReader(record) {
     problem.textContent = "";
     const params = new URLSearchParams({ call: record.callId, record: record.recordId, offset: String(at), limit: String(PAGE) });
     try {
-      const page = await getJson(`/api/spilled?${params}`);
+      const page = await getJson(`api/spilled?${params}`);
       offset = page.offset;
       next = page.nextOffset;
       text.textContent = page.text;
@@ -230,7 +231,7 @@ let journalAsked = 0; // filters change quickly: only the latest fetch's answer 
 async function refreshJournal() {
   const asked = ++journalAsked;
   streamed = new Map();
-  const rows = await getJson(`/api/journal?${filters}`);
+  const rows = await getJson(`api/journal?${filters}`);
   if (asked !== journalAsked) return; // a later filter's fetch answers instead
   journalRows.clear();
   for (const record of rows) journalRows.set(record.recordId, record);
@@ -269,7 +270,7 @@ function renderRules(rules) {
   $("rules").replaceChildren(...rules.map((rule) => {
     const problem = el("span", { class: "problem", role: "alert" });
     async function forget() {
-      const response = await fetch("/api/forget", {
+      const response = await fetch("api/forget", {
         method: "POST", credentials: "same-origin",
         headers: { "content-type": "application/json", "x-csrf-token": CSRF }, body: JSON.stringify({ ruleId: rule.ruleId }),
       });
@@ -283,13 +284,13 @@ function renderRules(rules) {
       el("button", { type: "button", onclick: forget }, "Forget"), problem);
   }));
 }
-async function refreshRules() { renderRules(await getJson("/api/rules")); }
+async function refreshRules() { renderRules(await getJson("api/rules")); }
 
 // -- live -------------------------------------------------------------------------
 // One stream per page; the server sends changed rows only. A page it cannot catch up gets "reset" and reloads.
 let since = "";
 function connect() {
-  const stream = new EventSource(`/api/events?since=${encodeURIComponent(since)}`);
+  const stream = new EventSource(`api/events?since=${encodeURIComponent(since)}`);
   stream.addEventListener("open", () => { $("live").textContent = "live"; });
   stream.addEventListener("error", () => {
     if (stream.readyState !== EventSource.CLOSED) { $("live").textContent = "reconnecting…"; return; }
