@@ -26,6 +26,7 @@ import asyncio
 import hashlib
 import secrets
 import time
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Final, cast
 
 import orjson
@@ -35,6 +36,7 @@ from dsh_tools.errors import ApprovalStaleError, ApprovalUnavailableError, safe_
 from dsh_tools.execution import ToolExecution, mint_idempotency_key, ToolExecutionResult
 from dsh_tools.context.context import Agent, live_agent
 from dsh_tools.json_values import FrozenJson, JsonValue, thaw_json
+from dsh_tools.pipeline.cancellation import cancel_requested
 from dsh_tools.pipeline.outcomes import Settled, exception_result
 from dsh_tools.tool_types import RegisteredTool
 from dsh_tools.call_store import CallStore
@@ -136,7 +138,7 @@ class ParkingLot:
         )
         call = call.set(digest=parked_digest(call))
         try:
-            kept = await self.store.park(call, max_per_agent=self.max_per_agent)
+            kept = await _landed(self.store.park(call, max_per_agent=self.max_per_agent))
         except Exception as error:  # noqa: BLE001 - reported as the call's own denial below
             self.store.note_failure(error)
             raise ApprovalUnavailableError(
@@ -234,3 +236,24 @@ def parked_digest(parked: ParkedCall) -> str:
 def tampered(parked: ParkedCall) -> bool:
     """Whether ``parked`` does not match the digest it was stored with (a record from before digests passes)."""
     return parked.digest is not None and parked.digest != parked_digest(parked)
+
+
+async def _landed(commit: Awaitable[bool]) -> bool:
+    """The store's answer to a park, even when the caller is cancelled while it commits.
+
+    A durable store's commit may land after its caller stopped waiting (SQLite
+    writes on a thread; a PostgreSQL ``COMMIT`` may already be sent), and a
+    park that landed is a call a human can approve and the agent will run:
+    settled "aborted before it ran", the model would be told otherwise. So the
+    caller's cancellation waits for the answer (the store bounds its own
+    writes), the call settles as what the store made it, and the call's
+    :class:`~dsh_tools.pipeline.cancellation.CallerScope` raises the
+    cancellation once the call is recorded. Only a park costs the task.
+    """
+    task = asyncio.ensure_future(commit)
+    while True:
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.cancelled() or not cancel_requested():
+                raise  # the commit itself was cancelled, or this is not the caller's cancellation
