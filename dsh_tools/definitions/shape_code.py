@@ -206,7 +206,9 @@ class _Writer:
     def object_lines(self, shape: Shape, v: str, depth: int) -> tuple[list[str], str, str, str]:
         """Check an object's members; a required key is read directly (a missing one raises: a doubt).
 
-        Freezing copies an exact dict (its own key order) into a ``FrozenDict``,
+        Freezing copies an exact dict whose keys are all ``str`` (checked before
+        the copy, which would run a colliding foreign key's ``__eq__``, and
+        again on the copy) into a ``FrozenDict`` (its own key order),
         doubts any undeclared key (so the fan-out is the shape's: an array of
         objects is charged their :func:`_size` per member), and marks it
         verified (``M``) with its size and height once its members passed.
@@ -218,6 +220,9 @@ class _Writer:
             f, k, n, z, h = self.fresh("f"), self.fresh("k"), self.fresh("n"), self.fresh("z"), self.fresh("h")
             lines = [
                 f"if type({v}) is not dict: {self.fail}",
+                # The keys first, as freeze_json does: copying a non-str key whose hash collides runs its __eq__.
+                f"for {k} in {v}:",
+                f"    if type({k}) is not str: {self.fail}",
                 f"{f} = N(FrozenDict)",
                 f"U({f}, {v})",
                 f"for {k} in {f}:",
