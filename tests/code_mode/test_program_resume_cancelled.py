@@ -18,23 +18,16 @@ import pytest
 from dsh_tools import (
     APPROVAL,
     Agent,
-    Ask,
     CodeRunRequest,
     CodeRunResult,
     DeferringApprovalService,
-    PreNext,
-    PreToolDecision,
-    ToolExecution,
     ToolExecutionInput,
     ToolExecutionResult,
     boot,
     tool,
 )
 from dsh_tools.testing import Bindings, ScriptedCodeRuntime
-
-
-async def charges_ask(exec: ToolExecution, next: PreNext) -> PreToolDecision:
-    return Ask("moves money") if exec.name == "charge_card" else await next()
+from test_program_parking import charges_ask
 
 
 async def checkout(tools: Bindings, request: CodeRunRequest) -> CodeRunResult:

@@ -20,7 +20,8 @@ from dsh_tools.call_records import ParkedCall
 from dsh_tools.store import MemoryStore
 
 from pipeline_support import Results
-from test_pipeline_deferred_approval import Approver, Writes, approval_id_of, ask_for_writes, write_call
+from test_pipeline_cancel_while_parking import settled_parked_and_runs_once_on_resume
+from test_pipeline_deferred_approval import Approver, Writes, ask_for_writes, write_call
 
 
 class CommitsLate(MemoryStore):
@@ -57,11 +58,4 @@ async def test_a_call_cancelled_while_its_park_commits_settles_pending_and_runs_
     with pytest.raises(asyncio.CancelledError):
         await calling
 
-    ((_, settled),) = results.seen  # heard once
-    assert settled.error is not None and settled.error.code == "APPROVAL_PENDING"
-    (pending,) = await ctx.tools.pending_approvals(agent)
-    assert approval_id_of(settled) == pending.approval_id
-    (record,) = await ctx.tools.store.journal(call_id="c1")
-    assert record.outcome == "approval-pending" and record.approval_id == pending.approval_id
-    result = await ctx.tools.resume(pending.approval_id, "allowed-once")
-    assert not result.is_error and len(writes.calls) == 1
+    await settled_parked_and_runs_once_on_resume(ctx, agent, results, writes)

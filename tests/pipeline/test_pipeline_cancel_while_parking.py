@@ -14,9 +14,10 @@ import asyncio
 
 import pytest
 
-from dsh_tools import PendingApproval
+from dsh_tools import Agent, Context, PendingApproval
 
-from test_pipeline_deferred_approval import approval_id_of, setup, write_call
+from pipeline_support import Results
+from test_pipeline_deferred_approval import Writes, approval_id_of, setup, write_call
 
 
 async def test_a_call_cancelled_while_its_park_is_announced_settles_pending_and_runs_once_on_resume() -> None:
@@ -34,7 +35,13 @@ async def test_a_call_cancelled_while_its_park_is_announced_settles_pending_and_
     with pytest.raises(asyncio.CancelledError):
         await calling
 
-    ((_, settled),) = results.seen  # heard once
+    await settled_parked_and_runs_once_on_resume(ctx, agent, results, writes)
+
+
+async def settled_parked_and_runs_once_on_resume(ctx: Context, agent: Agent, results: Results, writes: Writes) -> None:
+    """The cancelled call ``c1`` was heard once, as ``APPROVAL_PENDING`` with the id of its park, journaled so;
+    resumed, its body runs once."""
+    ((_, settled),) = results.seen
     assert settled.error is not None and settled.error.code == "APPROVAL_PENDING"
     (pending,) = await ctx.tools.pending_approvals(agent)
     assert approval_id_of(settled) == pending.approval_id
