@@ -124,8 +124,9 @@ class McpToolset:
         tools registered by this call rolled back), else it is skipped and
         logged at WARNING on ``ctx.logger``; so is a name that would shadow a
         tool the server did not own at connect time (see the module docstring).
-        A listing that cannot be read, or of more than ``max_tools`` tools,
-        raises ``McpProtocolError`` and changes nothing.
+        A listing that cannot be read, of more than ``max_tools`` tools, or
+        naming a wanted tool twice raises ``McpProtocolError`` and changes
+        nothing.
         """
         async with self._lock:
             if self._closed:
@@ -167,7 +168,12 @@ class McpToolset:
         return local in self._ctx.tools.known_names()
 
     def _apply(self, listed: list[mt.Tool], added: list[Disposer], *, strict: bool) -> None:
-        wanted = {tool.name: tool for tool in listed if self._wanted(tool.name)}
+        wanted: dict[str, mt.Tool] = {}
+        for tool in listed:
+            if self._wanted(tool.name):
+                if tool.name in wanted:  # which of the two would the server run? Refused before anything changes
+                    raise McpProtocolError(f'{self._connection.label} lists more than one tool named "{_shown(tool.name)}"')
+                wanted[tool.name] = tool
         for remote in [name for name in self._registered if name not in wanted]:
             self._registered.pop(remote)[2]()
         for remote, tool in wanted.items():
@@ -266,6 +272,11 @@ def _change_key(tool: mt.Tool) -> bytes:
         return dumps(parts)
     except TypeError:
         return repr(parts).encode()
+
+
+def _shown(name: str, limit: int = 200) -> str:
+    """A server's tool name for a message: cut to ``limit`` characters (a name may be megabytes)."""
+    return name if len(name) <= limit else f"{name[:limit]}..."
 
 
 def _names(value: Sequence[str] | None, label: str) -> frozenset[str] | None:
