@@ -28,8 +28,8 @@ from dsh_tools.errors import ToolArgsError, ToolOutputError
 from dsh_tools.execution import ToolExecution, content_text
 from dsh_tools.json_values import JsonValue, frozen_or_raise, thaw_json
 from dsh_tools.mcp.connection import Connection
-from dsh_tools.mcp.content import from_mcp_content
-from dsh_tools.mcp.errors import McpToolError
+from dsh_tools.mcp.content import MalformedContent, from_mcp_content
+from dsh_tools.mcp.errors import McpProtocolError, McpToolError
 from dsh_tools.mcp.input_schema import input_validator
 from dsh_tools.tool_types import NeedsApproval
 
@@ -88,7 +88,10 @@ class McpTool:
         arguments = thaw_json(args)
         assert isinstance(arguments, dict)
         result = await self._connection.call(self.remote_name, arguments, exec.signal, _ProgressRelay(exec))
-        content = from_mcp_content(result.content)
+        try:
+            content = from_mcp_content(result.content)
+        except MalformedContent as error:
+            raise McpProtocolError(f'MCP tool "{self.remote_name}": the server sent a malformed result: {error}') from None
         if result.is_error:
             raise McpToolError(content_text(content) or f'MCP tool "{self.remote_name}" reported an error')
         if self.output_schema is not None:

@@ -24,6 +24,8 @@ RESULTS = {
     "huge_value": '{"content": [], "structuredContent": {"x": 123456789012345678901234567890}}',
     "list_value": '{"content": [], "structuredContent": [1, 2]}',
     "no_value": '{"content": [{"type": "text", "text": "forgot"}]}',
+    "bad_image": '{"content": [{"type": "text", "text": "a chart"}, {"type": "image", "data": "not base64!", "mimeType": "image/png"}]}',
+    "bad_image_blob": '{"content": [{"type": "resource", "resource": {"uri": "file:///c.png", "mimeType": "image/png", "blob": "%%%"}}]}',
 }
 TOOLS = [
     {"name": "unknown_block", "inputSchema": OBJECT},
@@ -34,6 +36,8 @@ TOOLS = [
     {"name": "no_value", "inputSchema": OBJECT, "outputSchema": NUMBER_OUT},
     {"name": "huge", "inputSchema": OBJECT},
     {"name": "deep", "inputSchema": OBJECT},
+    {"name": "bad_image", "inputSchema": OBJECT},
+    {"name": "bad_image_blob", "inputSchema": OBJECT},
 ]
 DEPTH = 10_000
 """Nesting past pydantic's JSON recursion limit (and Python's ``json`` module's)."""
