@@ -16,6 +16,8 @@ from typing import Any
 from by_hand import reply_raw, serve
 
 OBJECT = {"type": "object"}
+BACKTRACKING_OUT = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}
+"""A pattern Python's ``re`` backtracks on exponentially (2**n steps for n ``a`` and a mismatch)."""
 NUMBER_OUT = {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}
 RESULTS = {
     "unknown_block": '{"content": [{"type": "video", "url": "file:///v.mp4"}]}',
@@ -25,6 +27,7 @@ RESULTS = {
     "list_value": '{"content": [], "structuredContent": [1, 2]}',
     "no_value": '{"content": [{"type": "text", "text": "forgot"}]}',
     "bad_image": '{"content": [{"type": "text", "text": "a chart"}, {"type": "image", "data": "not base64!", "mimeType": "image/png"}]}',
+    "backtracking": '{"content": [], "structuredContent": {"s": "' + "a" * 26 + '!"}}',
     "bad_image_blob": '{"content": [{"type": "resource", "resource": {"uri": "file:///c.png", "mimeType": "image/png", "blob": "%%%"}}]}',
 }
 TOOLS = [
@@ -37,6 +40,7 @@ TOOLS = [
     {"name": "huge", "inputSchema": OBJECT},
     {"name": "deep", "inputSchema": OBJECT},
     {"name": "bad_image", "inputSchema": OBJECT},
+    {"name": "backtracking", "inputSchema": OBJECT, "outputSchema": BACKTRACKING_OUT},
     {"name": "bad_image_blob", "inputSchema": OBJECT},
 ]
 DEPTH = 10_000
