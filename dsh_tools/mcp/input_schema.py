@@ -8,8 +8,13 @@ a list; ``properties``; ``required``; ``additionalProperties``; ``items``;
 scalar ``enum``/``const``) and leaving the rest to the server, which checks its
 own schema anyway. Checking less than the schema says is safe here (the server
 still refuses); checking *more* never happens, because an unknown keyword only
-ever widens a node to "anything". The compiled checker and the message format
-are the shared ones, so a violation reads exactly like one of a
+ever widens a node to "anything", and one that narrows what a kept keyword
+covers drops that keyword: ``patternProperties`` (the keys it matches are not
+"additional", and its patterns are not run here) and ``prefixItems`` (the
+leading members it describes are not ``items``'s). One known exception:
+``integer`` is an exact ``int`` here as for our own tools, so ``2.0`` is
+refused where JSON Schema accepts it. The compiled checker and the message
+format are the shared ones, so a violation reads exactly like one of a
 ``define_tool`` tool: ``path: expected string, got number``.
 """
 
@@ -44,8 +49,9 @@ def _lower(node: object, depth: int) -> Shape:
         else ()
     )
     required = node.get("required")
-    extra = node.get("additionalProperties")
-    items = node.get("items")
+    # Keys a pattern matches are exempt from additionalProperties, leading members from items: neither is checked then.
+    extra = None if "patternProperties" in node else node.get("additionalProperties")
+    items = None if "prefixItems" in node else node.get("items")
     return Shape(
         _types(node.get("type")),
         enum=enum,
