@@ -158,7 +158,7 @@ class _Writer:
         if shape.any_of is not None:
             return self.deferred(shape, v)
         if shape.enum is not None:
-            return self.enum_lines(shape.enum, v), v, "1", "0"
+            return self.enum_lines(shape.enum, shape.types, v), v, "1", "0"
         types = shape.types
         if types is None:
             if self.freezing:
@@ -192,16 +192,19 @@ class _Writer:
         null = [f"{frozen} = None", f"{size} = 1", f"{height} = 0"]
         return [f"if {v} is None:", *indent(null), "else:", *indent(lines)], frozen, size, height
 
-    def enum_lines(self, members: tuple[object, ...], v: str) -> list[str]:
-        """String members (and ``null``) are vouched for; any other member is left to the exact check (1 == True == 1.0).
+    def enum_lines(self, members: tuple[object, ...], types: tuple[str, ...] | None, v: str) -> list[str]:
+        """String members (and ``null``) the type admits are vouched for; any other member is left to the exact check (1 == True == 1.0).
 
         A freezer is not written for an enum with such members: it would only ever doubt.
         """
         if self.freezing and any(type(member) is not str and member is not None for member in members):
             raise _Unwritable
-        strings = self.constant(frozenset(member for member in members if type(member) is str))
+        strings = self.constant(
+            frozenset(member for member in members if type(member) is str and (types is None or "string" in types))
+        )
+        null = None in members and (types is None or "null" in types)
         test = f"(type({v}) is str and {v} in {strings})"
-        return [f"if not ({test}{f' or {v} is None' if None in members else ''}): {self.fail}"]
+        return [f"if not ({test}{f' or {v} is None' if null else ''}): {self.fail}"]
 
     def object_lines(self, shape: Shape, v: str, depth: int) -> tuple[list[str], str, str, str]:
         """Check an object's members; a required key is read directly (a missing one raises: a doubt).

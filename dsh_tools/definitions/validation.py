@@ -146,7 +146,7 @@ def compile_shape(shape: Shape) -> Check:
         return _union_check(shape.any_of)
     type_check = _type_check(shape.types)
     if shape.enum is not None:
-        return _with_enum(type_check, shape.enum, shape.const)
+        return _with_enum(type_check, shape.enum, shape.const, shape.types)
     if shape.types is not None and "object" in shape.types:
         return _object_check(shape, type_check)
     if shape.types is not None and "array" in shape.types and shape.items is not None:
@@ -209,12 +209,13 @@ def _union_check(alternatives: tuple[Shape, ...]) -> Check:
     return check
 
 
-def _with_enum(type_check: Check, enum: tuple[object, ...], const: bool) -> Check:
+def _with_enum(type_check: Check, enum: tuple[object, ...], const: bool, types: tuple[str, ...] | None) -> Check:
     keys = frozenset(_enum_key(member) for member in enum)
     listed = ", ".join(_literal(member) for member in enum)
     message = f"expected {listed}" if const else f"expected one of {listed}"
 
-    strings = frozenset(member for member in enum if type(member) is str)
+    # The shortcut skips the type check, so it takes only members the type admits (an MCP schema may list others).
+    strings = frozenset(member for member in enum if type(member) is str and (types is None or "string" in types))
 
     def check(value: object) -> Problems | None:
         if type(value) is str and value in strings:  # the common case, settled without calls
