@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Final
 
 from dsh_tools.frozen_dict import FrozenDict
 from dsh_tools.json_values import FrozenJson
-from dsh_tools.json_walk import _HEIGHT_BITS, INT_MAX, INT_MIN, MAX_VALUES, _set_extent, find_surrogate
+from dsh_tools.json_walk import _HEIGHT_BITS, INT_MAX, INT_MIN, MAX_VALUES, _set_extent, find_surrogate, has_lone_surrogate
 
 if TYPE_CHECKING:  # validation imports this module; the Shape class is only needed for types
     from dsh_tools.definitions.validation import Check, Shape
@@ -195,12 +195,19 @@ class _Writer:
     def enum_lines(self, members: tuple[object, ...], types: tuple[str, ...] | None, v: str) -> list[str]:
         """String members (and ``null``) the type admits are vouched for; any other member is left to the exact check (1 == True == 1.0).
 
-        A freezer is not written for an enum with such members: it would only ever doubt.
+        A freezer is not written for an enum with such members: it would only ever doubt. Nor does it
+        vouch for a member with a lone surrogate (not JSON, so the exact walks refuse it).
         """
         if self.freezing and any(type(member) is not str and member is not None for member in members):
             raise _Unwritable
         strings = self.constant(
-            frozenset(member for member in members if type(member) is str and (types is None or "string" in types))
+            frozenset(
+                member
+                for member in members
+                if type(member) is str
+                and (types is None or "string" in types)
+                and not (self.freezing and has_lone_surrogate(member))
+            )
         )
         null = None in members and (types is None or "null" in types)
         test = f"(type({v}) is str and {v} in {strings})"
@@ -218,7 +225,8 @@ class _Writer:
         """
         freezing = self.freezing
         if freezing:
-            if shape.additional not in (None, False):
+            # A key is vouched for by equalling a declared name, so a name that is not JSON text is never written.
+            if shape.additional not in (None, False) or any(has_lone_surrogate(name) for name, _ in shape.properties):
                 raise _Unwritable
             f, k, n, z, h = self.fresh("f"), self.fresh("k"), self.fresh("n"), self.fresh("z"), self.fresh("h")
             lines = [
