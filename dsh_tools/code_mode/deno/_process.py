@@ -37,6 +37,8 @@ _HERE: Final = Path(__file__).resolve().parent
 _CLOCK_TICKS: Final = os.sysconf("SC_CLK_TCK")
 _PAGE: Final = os.sysconf("SC_PAGE_SIZE")
 _HARNESS: Final = "harness.js"
+_SQLITE_CACHES: Final = ("dep_analysis_cache_v2", "node_analysis_cache_v2", "v8_code_cache_v2")
+"""Deno's SQLite caches in ``DENO_DIR``; the dependency analysis one keeps every import specifier of every module."""
 _SIGKILL_BIT: Final = 1 << (signal.SIGKILL - 1)
 """SIGKILL in the pending-signal masks of ``/proc/<pid>/status``."""
 
@@ -123,10 +125,18 @@ class Budgets:
 
 def prepare_sandbox_dir(path: str) -> None:
     """Fill a fresh private directory: the harness (so nothing the program can
-    see names the install path) and a *file* where Deno would keep web storage
-    and the Cache API, so neither can ever be created there."""
+    see names the install path), a *file* where Deno would keep web storage
+    and the Cache API, so neither can ever be created there, and a directory
+    where each of Deno's SQLite caches would go, so none can be opened (Deno
+    then works without it, silently). The transpile and code caches are
+    switched off at spawn; all of these would otherwise keep, for every later
+    run, whatever the modules a program makes up of its own hold."""
     shutil.copyfile(_HERE / _HARNESS, os.path.join(path, _HARNESS))
     Path(path, "location_data").write_bytes(b"")
+    for name in _SQLITE_CACHES:
+        blocker = Path(path, name)
+        blocker.mkdir()
+        (blocker / "not-a-database").write_bytes(b"")  # non-empty: never removed to make room
 
 
 class SandboxProcess:
@@ -141,7 +151,8 @@ class SandboxProcess:
 
     @classmethod
     async def spawn(cls, sandbox_dir: str, limits: Limits) -> SandboxProcess:
-        env = {"DENO_DIR": sandbox_dir, "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1", "DENO_NO_PROMPT": "1"}
+        env = {"DENO_DIR": sandbox_dir, "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1", "DENO_NO_PROMPT": "1",
+               "DENO_EMIT_CACHE_MODE": "disable"}  # no transpiled program text kept on disk
         launcher = _launcher()
         if launcher is not None:
             env["PATH"] = os.path.dirname(_deno_bin())  # setpriv finds "deno" there (no --allow-env: unreadable)
@@ -154,6 +165,7 @@ class SandboxProcess:
             "--no-npm",
             "--no-config",
             "--no-lock",
+            "--no-code-cache",  # nor V8's compiled code of it
             f"--v8-flags=--max-old-space-size={limits.heap_mb}",
             _HARNESS,
             executable=_deno_bin() if launcher is None else launcher[0],
