@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from deno_support import runtimes  # noqa: F401  # the fixture
 
 from dsh_tools.code_mode.deno import DenoCodeRuntime
@@ -34,6 +36,16 @@ for (let i = 0; i < 8; i++) {
 return "imported";
 """
 
+COMPILED = """
+// Code, not comments: V8's code cache would keep the compiled functions of each new module.
+const body = Array.from({ length: 20000 }, (_, i) => `export function f${i}(a) { return a * ${i} + ${i} - (a >> 1) ^ ${i}; }`).join("\\n");
+for (let i = 0; i < 8; i++) {
+  const module = await import(URL.createObjectURL(new Blob([`${body}\\nexport const n = ${i}; // ${Math.random()}`], { type: "application/javascript" })));
+  for (let j = 0; j < 20000; j++) module["f" + j](j);
+}
+return "imported";
+"""
+
 
 def disk_usage(path: str) -> int:
     """Bytes of disk the files under ``path`` take (symbolic links count as themselves)."""
@@ -44,7 +56,8 @@ def disk_usage(path: str) -> int:
     return total
 
 
-async def test_modules_a_program_imports_leave_nothing_on_disk(runtimes: list[DenoCodeRuntime]) -> None:
+@pytest.mark.parametrize("writer", [WRITER, COMPILED], ids=["transpiled-and-analysed", "compiled"])
+async def test_modules_a_program_imports_leave_nothing_on_disk(runtimes: list[DenoCodeRuntime], writer: str) -> None:
     rt = DenoCodeRuntime(compute_ms=20_000, max_wall_ms=60_000, pool_size=0)
     runtimes.append(rt)
     first = await rt.run(CodeRunRequest("return 1", []))  # Deno's own first writes are not the program's
@@ -53,7 +66,7 @@ async def test_modules_a_program_imports_leave_nothing_on_disk(runtimes: list[De
     before = disk_usage(rt._owned.dir)
 
     for _ in range(2):
-        result = await rt.run(CodeRunRequest(WRITER, []))
+        result = await rt.run(CodeRunRequest(writer, []))
         assert result.error is None and result.value == "imported", result.error
 
     growth = disk_usage(rt._owned.dir) - before
