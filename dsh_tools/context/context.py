@@ -287,8 +287,12 @@ class Agent:
             raise ValueError("an agent needs a non-empty str name")
         if id is None:
             id = secrets.token_hex(8)
-        elif type(id) is not str or not id or len(id) > MAX_AGENT_ID or has_lone_surrogate(id):
-            raise ValueError(f"an agent id is a non-empty str of at most {MAX_AGENT_ID} characters (valid Unicode)")
+        elif type(id) is not str or not id or len(id) > MAX_AGENT_ID or has_lone_surrogate(id) or "\x00" in id:
+            # No NUL either: a store's columns cannot hold one (they keep U+FFFD), so "a\x00" and "a\ufffd"
+            # would share parked calls, caps and session events there.
+            raise ValueError(
+                f"an agent id is a non-empty str of at most {MAX_AGENT_ID} characters (valid Unicode, no NUL)"
+            )
         agents = ctx._app.agents
         if live_agent(ctx, id) is not None:
             raise ValueError(f"agent id {id!r} is already used by a live agent {agents[id].name!r}")

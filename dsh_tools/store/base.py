@@ -8,6 +8,7 @@ or how large a journaled value may be.
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 import time
 from types import TracebackType
@@ -100,6 +101,17 @@ def check_decision(
     verdict: ApprovalVerdict = outcome  # type: ignore[assignment]  # checked against APPROVAL_VERDICTS above
     rule_id = secrets.token_hex(16) if remember is not None else None
     return ApprovalDecision(approval_id, verdict, frozen, by, time.time(), said, rule_id)
+
+
+def checked_before(before: object) -> float:
+    """``prune``'s ``before``, checked: Unix seconds, an ``int`` or a finite ``float`` (``TypeError`` otherwise).
+
+    Unchecked, a string reached SQLite, which ranks every number below any
+    text, so ``prune(before="2020-01-01")`` deleted the whole journal.
+    """
+    if type(before) not in (int, float) or not math.isfinite(before):  # type: ignore[arg-type]  # an int or a float
+        raise TypeError(f"prune(before=...) takes Unix seconds (an int or a finite float), got {before!r}")
+    return float(before)  # type: ignore[arg-type]  # checked above
 
 
 def preview_of(text: bytes) -> JsonValue:

@@ -20,7 +20,7 @@ from typing import Final, Protocol
 from pyrsistent import pmap
 
 from dsh_tools.json_values import JsonValue
-from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, bounded
+from dsh_tools.store.base import DEFAULT_MAX_VALUE_BYTES, StoreBase, bounded, checked_before
 from dsh_tools.store.changes import MAX_CHANGED, ChangeCursor, StoreChanges, diff_marks, record_mark
 from dsh_tools.store.interrupted import interrupted_claim, late_note
 from dsh_tools.store.memory_threads import MemoryThreads
@@ -285,6 +285,7 @@ class MemoryStore(MemoryThreads, StoreBase):
         return list(self._events.get(agent_id, ()))
 
     async def prune(self, *, before: float) -> int:
+        before = checked_before(before)
         gone = [k for k, r in self._records.items() if r.ended_at is not None and r.ended_at < before]
         for key in gone:
             del self._records[key]

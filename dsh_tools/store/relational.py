@@ -23,7 +23,7 @@ import dsh_tools.store.sql as sql
 import dsh_tools.store.txn as txn
 from dsh_tools.store.txn import Statement
 from dsh_tools.store.rows import JournalRow, batches, journal_rows
-from dsh_tools.store.base import StoreBase, storable_id
+from dsh_tools.store.base import StoreBase, checked_before, storable_id
 from dsh_tools.store.changes import MAX_CHANGED, MAX_TRACKED, ChangeCursor, StoreChanges, diff_marks
 from dsh_tools.store.interrupted import interrupted_claim, interrupted_record
 from dsh_tools.store.relational_threads import RelationalThreads
@@ -281,6 +281,7 @@ class RelationalStore(RelationalThreads, StoreBase):
 
         The finished workflow rows of queued calls go too (:mod:`dsh_tools.dbos.retire`).
         """
+        before = checked_before(before)
         system_url = await self._queue_database()
         if system_url is not None:
             from dsh_tools.dbos.retire import retire_workflows

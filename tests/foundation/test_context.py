@@ -347,3 +347,11 @@ def test_same_listener_twice_is_removed_per_registration() -> None:
     ctx.on_event("e", noop)
     first()
     assert ctx.events.listeners("e") == (noop,)
+
+
+@pytest.mark.parametrize("id_", ["a\x00", "\x00", "a\ud800"])
+def test_an_agent_id_holds_no_nul_and_no_lone_surrogate(id_: str) -> None:
+    """A store's columns keep neither (they hold U+FFFD): ``"a\\x00"`` and ``"a\\ufffd"`` would share parked calls."""
+    with pytest.raises(ValueError, match="no NUL"):
+        Agent(Context(), name="a", id=id_)
+    assert Agent(Context(), name="a", id="a\ufffd").id == "a\ufffd"

@@ -199,6 +199,16 @@ async def test_prune_drops_what_ended_before(store: CallStore) -> None:
     assert [r.record_id for r in await store.journal()] == ["new", "run"]
 
 
+@pytest.mark.parametrize("before", ["2020-01-01", None, True, float("nan"), float("inf"), b"0"])
+async def test_prune_refuses_a_before_that_is_not_unix_seconds_and_deletes_nothing(store: CallStore, before: object) -> None:
+    """SQLite ranks every number below any text: a string ``before`` once deleted the whole journal there."""
+    now = time.time()
+    await store.write([record("old", ended_at=now - 100), record("new", ended_at=now)], [])
+    with pytest.raises(TypeError, match="Unix seconds"):
+        await store.prune(before=before)  # type: ignore[arg-type]  # the mistake under test
+    assert [r.record_id for r in await store.journal()] == ["old", "new"]
+
+
 async def test_a_write_failure_is_counted_by_health(store: CallStore) -> None:
     assert store.health().write_failures == 0
     store.note_failure(OSError("disk full"))
