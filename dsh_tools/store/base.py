@@ -104,13 +104,14 @@ def check_decision(
 
 
 def checked_before(before: object) -> float:
-    """``prune``'s ``before``, checked: Unix seconds, an ``int`` or a finite ``float`` (``TypeError`` otherwise).
+    """``prune``'s ``before``, checked: Unix seconds, an ``int`` or a ``float`` that is not NaN (``TypeError`` otherwise).
 
     Unchecked, a string reached SQLite, which ranks every number below any
-    text, so ``prune(before="2020-01-01")`` deleted the whole journal.
+    text, so ``prune(before="2020-01-01")`` deleted the whole journal; NaN
+    would delete nothing without a word. ``float("inf")`` is everything.
     """
-    if type(before) not in (int, float) or not math.isfinite(before):  # type: ignore[arg-type]  # an int or a float
-        raise TypeError(f"prune(before=...) takes Unix seconds (an int or a finite float), got {before!r}")
+    if type(before) not in (int, float) or math.isnan(before):  # type: ignore[arg-type]  # an int or a float
+        raise TypeError(f"prune(before=...) takes Unix seconds (an int or a float, not NaN), got {before!r}")
     return float(before)  # type: ignore[arg-type]  # checked above
 
 

@@ -199,7 +199,7 @@ async def test_prune_drops_what_ended_before(store: CallStore) -> None:
     assert [r.record_id for r in await store.journal()] == ["new", "run"]
 
 
-@pytest.mark.parametrize("before", ["2020-01-01", None, True, float("nan"), float("inf"), b"0"])
+@pytest.mark.parametrize("before", ["2020-01-01", None, True, float("nan"), b"0"])
 async def test_prune_refuses_a_before_that_is_not_unix_seconds_and_deletes_nothing(store: CallStore, before: object) -> None:
     """SQLite ranks every number below any text: a string ``before`` once deleted the whole journal there."""
     now = time.time()
