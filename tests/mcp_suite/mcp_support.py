@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 import uvicorn
 from mcp.client.stdio import StdioServerParameters
 
@@ -65,3 +66,12 @@ async def http_server(app: Any) -> AsyncIterator[str]:
             await asyncio.wait_for(task, timeout=10)
         finally:
             sock.close()
+
+
+@pytest.fixture(autouse=True)
+async def nothing_left_behind() -> AsyncIterator[None]:
+    """No server process and no client task outlives a test (autouse in every file that imports it)."""
+    before = child_pids()
+    yield
+    assert child_pids() <= before, "a server process outlived its toolset"
+    assert our_tasks() == [], "a client task outlived its toolset"

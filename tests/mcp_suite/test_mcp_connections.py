@@ -8,23 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator
 
 import pytest
 from mcp.client.stdio import StdioServerParameters
 
 from dsh_tools import ExecuteNext, ToolExecution, ToolExecutionResult, boot
 from dsh_tools.mcp import McpConnectionError, McpProtocolError, StreamableHttpParameters, mcp_tools
-from mcp_support import HOSTILE_SERVER, MUTE_SERVER, RAW_SERVER, call, child_pids, code, http_server, our_tasks, stdio_params
+from mcp_support import HOSTILE_SERVER, MUTE_SERVER, RAW_SERVER, call, code, http_server, stdio_params
+from mcp_support import nothing_left_behind  # noqa: F401 - an autouse fixture: no process or task outlives a test
 from mcp_test_server import build_server
-
-
-@pytest.fixture(autouse=True)
-async def nothing_left_behind() -> AsyncIterator[None]:
-    before = child_pids()
-    yield
-    assert child_pids() <= before, "a server process outlived its toolset"
-    assert our_tasks() == [], "a client task outlived its toolset"
 
 
 def changed_event(ctx: object) -> asyncio.Event:

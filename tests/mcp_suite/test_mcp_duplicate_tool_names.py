@@ -11,13 +11,13 @@ registered, nothing left running); a duplicate the caller filtered out with
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 
 from dsh_tools import boot
 from dsh_tools.mcp import McpProtocolError, mcp_tools
-from mcp_support import HOSTILE_SERVER, child_pids, our_tasks, stdio_params
+from mcp_support import HOSTILE_SERVER, stdio_params
+from mcp_support import nothing_left_behind  # noqa: F401 - an autouse fixture: no process or task outlives a test
 
 OBJECT = {"type": "object"}
 LISTING = json.dumps(
@@ -29,14 +29,6 @@ LISTING = json.dumps(
         ]
     }
 )
-
-
-@pytest.fixture(autouse=True)
-async def nothing_left_behind() -> AsyncIterator[None]:
-    before = child_pids()
-    yield
-    assert child_pids() <= before, "a server process outlived its toolset"
-    assert our_tasks() == [], "a client task outlived its toolset"
 
 
 async def test_a_listing_with_two_tools_of_one_name_is_refused_at_connect() -> None:

@@ -11,26 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import Awaitable, Mapping
 from typing import TypeVar
 
 import pytest
 
 from dsh_tools import Agent, ContentBlock, JsonValue, Prop, ToolExecution, boot, define_tool, text_block
 from dsh_tools.mcp import McpProtocolError, StreamableHttpParameters, mcp_tools, serve_mcp
-from mcp_support import HOSTILE_SERVER, SHIFTING_SERVER, call, child_pids, code, http_server, our_tasks, stdio_params
+from mcp_support import HOSTILE_SERVER, SHIFTING_SERVER, call, code, http_server, stdio_params
+from mcp_support import nothing_left_behind  # noqa: F401 - an autouse fixture: no process or task outlives a test
 
 T = TypeVar("T")
 SAFETY_NET_S = 60.0
 """Not a deadline under test: only long enough that a hang fails the test instead of the suite."""
-
-
-@pytest.fixture(autouse=True)
-async def nothing_left_behind() -> AsyncIterator[None]:
-    before = child_pids()
-    yield
-    assert child_pids() <= before, "a server process outlived its toolset"
-    assert our_tasks() == [], "a client task outlived its toolset"
 
 
 async def settles(pending: Awaitable[T]) -> T:

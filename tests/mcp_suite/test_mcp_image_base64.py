@@ -11,21 +11,12 @@ read; a valid image still maps one to one (``test_mcp_client.py``).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 
-import pytest
 
 from dsh_tools import boot
 from dsh_tools.mcp import mcp_tools
-from mcp_support import HOSTILE_SERVER, call, child_pids, code, our_tasks, stdio_params
-
-
-@pytest.fixture(autouse=True)
-async def nothing_left_behind() -> AsyncIterator[None]:
-    before = child_pids()
-    yield
-    assert child_pids() <= before, "a server process outlived its toolset"
-    assert our_tasks() == [], "a client task outlived its toolset"
+from mcp_support import HOSTILE_SERVER, call, code, stdio_params
+from mcp_support import nothing_left_behind  # noqa: F401 - an autouse fixture: no process or task outlives a test
 
 
 async def test_image_data_that_is_not_base64_is_a_protocol_error_naming_the_block() -> None:

@@ -19,24 +19,16 @@ re-validation, or dropping the schemas the SDK cached), a change of what
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 
 from dsh_tools import boot
 from dsh_tools.mcp import mcp_tools
-from mcp_support import HOSTILE_SERVER, call, child_pids, code, our_tasks, stdio_params
+from mcp_support import HOSTILE_SERVER, call, code, stdio_params
+from mcp_support import nothing_left_behind  # noqa: F401 - an autouse fixture: no process or task outlives a test
 
 STARVED_S = 1.0
 """A heartbeat gap this long means the loop was blocked (the heartbeat asks for 0.02 s)."""
-
-
-@pytest.fixture(autouse=True)
-async def nothing_left_behind() -> AsyncIterator[None]:
-    before = child_pids()
-    yield
-    assert child_pids() <= before, "a server process outlived its toolset"
-    assert our_tasks() == [], "a client task outlived its toolset"
 
 
 @pytest.mark.xfail(strict=True, reason="the SDK's call_tool checks the server's outputSchema pattern on the event loop")
