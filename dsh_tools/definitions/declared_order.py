@@ -85,11 +85,16 @@ def declared_unions(annotation: object, globalns: dict[str, Any], localns: Mappi
 
 
 def _text(annotation: object) -> str | None:
-    """The annotation's text if it may write a union (most do not: nothing to parse), else ``None``."""
+    """The annotation's text if it may write a union, else ``None`` (most do not: nothing to parse).
+
+    A union is written as ``a | b`` or as a subscript whose head evaluates to
+    ``Union``/``Optional`` (an alias too: ``U = Union``), exactly what
+    :func:`_members` reads, so text with neither ``|`` nor ``[`` holds none.
+    """
     text = annotation.__forward_arg__ if isinstance(annotation, ForwardRef) else annotation
     if type(text) is not str or len(text) > _MAX_TEXT:
         return None
-    return text if "|" in text or "Union" in text or "Optional" in text else None
+    return text if "|" in text or "[" in text else None
 
 
 def in_declared_order(args: Sequence[object], declared: Declared) -> tuple[object, ...]:

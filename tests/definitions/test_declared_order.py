@@ -77,7 +77,9 @@ def test_the_schema_is_the_same_in_a_clean_process_and_a_polluted_one(polluted: 
     assert _parameters() == polluted_schema
 
 
-NAMESPACE: dict[str, object] = {"Union": Union, "Optional": Optional, "Hit": Hit, "list": list, "typing": typing}
+NAMESPACE: dict[str, object] = {
+    "Union": Union, "Optional": Optional, "Hit": Hit, "list": list, "typing": typing, "U": Union, "Maybe": Optional,
+}
 
 
 @pytest.mark.parametrize(
@@ -91,7 +93,10 @@ NAMESPACE: dict[str, object] = {"Union": Union, "Optional": Optional, "Hit": Hit
         ("Optional[str]", ((str, type(None)),)),
         ("'Hit' | None", ((Hit, type(None)),)),
         ("list[int | str] | None", ((list[int | str], type(None)), (int, str))),
+        ("U[float, int]", ((float, int),)),  # an alias of Union: the head is evaluated, not its name read
+        ("Maybe[str]", ((str, type(None)),)),
         ("int", ()),
+        ("list[int]", ()),
     ],
 )
 def test_the_unions_a_text_writes_in_written_order(text: str, unions: tuple[tuple[object, ...], ...]) -> None:
