@@ -44,7 +44,7 @@ from dsh_tools.json_walk import _HEIGHT_BITS, INT_MAX, INT_MIN, MAX_VALUES, _set
 if TYPE_CHECKING:  # validation imports this module; the Shape class is only needed for types
     from dsh_tools.definitions.validation import Check, Shape
 
-__all__ = ["BUDGET", "INLINE_DEPTH", "UNSURE", "Freezer", "Validator", "compile_fast_freezer", "compile_fast_validator"]
+__all__ = ["BUDGET", "INLINE_DEPTH", "UNSURE", "Freezer", "Validator", "admits", "compile_fast_freezer", "compile_fast_validator"]
 
 Validator = Callable[[object], list[str]]
 
@@ -99,6 +99,12 @@ class _Unwritable(Exception):
 
 class _Doubt(Exception):
     """Raised by a generated freezer at the first doubt (any exception there means the same)."""
+
+
+def admits(types: tuple[str, ...] | None, word: str) -> bool:
+    """Whether a node of ``types`` (``None``: any) takes values of JSON type ``word``: an enum's shortcut
+    settles a value by membership before its type, so it takes only members the type admits (both checkers)."""
+    return types is None or word in types
 
 
 class _Writer:
@@ -205,11 +211,11 @@ class _Writer:
                 member
                 for member in members
                 if type(member) is str
-                and (types is None or "string" in types)
+                and admits(types, "string")
                 and not (self.freezing and has_lone_surrogate(member))
             )
         )
-        null = None in members and (types is None or "null" in types)
+        null = None in members and admits(types, "null")
         test = f"(type({v}) is str and {v} in {strings})"
         return [f"if not ({test}{f' or {v} is None' if null else ''}): {self.fail}"]
 

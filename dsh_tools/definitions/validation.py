@@ -22,7 +22,7 @@ from typing import Final, cast
 
 import orjson
 
-from dsh_tools.definitions.shape_code import Validator, compile_fast_validator
+from dsh_tools.definitions.shape_code import Validator, admits, compile_fast_validator
 from dsh_tools.definitions.props import Prop, checked_spec
 from dsh_tools.json_values import FrozenDict, member_path_segment
 from dsh_tools.json_walk import PMAP_TYPE as _PMAP
@@ -215,7 +215,7 @@ def _with_enum(type_check: Check, enum: tuple[object, ...], const: bool, types: 
     message = f"expected {listed}" if const else f"expected one of {listed}"
 
     # The shortcut skips the type check, so it takes only members the type admits (an MCP schema may list others).
-    strings = frozenset(member for member in enum if type(member) is str and (types is None or "string" in types))
+    strings = frozenset(member for member in enum if type(member) is str and admits(types, "string"))
 
     def check(value: object) -> Problems | None:
         if type(value) is str and value in strings:  # the common case, settled without calls
